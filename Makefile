@@ -1,0 +1,100 @@
+# ddup-check: plain make, libraries from pkg-config.
+#
+#   make            build ./ddup-check
+#   make check      install what is missing, build, run every test (also
+#                   under AddressSanitizer + UndefinedBehaviorSanitizer)
+#   make demo       install what is missing, build, show a real failover
+#   make CC=clang   the same with clang
+#
+# Objects go to $(O) so the sanitizer build lives beside the normal one.
+
+CC	?= cc
+O	?= build
+PKGS	 = libcurl inih sqlite3 ldns jansson
+PYTHON	?= /usr/bin/python3
+
+WARN	 = -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
+	   -Wmissing-prototypes -Wpointer-arith
+CFLAGS	?= -O2 -g
+DDUP_CPPFLAGS = -D_DEFAULT_SOURCE -I.
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+
+SRCS	 = util.c log.c config.c check.c decide.c state.c status.c \
+	   provider.c providers/rfc2136.c providers/powerdns.c
+OBJS	 = $(SRCS:%.c=$(O)/%.o)
+HDRS	 = util.h log.h config.h check.h decide.h state.h status.h provider.h
+
+UNIT	 = test_util test_config test_decide
+UNITBIN	 = $(UNIT:%=$(O)/tests/%)
+
+# Debian packages: to build, to test, and for the demo.
+BUILD_DEBS = build-essential pkg-config clang libcurl4-openssl-dev libinih-dev \
+	   libsqlite3-dev libldns-dev libjansson-dev
+TEST_DEBS  = libcmocka-dev python3-pytest bind9 bind9-utils bind9-dnsutils \
+	   pdns-server pdns-backend-sqlite3 sqlite3 openssl ca-certificates
+DEMO_DEBS  = bind9 bind9-utils bind9-dnsutils python3 openssl
+
+.PHONY: all clean check check-deps demo demo-deps unit integration \
+	check-asan check-clang deps
+
+all: ddup-check
+
+ddup-check: $(O)/ddup-check
+	cp $(O)/ddup-check $@
+
+$(O)/ddup-check: $(O)/ddup-check.o $(OBJS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+$(O)/%.o: %.c $(HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(WARN) $(CFLAGS) $(DDUP_CPPFLAGS) $(CPPFLAGS) $(PKG_CFLAGS) -c -o $@ $<
+
+$(O)/tests/%: tests/unit/%.c $(OBJS)
+	@mkdir -p $(@D)
+	$(CC) $(WARN) $(CFLAGS) $(DDUP_CPPFLAGS) $(CPPFLAGS) $(PKG_CFLAGS) \
+	    -o $@ $< $(OBJS) $(PKG_LIBS) -lcmocka
+
+# Installs only what is missing, without questions (CI runs as root).
+deps = @missing=""; for p in $(1); do \
+	    dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	    echo "installing:$$missing"; \
+	    SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	    $$SUDO apt-get update -q && \
+	    DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q --no-install-recommends $$missing; \
+	fi
+
+check-deps:
+	$(call deps,$(BUILD_DEBS) $(TEST_DEBS))
+
+demo-deps:
+	$(call deps,$(BUILD_DEBS) $(DEMO_DEBS))
+
+unit: $(UNITBIN)
+	@for t in $(UNITBIN); do echo "== $$t"; $$t || exit 1; done
+
+integration: ddup-check
+	cd tests/integration && DDUP_CHECK=$(CURDIR)/$(O)/ddup-check \
+	    $(PYTHON) -m pytest -q -p no:cacheprovider $(PYTEST_ARGS)
+
+# The whole suite, with gcc, then clang under ASan + UBSan.
+check: check-deps
+	$(MAKE) CC=gcc O=build all unit integration
+	$(MAKE) check-asan
+
+ASAN_FLAGS = -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
+	   -fno-omit-frame-pointer
+check-asan:
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=99 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=98 \
+	    $(MAKE) CC=clang O=build/asan CFLAGS="$(ASAN_FLAGS)" \
+	    LDFLAGS="-fsanitize=address,undefined" build/asan/ddup-check unit integration
+
+demo: demo-deps
+	$(MAKE) all
+	$(PYTHON) tests/demo.py $(CURDIR)/ddup-check
+
+clean:
+	rm -rf build ddup-check

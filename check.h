@@ -1,0 +1,45 @@
+#ifndef DDUP_CHECK_H
+#define DDUP_CHECK_H
+
+/*
+ * HTTP(S) health checks (SPEC section 4), all in flight together through
+ * the libcurl multi interface, at most max_parallel at once.
+ */
+
+#include <stddef.h>
+
+#include "util.h"
+
+#define CHECK_BODY_MAX	(64 * 1024)	/* bytes of body read at most */
+#define CHECK_REASON_MAX 160
+
+struct check_req {
+	const char	*url;
+	const char	*host;		/* NULL: none; else Host, SNI and cert name */
+	int		 head;		/* HEAD instead of GET */
+	long long	 timeout_ms;
+	const struct expect *expect;
+	const char	*expect_body;	/* NULL: none */
+};
+
+struct check_res {
+	int		 ok;		/* 1 passed, 0 failed */
+	long		 status;	/* HTTP status, 0 when none arrived */
+	long		 latency_ms;	/* until the answer (or failure) */
+	char		 reason[CHECK_REASON_MAX]; /* "ok", "timeout", "HTTP 503", ... */
+};
+
+/*
+ * Runs the n checks; res[i] is the result of reqs[i].  ca_file NULL means
+ * the system trust store.  Returns 0, or -1 with err set when the checks
+ * could not be run at all (libcurl could not start).
+ */
+int	 check_run(const struct check_req *reqs, struct check_res *res,
+	    size_t n, long max_parallel, const char *ca_file, char *err,
+	    size_t errlen);
+
+/* curl_global_init/cleanup, once per process. */
+int	 check_global_init(void);
+void	 check_global_cleanup(void);
+
+#endif

@@ -1,0 +1,35 @@
+#ifndef DDUP_LOG_H
+#define DDUP_LOG_H
+
+/*
+ * Log lines go to stderr, one per event, as text or as one JSON object
+ * per line (logFormat = json).  Levels: LOG_ERR is always shown, LOG_WARN
+ * and LOG_INFO are hidden by -q, LOG_DEBUG needs -v.
+ */
+
+enum log_level {
+	LOG_ERR = 0,
+	LOG_WARN,
+	LOG_INFO,
+	LOG_DEBUG
+};
+
+void	 log_init(int json, enum log_level max);
+int	 log_enabled(enum log_level lvl);
+
+/*
+ * One event.  domain and endpoint may be NULL; they become the prefix
+ * "domain: endpoint: " in text and fields in JSON.
+ */
+void	 logx(enum log_level lvl, const char *domain, const char *endpoint,
+	    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/*
+ * A DNS change: text "DOMAIN: TYPE OLD -> NEW (tier T)", JSON with the
+ * fields event, domain, type, old, new, tier.  old and new are
+ * space-separated address lists ("" for none); tier < 0 means none.
+ */
+void	 log_change(enum log_level lvl, const char *domain, const char *type,
+	    const char *old, const char *new, long tier, const char *msg);
+
+#endif

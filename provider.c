@@ -1,0 +1,99 @@
+/*
+ * The provider table and the thin layer that calls through it.  Adding a
+ * provider: one file in providers/, one line in this table, one line in
+ * the Makefile's SRCS.
+ */
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "config.h"
+#include "provider.h"
+#include "util.h"
+
+static const struct provider_ops *const providers[] = {
+	&rfc2136_ops,
+	&powerdns_ops,
+	NULL
+};
+
+struct provider {
+	const struct provider_ops *ops;
+	void		*priv;
+};
+
+const struct provider_ops *
+provider_lookup(const char *type)
+{
+	size_t i;
+
+	for (i = 0; providers[i] != NULL; i++)
+		if (strcasecmp(providers[i]->type, type) == 0)
+			return providers[i];
+	return NULL;
+}
+
+const char *
+provider_types(void)
+{
+	return "rfc2136, powerdns";
+}
+
+const char *
+perr_str(enum perr e)
+{
+	switch (e) {
+	case PERR_OK:
+		return "ok";
+	case PERR_AUTH:
+		return "authentication failed";
+	case PERR_NOTFOUND:
+		return "not found";
+	case PERR_INVALID:
+		return "rejected as invalid";
+	case PERR_RATELIMIT:
+		return "rate limited";
+	case PERR_TEMP:
+		return "temporary failure";
+	}
+	return "unknown error";
+}
+
+struct provider *
+provider_create(const struct provider_cfg *pc, char *err, size_t errlen)
+{
+	struct provider *p;
+
+	p = xcalloc(1, sizeof(*p));
+	p->ops = pc->ops;
+	p->priv = p->ops->create(pc, err, errlen);
+	if (p->priv == NULL) {
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+enum perr
+provider_read(struct provider *p, const char *fqdn, struct rrset *sets,
+    size_t nsets, char *err, size_t errlen)
+{
+	return p->ops->read(p->priv, fqdn, sets, nsets, err, errlen);
+}
+
+enum perr
+provider_replace(struct provider *p, const char *fqdn,
+    const struct rrset *sets, size_t nsets, char *err, size_t errlen)
+{
+	return p->ops->replace(p->priv, fqdn, sets, nsets, err, errlen);
+}
+
+void
+provider_free(struct provider *p)
+{
+	if (p == NULL)
+		return;
+	p->ops->free(p->priv);
+	free(p);
+}

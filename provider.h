@@ -1,0 +1,107 @@
+#ifndef DDUP_PROVIDER_H
+#define DDUP_PROVIDER_H
+
+/*
+ * The DNS provider interface.  Each provider is one file in providers/
+ * that defines one const struct provider_ops, listed once in the table
+ * in provider.c.  The core never looks inside a provider: it asks it to
+ * read a name's current A/AAAA sets and to replace them, and gets back a
+ * classified error so the core (not the provider) decides what to do.
+ */
+
+#include <stddef.h>
+
+#include "util.h"
+
+struct provider_cfg;
+
+/* Classified provider errors. */
+enum perr {
+	PERR_OK = 0,
+	PERR_AUTH,		/* credentials refused: 401/403, NOTAUTH, REFUSED, BADKEY */
+	PERR_NOTFOUND,		/* zone or name unknown to the provider: 404, NOTZONE */
+	PERR_INVALID,		/* the provider rejected the request: 400/422, FORMERR */
+	PERR_RATELIMIT,		/* 429 and friends: try again later */
+	PERR_TEMP		/* network, timeout, 5xx, SERVFAIL: try again next run */
+};
+
+/* Flags of a provider key. */
+#define PK_REQUIRED	0x01	/* must be present */
+#define PK_SECRET	0x02	/* may be !env/!file; never printed */
+
+/* One key a provider section accepts (besides `type`). */
+struct provider_key {
+	const char	*name;		/* canonical spelling; matched case-insensitively */
+	int		 flags;
+};
+
+/*
+ * One RRset of a name: A (family 4) or AAAA (family 6).  For read, the
+ * caller sets family; the provider fills ttl and addrs (ttl 0 and an
+ * empty set when the name has no such records).  For replace, an empty
+ * addrs means "delete the RRset".
+ */
+struct rrset {
+	int		 family;
+	long		 ttl;
+	struct addrset	 addrs;
+};
+
+struct provider_ops {
+	const char		 *type;		/* value of `type` */
+	const struct provider_key *keys;	/* terminated by { NULL, 0 } */
+
+	/*
+	 * Validates the values of a section whose keys already passed the
+	 * table (required present, no unknown).  Returns 0, or -1 with a
+	 * message in err and *key set to the key at fault (NULL: the section).
+	 * No I/O.
+	 */
+	int	(*check)(const struct provider_cfg *pc, const char **key,
+		    char *err, size_t errlen);
+
+	/* Builds the provider's private state; NULL with err set on failure. */
+	void	*(*create)(const struct provider_cfg *pc, char *err,
+		    size_t errlen);
+
+	/*
+	 * Reads the current sets of fqdn (no trailing dot) for each of the
+	 * nsets families asked for.
+	 */
+	enum perr (*read)(void *priv, const char *fqdn, struct rrset *sets,
+		    size_t nsets, char *err, size_t errlen);
+
+	/*
+	 * Replaces the sets of fqdn, all of them in one request where the
+	 * provider allows it (all or nothing).
+	 */
+	enum perr (*replace)(void *priv, const char *fqdn,
+		    const struct rrset *sets, size_t nsets, char *err,
+		    size_t errlen);
+
+	void	 (*free)(void *priv);
+};
+
+/* The provider for a `type` value, or NULL. */
+const struct provider_ops *provider_lookup(const char *type);
+/* "rfc2136, powerdns" for error messages. */
+const char	*provider_types(void);
+/* "authentication failed", "not found", ... */
+const char	*perr_str(enum perr e);
+
+/* A configured provider: ops plus its private state. */
+struct provider;
+
+struct provider	*provider_create(const struct provider_cfg *pc, char *err,
+		    size_t errlen);
+enum perr	 provider_read(struct provider *p, const char *fqdn,
+		    struct rrset *sets, size_t nsets, char *err, size_t errlen);
+enum perr	 provider_replace(struct provider *p, const char *fqdn,
+		    const struct rrset *sets, size_t nsets, char *err,
+		    size_t errlen);
+void		 provider_free(struct provider *p);
+
+extern const struct provider_ops rfc2136_ops;
+extern const struct provider_ops powerdns_ops;
+
+#endif

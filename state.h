@@ -1,0 +1,112 @@
+#ifndef DDUP_STATE_H
+#define DDUP_STATE_H
+
+/*
+ * The SQLite state file (SPEC section 6): counters per endpoint, the set
+ * last published per domain and type, history of checks and of DNS
+ * changes.  A read-write open holds an exclusive lock on the file until
+ * state_close(), so runs never overlap.  Everything a run writes goes into
+ * one transaction: state_begin() ... state_commit().
+ */
+
+#include <stddef.h>
+
+#include "util.h"
+
+struct state;
+struct config;
+
+/* Results of state_open(); the values are the exit codes of SPEC 2. */
+#define STATE_OK	0
+#define STATE_LOCKED	3	/* another run holds the lock */
+#define STATE_BAD	4	/* cannot open, create or upgrade */
+
+#define STATE_RW	0	/* create if missing, lock, migrate */
+#define STATE_RO	1	/* read only, no lock; a missing file is not an error */
+
+/*
+ * Opens path.  With STATE_RO and no file, *out is set to NULL and
+ * STATE_OK returned: callers treat that as an empty state.  On error err
+ * names the file and the cause.  A file that is not a ddup state file is
+ * left exactly as it was.
+ */
+int	 state_open(const char *path, int mode, struct state **out, char *err,
+	    size_t errlen);
+void	 state_close(struct state *st);
+
+/* What one endpoint row holds. */
+struct st_endpoint {
+	int		 found;		/* 0: no row (or its ip/url changed) */
+	long		 failures;
+	long		 passes;
+	int		 removed;
+	long long	 last_check;	/* ms since epoch, 0: never */
+	int		 last_ok;
+	long		 last_status;	/* HTTP status, 0: none */
+	long		 latency_ms;
+	char		 last_result[160];
+};
+
+/* What one domain row holds. */
+struct st_domain {
+	int		 found;
+	int		 has_tier;
+	long		 tier;
+	long long	 last_change;	/* ms of the last successful DNS change, 0: none */
+	char		 last_error[512];	/* "" when none */
+	int		 unhealthy;	/* last run found no healthy endpoint */
+	int		 has_pub[2];	/* [0] A, [1] AAAA: a set was written */
+	struct rrset_pub {
+		long		 ttl;
+		struct addrset	 addrs;
+	}		 pub[2];
+};
+
+/*
+ * Reads.  A row whose ip or url differ from the ones given counts as not
+ * found (the endpoint was redefined).  st may be NULL (empty state).
+ * state_domain_free() frees the address sets of a st_domain.
+ */
+int	 state_get_endpoint(struct state *st, const char *domain,
+	    const char *name, const char *ip, const char *url,
+	    struct st_endpoint *out);
+int	 state_get_domain(struct state *st, const char *domain,
+	    struct st_domain *out);
+void	 state_domain_free(struct st_domain *d);
+/* ms of the last completed run, 0: none. */
+long long state_last_run(struct state *st);
+
+/* Writes, between state_begin() and state_commit() / state_rollback(). */
+int	 state_begin(struct state *st, char *err, size_t errlen);
+int	 state_commit(struct state *st, char *err, size_t errlen);
+void	 state_rollback(struct state *st);
+
+int	 state_put_endpoint(struct state *st, const char *domain,
+	    const char *name, const char *ip, const char *url, long priority,
+	    const struct st_endpoint *e);
+/* The domain row; d->pub and has_pub are ignored (see state_put_published). */
+int	 state_put_domain(struct state *st, const char *domain,
+	    const char *provider, long ttl, const struct st_domain *d);
+/* family 4 or 6; set NULL drops the row (the type is no longer managed). */
+int	 state_put_published(struct state *st, const char *domain, int family,
+	    long ttl, const struct addrset *set);
+/* One check to history. */
+int	 state_add_check(struct state *st, long long when, const char *domain,
+	    const char *endpoint, const char *ip, int ok, long status,
+	    long latency_ms, const char *reason);
+/* One DNS change attempt to history; error NULL on success. */
+int	 state_add_change(struct state *st, long long when, const char *domain,
+	    int family, long ttl, const char *old_set, const char *new_set,
+	    long tier, int ok, const char *error);
+/*
+ * Ends a run: records its time, drops domains and endpoints that are no
+ * longer configured (history stays), prunes checks older than history_ms
+ * and changes older than a year.
+ */
+int	 state_finish_run(struct state *st, long long now,
+	    const struct config *c);
+
+/* The last sqlite3 error message, for context in the caller's error. */
+const char *state_errmsg(struct state *st);
+
+#endif

@@ -1,0 +1,56 @@
+#ifndef DDUP_STATUS_H
+#define DDUP_STATUS_H
+
+/*
+ * What --status and --dry-run print (SPEC sections 1 and 8): a table for
+ * people, or one JSON document.  The caller fills a report (from the
+ * state file, or from a dry run) and these functions only format it.
+ */
+
+#include <stdio.h>
+
+#include "util.h"
+
+struct report_ep {
+	const char	*name;
+	const char	*url;
+	const char	*ip;
+	long		 priority;
+	int		 state;		/* enum ep_state */
+	int		 healthy;
+	int		 published;
+	long		 failures;
+	long		 passes;
+	long long	 last_check;	/* ms, 0: never */
+	const char	*last_result;	/* NULL: never checked */
+	long		 latency_ms;	/* <0: none */
+};
+
+struct report_domain {
+	const char	*name;
+	const char	*provider;
+	long		 ttl;
+	int		 status;	/* enum dom_status */
+	struct addrset	 published;	/* both families */
+	int		 has_tier;
+	long		 tier;
+	long long	 last_change;	/* 0: never */
+	const char	*last_error;	/* NULL: none */
+	const char	*why;		/* dry run: what would happen, else NULL */
+	struct report_ep *eps;
+	size_t		 neps;
+};
+
+struct report {
+	long long	 generated;	/* ms */
+	long long	 last_run;	/* 0: never */
+	long long	 interval_ms;	/* for the "scheduler stopped" warning */
+	struct report_domain *domains;
+	size_t		 ndomains;
+};
+
+void	 report_print_text(FILE *f, const struct report *r);
+/* Returns 0, -1 if JSON could not be built. */
+int	 report_print_json(FILE *f, const struct report *r);
+
+#endif

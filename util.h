@@ -1,0 +1,86 @@
+#ifndef DDUP_UTIL_H
+#define DDUP_UTIL_H
+
+/*
+ * Small parsers and value types shared by every module: durations,
+ * integers, HTTP status expectations, IP addresses and sorted address
+ * sets, and time stamps.  All of it is pure (no I/O) so the unit tests
+ * can drive it with tables.
+ */
+
+#include <stddef.h>
+
+#define ADDR_STRLEN	46		/* INET6_ADDRSTRLEN */
+#define EXPECT_MAX	16		/* status ranges in one expectStatus */
+
+/* One IP address, kept both as bytes (for ordering) and as canonical text. */
+struct addr {
+	int		 family;	/* 4 or 6 */
+	unsigned char	 b[16];		/* network order; 4 bytes used for IPv4 */
+	char		 s[ADDR_STRLEN];/* canonical text (inet_ntop) */
+};
+
+/*
+ * A set of addresses, sorted IPv4 before IPv6, each numerically, without
+ * duplicates.  Zero-initialise it; free with addrset_free().
+ */
+struct addrset {
+	struct addr	*v;
+	size_t		 n;
+	size_t		 cap;
+};
+
+/* expectStatus: a list of inclusive ranges ("204" is 204-204, "2xx" 200-299). */
+struct expect {
+	int		 n;
+	struct {
+		int	 lo;
+		int	 hi;
+	}		 r[EXPECT_MAX];
+};
+
+/* Each parser returns 0 on success and -1 when the text is not valid. */
+
+/* "250ms", "3s", "5m", "1h", "7d", "30" (seconds). Result in milliseconds. */
+int	 parse_duration(const char *s, long long *ms);
+/* Decimal integer in [min, max], surrounding white space not allowed. */
+int	 parse_long(const char *s, long min, long max, long *out);
+/* "200", "2xx", "200, 204, 3xx". */
+int	 parse_expect(const char *s, struct expect *e);
+int	 expect_match(const struct expect *e, long code);
+/* Writes "2xx" or "200, 204, 3xx" back (for status output). */
+void	 expect_format(const struct expect *e, char *buf, size_t len);
+
+/* Parses an IPv4 or IPv6 literal (no brackets, no zone id). */
+int	 addr_parse(const char *s, struct addr *out);
+/* <0, 0, >0 in publication order: IPv4 before IPv6, numeric inside. */
+int	 addr_cmp(const struct addr *a, const struct addr *b);
+
+/* Adds text address s; returns -1 if s is not an address (set unchanged). */
+int	 addrset_add(struct addrset *set, const char *s);
+int	 addrset_add_addr(struct addrset *set, const struct addr *a);
+int	 addrset_contains(const struct addrset *set, const char *s);
+int	 addrset_equal(const struct addrset *a, const struct addrset *b);
+/* Copies into dst (freed first). */
+void	 addrset_copy(struct addrset *dst, const struct addrset *src);
+/* Parses a space-separated list as written by addrset_join; -1 on junk. */
+int	 addrset_parse(struct addrset *set, const char *list);
+/* "192.0.2.1 192.0.2.2" (empty string for an empty set); malloc'd. */
+char	*addrset_join(const struct addrset *set);
+void	 addrset_free(struct addrset *set);
+
+/* Wall-clock milliseconds since the epoch; monotonic milliseconds. */
+long long now_ms(void);
+long long mono_ms(void);
+/* "2026-11-30T10:25:56Z" (UTC, whole seconds); buf at least 32 bytes. */
+void	 iso_time(long long ms, char *buf, size_t len);
+/* Inverse of iso_time (also accepts a fraction); -1 on junk. */
+int	 parse_iso_time(const char *s, long long *ms);
+
+/* malloc/strdup that end the program on failure (a one-shot tool). */
+void	*xmalloc(size_t n);
+void	*xcalloc(size_t n, size_t size);
+void	*xrealloc(void *p, size_t n);
+char	*xstrdup(const char *s);
+
+#endif
