@@ -1,0 +1,69 @@
+"""Shared fixtures for the integration tests.
+
+The tests run the built ddup-check (path in $DDUP_CHECK) against real
+servers on loopback: HTTP(S) health endpoints (httpfix.py) and BIND /
+PowerDNS (dnsfix.py). Every server a test starts is stopped by it.
+"""
+
+import json
+import os
+import subprocess
+import textwrap
+
+import pytest
+
+from httpfix import *  # noqa: F401,F403  (fixtures)
+from dnsfix import *  # noqa: F401,F403  (fixtures)
+
+DDUP = os.environ.get("DDUP_CHECK", os.path.join(os.path.dirname(__file__), "..", "..", "ddup-check"))
+
+
+class Result:
+    def __init__(self, proc):
+        self.rc = proc.returncode
+        self.out = proc.stdout
+        self.err = proc.stderr
+
+    def json(self):
+        return json.loads(self.out)
+
+    def __repr__(self):
+        return f"<rc={self.rc} out={self.out!r} err={self.err!r}>"
+
+
+class Ddup:
+    """Writes a configuration into a temporary folder and runs ddup-check on it."""
+
+    def __init__(self, tmp_path):
+        self.dir = tmp_path
+        self.config = str(tmp_path / "ddup.ini")
+        self.state = str(tmp_path / "state" / "ddup.db")
+
+    def write(self, text, state=True):
+        text = textwrap.dedent(text).lstrip()
+        if state:
+            text = f"state = {self.state}\n" + text
+        with open(self.config, "w") as f:
+            f.write(text)
+        return self.config
+
+    def run(self, *args, env=None, timeout=60, config=True):
+        cmd = [DDUP]
+        if config:
+            cmd += ["-c", self.config]
+        cmd += list(args)
+        e = dict(os.environ)
+        if env:
+            e.update(env)
+        proc = subprocess.run(cmd, capture_output=True, text=True, env=e, timeout=timeout)
+        return Result(proc)
+
+    def status(self):
+        r = self.run("--status", "--json")
+        assert r.rc == 0, r
+        return r.json()
+
+
+@pytest.fixture
+def ddup(tmp_path):
+    return Ddup(tmp_path)
