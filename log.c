@@ -5,6 +5,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
@@ -80,7 +81,7 @@ logx(enum log_level lvl, const char *domain, const char *endpoint,
 }
 
 void
-log_change(enum log_level lvl, const char *domain, const char *type,
+log_change(enum log_level lvl, const char *event, const char *domain,
     const char *old, const char *new, long tier, const char *msg)
 {
 	json_t	*obj;
@@ -92,18 +93,16 @@ log_change(enum log_level lvl, const char *domain, const char *type,
 
 		if (tier >= 0)
 			snprintf(t, sizeof(t), " (tier %ld)", tier);
-		fprintf(stderr, "ddup-check: %s%s: %s %s: [%s] -> [%s]%s\n",
-		    lvl == LOG_ERR ? "error: " : "", domain, msg, type, old,
-		    new, t);
+		fprintf(stderr, "ddup-check: %s%s: %s: [%s] -> [%s]%s\n",
+		    lvl == LOG_ERR ? "error: " : "", domain, msg, old, new, t);
 		return;
 	}
 	obj = json_object();
-	json_object_set_new(obj, "event", json_string("dns_change"));
+	json_object_set_new(obj, "event", json_string(event));
 	json_object_set_new(obj, "domain", json_string(domain));
-	json_object_set_new(obj, "type", json_string(type));
 	json_object_set_new(obj, "old", json_string(old));
 	json_object_set_new(obj, "new", json_string(new));
 	json_object_set_new(obj, "tier", tier >= 0 ? json_integer(tier) : json_null());
-	json_object_set_new(obj, "msg", json_string(msg));
+	json_object_set_new(obj, "msg", json_stringn_nocheck(msg, strlen(msg)));
 	emit_json(lvl, obj);
 }

@@ -25,11 +25,12 @@ void	 logx(enum log_level lvl, const char *domain, const char *endpoint,
 	    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 /*
- * A DNS change: text "DOMAIN: TYPE OLD -> NEW (tier T)", JSON with the
- * fields event, domain, type, old, new, tier.  old and new are
- * space-separated address lists ("" for none); tier < 0 means none.
+ * One line per domain for a DNS change or a failed one: text
+ * "DOMAIN: MSG: [OLD] -> [NEW] (tier T)", JSON with the fields event,
+ * domain, old, new, tier, msg.  old and new are space-separated address
+ * lists of both families ("" for none); tier < 0 means none.
  */
-void	 log_change(enum log_level lvl, const char *domain, const char *type,
+void	 log_change(enum log_level lvl, const char *event, const char *domain,
 	    const char *old, const char *new, long tier, const char *msg);
 
 #endif

@@ -1,0 +1,166 @@
+/*
+ * Formatting of --status and --dry-run: a table for people and the JSON
+ * document of SPEC section 8 for scripts.  Only formatting lives here;
+ * the caller decides what the report says.
+ */
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "decide.h"
+#include "status.h"
+#include "util.h"
+
+static json_t *
+json_time(long long ms)
+{
+	char buf[32];
+
+	if (ms <= 0)
+		return json_null();
+	iso_time(ms, buf, sizeof(buf));
+	return json_string(buf);
+}
+
+/* Text from servers and configuration may not be valid UTF-8. */
+static json_t *
+json_text(const char *s)
+{
+	if (s == NULL)
+		return json_null();
+	return json_stringn_nocheck(s, strlen(s));
+}
+
+static json_t *
+endpoint_json(const struct report_ep *e)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "name", json_text(e->name));
+	json_object_set_new(o, "url", json_text(e->url));
+	json_object_set_new(o, "ip", json_text(e->ip));
+	json_object_set_new(o, "priority", json_integer(e->priority));
+	json_object_set_new(o, "state", json_string(ep_state_str(e->state)));
+	json_object_set_new(o, "healthy", json_boolean(e->healthy));
+	json_object_set_new(o, "published", json_boolean(e->published));
+	json_object_set_new(o, "failures", json_integer(e->failures));
+	json_object_set_new(o, "passes", json_integer(e->passes));
+	json_object_set_new(o, "lastCheck", json_time(e->last_check));
+	json_object_set_new(o, "lastResult", json_text(e->last_result));
+	json_object_set_new(o, "latencyMs", e->latency_ms >= 0 ?
+	    json_integer(e->latency_ms) : json_null());
+	return o;
+}
+
+static json_t *
+domain_json(const struct report_domain *d)
+{
+	json_t	*o = json_object(), *pub = json_array(), *eps = json_array();
+	size_t	 i;
+
+	for (i = 0; i < d->published.n; i++)
+		json_array_append_new(pub, json_string(d->published.v[i].s));
+	for (i = 0; i < d->neps; i++)
+		json_array_append_new(eps, endpoint_json(&d->eps[i]));
+	json_object_set_new(o, "name", json_text(d->name));
+	json_object_set_new(o, "provider", json_text(d->provider));
+	json_object_set_new(o, "ttl", json_integer(d->ttl));
+	json_object_set_new(o, "status", json_string(dom_status_str(d->status)));
+	json_object_set_new(o, "published", pub);
+	json_object_set_new(o, "tier", d->has_tier ? json_integer(d->tier) :
+	    json_null());
+	json_object_set_new(o, "lastChange", json_time(d->last_change));
+	json_object_set_new(o, "lastError", json_text(d->last_error));
+	json_object_set_new(o, "endpoints", eps);
+	return o;
+}
+
+int
+report_print_json(FILE *f, const struct report *r)
+{
+	json_t	*root, *doms;
+	size_t	 i;
+	int	 rc = -1;
+
+	root = json_object();
+	doms = json_array();
+	if (root == NULL || doms == NULL)
+		goto out;
+	json_object_set_new(root, "generatedAt", json_time(r->generated));
+	json_object_set_new(root, "lastRun", json_time(r->last_run));
+	for (i = 0; i < r->ndomains; i++)
+		json_array_append_new(doms, domain_json(&r->domains[i]));
+	json_object_set(root, "domains", doms);
+	if (json_dumpf(root, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0)
+		goto out;
+	fputc('\n', f);
+	rc = 0;
+out:
+	json_decref(doms);
+	json_decref(root);
+	return rc;
+}
+
+static void
+print_endpoint(FILE *f, const struct report_ep *e)
+{
+	char	 when[32] = "never", lat[32] = "-";
+
+	if (e->last_check > 0)
+		iso_time(e->last_check, when, sizeof(when));
+	if (e->latency_ms >= 0)
+		snprintf(lat, sizeof(lat), "%ld ms", e->latency_ms);
+	fprintf(f, "  %-20s %-11s %-3s %5ld  %-15s %4ld %4ld  %-20s %8s  %s\n",
+	    e->name, ep_state_str(e->state), e->published ? "yes" : "no",
+	    e->priority, e->ip, e->failures, e->passes, when, lat,
+	    e->last_result != NULL ? e->last_result : "-");
+}
+
+void
+report_print_text(FILE *f, const struct report *r)
+{
+	char	 when[32];
+	size_t	 i, j;
+
+	if (r->last_run > 0) {
+		long long age = (r->generated - r->last_run) / 1000;
+
+		iso_time(r->last_run, when, sizeof(when));
+		fprintf(f, "last run: %s (%llds ago)\n", when, age);
+		if (r->interval_ms > 0 &&
+		    r->generated - r->last_run > 3 * r->interval_ms)
+			fprintf(f, "warning: the last run is older than three "
+			    "intervals: is the scheduler running?\n");
+	} else
+		fprintf(f, "last run: never\n");
+
+	for (i = 0; i < r->ndomains; i++) {
+		const struct report_domain *d = &r->domains[i];
+		char *pub = addrset_join(&d->published);
+
+		fprintf(f, "\n%s: %s (provider %s, ttl %ld)\n", d->name,
+		    dom_status_str(d->status), d->provider, d->ttl);
+		if (d->has_tier)
+			fprintf(f, "  published: %s (tier %ld)\n",
+			    pub[0] ? pub : "nothing", d->tier);
+		else
+			fprintf(f, "  published: %s\n", pub[0] ? pub : "nothing");
+		free(pub);
+		if (d->last_change > 0) {
+			iso_time(d->last_change, when, sizeof(when));
+			fprintf(f, "  last change: %s\n", when);
+		}
+		if (d->last_error != NULL)
+			fprintf(f, "  last error: %s\n", d->last_error);
+		if (d->why != NULL)
+			fprintf(f, "  %s\n", d->why);
+		fprintf(f, "  %-20s %-11s %-3s %5s  %-15s %4s %4s  %-20s %8s  %s\n",
+		    "ENDPOINT", "STATE", "PUB", "PRIO", "IP", "FAIL", "PASS",
+		    "LAST CHECK", "LATENCY", "RESULT");
+		for (j = 0; j < d->neps; j++)
+			print_endpoint(f, &d->eps[j]);
+	}
+}
