@@ -1,0 +1,432 @@
+/*
+ * util.c: the parsers and the address set, driven by tables.
+ */
+
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "util.h"
+
+static void
+test_duration(void **state)
+{
+	static const struct {
+		const char	*s;
+		int		 rc;
+		long long	 ms;
+	} t[] = {
+		{ "250ms", 0, 250 },
+		{ "3s", 0, 3000 },
+		{ "5m", 0, 300000 },
+		{ "1h", 0, 3600000 },
+		{ "7d", 0, 604800000 },
+		{ "30", 0, 30000 },
+		{ "0", 0, 0 },
+		{ "0ms", 0, 0 },
+		{ "007s", 0, 7000 },
+		{ "9223372036854775807ms", 0, LLONG_MAX },
+		{ "9223372036854775", 0, 9223372036854775000LL },
+		{ "9223372036854776", -1, 0 },
+		{ "9223372036854775808ms", -1, 0 },
+		{ "106751991167301d", -1, 0 },
+		{ "", -1, 0 },
+		{ "-1s", -1, 0 },
+		{ "+1s", -1, 0 },
+		{ " 1s", -1, 0 },
+		{ "1s ", -1, 0 },
+		{ "1 s", -1, 0 },
+		{ "s", -1, 0 },
+		{ "ms", -1, 0 },
+		{ "1.5s", -1, 0 },
+		{ "1x", -1, 0 },
+		{ "1sec", -1, 0 },
+		{ "1S", -1, 0 },
+		{ "1w", -1, 0 },
+		{ "1mss", -1, 0 },
+		{ "0x10", -1, 0 },
+	};
+	long long ms;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		ms = -42;
+		if (parse_duration(t[i].s, &ms) != t[i].rc)
+			fail_msg("parse_duration(\"%s\") != %d", t[i].s, t[i].rc);
+		if (t[i].rc == 0 && ms != t[i].ms)
+			fail_msg("parse_duration(\"%s\") = %lld, not %lld",
+			    t[i].s, ms, t[i].ms);
+		if (t[i].rc == -1)
+			assert_int_equal(ms, -42);
+	}
+}
+
+static void
+test_long(void **state)
+{
+	static const struct {
+		const char	*s;
+		long		 min, max;
+		int		 rc;
+		long		 v;
+	} t[] = {
+		{ "120", 1, 2147483647, 0, 120 },
+		{ "1", 1, 10, 0, 1 },
+		{ "10", 1, 10, 0, 10 },
+		{ "0", 0, 10, 0, 0 },
+		{ "-5", -10, 10, 0, -5 },
+		{ "0", 1, 10, -1, 0 },
+		{ "11", 1, 10, -1, 0 },
+		{ "-1", 0, 10, -1, 0 },
+		{ "", 0, 10, -1, 0 },
+		{ " 1", 0, 10, -1, 0 },
+		{ "1 ", 0, 10, -1, 0 },
+		{ "+1", 0, 10, -1, 0 },
+		{ "1x", 0, 10, -1, 0 },
+		{ "0x1", 0, 10, -1, 0 },
+		{ "-", -10, 10, -1, 0 },
+		{ "1.0", 0, 10, -1, 0 },
+		{ "99999999999999999999999", 0, LONG_MAX, -1, 0 },
+		{ "9223372036854775807", 0, LONG_MAX, 0, LONG_MAX },
+	};
+	long v;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		v = -42;
+		if (parse_long(t[i].s, t[i].min, t[i].max, &v) != t[i].rc)
+			fail_msg("parse_long(\"%s\") != %d", t[i].s, t[i].rc);
+		if (t[i].rc == 0 && v != t[i].v)
+			fail_msg("parse_long(\"%s\") = %ld", t[i].s, v);
+		if (t[i].rc == -1)
+			assert_int_equal(v, -42);
+	}
+}
+
+static void
+test_expect(void **state)
+{
+	static const struct {
+		const char	*s;
+		int		 rc;
+		const char	*fmt;	/* expect_format of the result */
+	} t[] = {
+		{ "200", 0, "200" },
+		{ "2xx", 0, "2xx" },
+		{ "2XX", 0, "2xx" },
+		{ "200, 204, 3xx", 0, "200, 204, 3xx" },
+		{ "200,204,3xx", 0, "200, 204, 3xx" },
+		{ " 418 ", 0, "418" },
+		{ "100", 0, "100" },
+		{ "599", 0, "599" },
+		{ "1xx, 5xx", 0, "1xx, 5xx" },
+		{ "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16", -1, NULL },
+		{ "200,200,200,200,200,200,200,200,200,200,200,200,200,200,"
+		    "200,200", 0, NULL },
+		{ "200,200,200,200,200,200,200,200,200,200,200,200,200,200,"
+		    "200,200,200", -1, NULL },
+		{ "", -1, NULL },
+		{ " ", -1, NULL },
+		{ "099", -1, NULL },
+		{ "600", -1, NULL },
+		{ "6xx", -1, NULL },
+		{ "0xx", -1, NULL },
+		{ "20x", -1, NULL },
+		{ "2x0", -1, NULL },
+		{ "2000", -1, NULL },
+		{ "20", -1, NULL },
+		{ "200,", -1, NULL },
+		{ ",200", -1, NULL },
+		{ "200,,204", -1, NULL },
+		{ "200 204", -1, NULL },
+		{ "-200", -1, NULL },
+		{ "abc", -1, NULL },
+	};
+	struct expect e;
+	char buf[128];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		if (parse_expect(t[i].s, &e) != t[i].rc)
+			fail_msg("parse_expect(\"%s\") != %d", t[i].s, t[i].rc);
+		if (t[i].fmt == NULL)
+			continue;
+		expect_format(&e, buf, sizeof(buf));
+		assert_string_equal(buf, t[i].fmt);
+	}
+
+	assert_int_equal(parse_expect("200, 204, 3xx", &e), 0);
+	assert_true(expect_match(&e, 200));
+	assert_true(expect_match(&e, 204));
+	assert_true(expect_match(&e, 300));
+	assert_true(expect_match(&e, 399));
+	assert_false(expect_match(&e, 201));
+	assert_false(expect_match(&e, 400));
+	assert_false(expect_match(&e, 0));
+
+	/* A short buffer is cut, still terminated. */
+	expect_format(&e, buf, 6);
+	assert_string_equal(buf, "200, ");
+	expect_format(&e, buf, 1);
+	assert_string_equal(buf, "");
+}
+
+static void
+test_addr(void **state)
+{
+	static const struct {
+		const char	*s;
+		int		 family;	/* 0: invalid */
+		const char	*canon;
+	} t[] = {
+		{ "192.0.2.1", 4, "192.0.2.1" },
+		{ "0.0.0.0", 4, "0.0.0.0" },
+		{ "255.255.255.255", 4, "255.255.255.255" },
+		{ "2001:db8::1", 6, "2001:db8::1" },
+		{ "2001:DB8:0:0:0:0:0:1", 6, "2001:db8::1" },
+		{ "::", 6, "::" },
+		{ "::1", 6, "::1" },
+		{ "::ffff:192.0.2.1", 6, "::ffff:192.0.2.1" },
+		{ "", 0, NULL },
+		{ "192.0.2", 0, NULL },
+		{ "192.0.2.256", 0, NULL },
+		{ "192.0.2.1 ", 0, NULL },
+		{ " 192.0.2.1", 0, NULL },
+		{ "[2001:db8::1]", 0, NULL },
+		{ "fe80::1%eth0", 0, NULL },
+		{ "2001:db8::1::2", 0, NULL },
+		{ "example.com", 0, NULL },
+		{ "192.0.2.1/24", 0, NULL },
+	};
+	struct addr a;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		memset(&a, 0, sizeof(a));
+		if (t[i].family == 0) {
+			if (addr_parse(t[i].s, &a) != -1)
+				fail_msg("addr_parse(\"%s\") accepted", t[i].s);
+			continue;
+		}
+		if (addr_parse(t[i].s, &a) != 0)
+			fail_msg("addr_parse(\"%s\") refused", t[i].s);
+		assert_int_equal(a.family, t[i].family);
+		assert_string_equal(a.s, t[i].canon);
+	}
+}
+
+static void
+test_addr_cmp(void **state)
+{
+	/* In publication order. */
+	static const char *const order[] = { "0.0.0.0", "9.0.0.1",
+	    "10.0.0.1", "10.0.0.2", "192.0.2.1", "255.255.255.255", "::",
+	    "::1", "::ffff:0.0.0.1", "2001:db8::1", "2001:db8::10",
+	    "fe80::1" };
+	struct addr a, b;
+	size_t i, j;
+	int c;
+
+	(void)state;
+	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		for (j = 0; j < sizeof(order) / sizeof(order[0]); j++) {
+			assert_int_equal(addr_parse(order[i], &a), 0);
+			assert_int_equal(addr_parse(order[j], &b), 0);
+			c = addr_cmp(&a, &b);
+			if ((i < j && c >= 0) || (i == j && c != 0) ||
+			    (i > j && c <= 0))
+				fail_msg("addr_cmp(%s, %s) = %d", order[i],
+				    order[j], c);
+		}
+	}
+}
+
+static void
+test_addrset(void **state)
+{
+	struct addrset a = { NULL, 0, 0 }, b = { NULL, 0, 0 };
+	struct addr x;
+	char *s;
+
+	(void)state;
+	s = addrset_join(&a);
+	assert_string_equal(s, "");
+	free(s);
+
+	assert_int_equal(addrset_add(&a, "2001:db8::2"), 0);
+	assert_int_equal(addrset_add(&a, "192.0.2.10"), 0);
+	assert_int_equal(addrset_add(&a, "192.0.2.9"), 0);
+	assert_int_equal(addrset_add(&a, "2001:DB8::1"), 0);
+	assert_int_equal(addrset_add(&a, "192.0.2.9"), 0);	/* again */
+	assert_int_equal(addrset_add(&a, "junk"), -1);
+	assert_int_equal(a.n, 4);
+	s = addrset_join(&a);
+	assert_string_equal(s, "192.0.2.9 192.0.2.10 2001:db8::1 2001:db8::2");
+
+	assert_true(addrset_contains(&a, "2001:db8:0::1"));
+	assert_true(addrset_contains(&a, "192.0.2.10"));
+	assert_false(addrset_contains(&a, "192.0.2.11"));
+	assert_false(addrset_contains(&a, "junk"));
+
+	/* The join parses back to the same set, in any order. */
+	assert_int_equal(addrset_parse(&b, s), 0);
+	assert_true(addrset_equal(&a, &b));
+	free(s);
+	assert_int_equal(addrset_parse(&b,
+	    " 2001:db8::2 192.0.2.10\t2001:db8::1  192.0.2.9 192.0.2.9 "), 0);
+	assert_true(addrset_equal(&a, &b));
+
+	/* Junk leaves the set as it was. */
+	assert_int_equal(addrset_parse(&b, "192.0.2.1 junk"), -1);
+	assert_true(addrset_equal(&a, &b));
+	assert_int_equal(addrset_parse(&b,
+	    "192.0.2.1 0123456789012345678901234567890123456789012345678"), -1);
+	assert_true(addrset_equal(&a, &b));
+
+	assert_int_equal(addrset_parse(&b, ""), 0);
+	assert_int_equal(b.n, 0);
+	assert_false(addrset_equal(&a, &b));
+
+	addrset_copy(&b, &a);
+	assert_true(addrset_equal(&a, &b));
+	assert_int_equal(addr_parse("10.1.1.1", &x), 0);
+	assert_int_equal(addrset_add_addr(&b, &x), 0);
+	assert_false(addrset_equal(&a, &b));
+	assert_string_equal(b.v[0].s, "10.1.1.1");
+
+	addrset_free(&a);
+	addrset_copy(&b, &a);
+	assert_int_equal(b.n, 0);
+	assert_true(addrset_equal(&a, &b));
+	addrset_free(&a);
+	addrset_free(&b);
+}
+
+static void
+test_addrset_many(void **state)
+{
+	struct addrset a = { NULL, 0, 0 };
+	char buf[ADDR_STRLEN];
+	int i;
+
+	(void)state;
+	/* Reverse order, with duplicates: the set sorts and merges. */
+	for (i = 999; i >= 0; i--) {
+		snprintf(buf, sizeof(buf), "10.0.%d.%d", i / 256, i % 256);
+		assert_int_equal(addrset_add(&a, buf), 0);
+		assert_int_equal(addrset_add(&a, buf), 0);
+	}
+	assert_int_equal(a.n, 1000);
+	for (i = 1; i < 1000; i++)
+		assert_true(addr_cmp(&a.v[i - 1], &a.v[i]) < 0);
+	addrset_free(&a);
+}
+
+static void
+test_time(void **state)
+{
+	static const struct {
+		const char	*s;
+		int		 rc;
+		long long	 ms;
+	} t[] = {
+		{ "1970-01-01T00:00:00Z", 0, 0 },
+		{ "2026-11-30T10:25:56Z", 0, 1796034356000LL },
+		{ "2026-11-30T10:25:56.5Z", 0, 1796034356500LL },
+		{ "2026-11-30T10:25:56.123456Z", 0, 1796034356123LL },
+		{ "2024-02-29T00:00:00Z", 0, 1709164800000LL },
+		{ "2026-11-30 10:25:56Z", 0, 1796034356000LL },
+		{ "2023-02-29T00:00:00Z", -1, 0 },
+		{ "2026-13-01T00:00:00Z", -1, 0 },
+		{ "2026-11-31T00:00:00Z", -1, 0 },
+		{ "2026-11-30T24:00:00Z", -1, 0 },
+		{ "2026-11-30T10:60:00Z", -1, 0 },
+		{ "2026-11-30T10:25:56", -1, 0 },
+		{ "2026-11-30T10:25:56+00:00", -1, 0 },
+		{ "2026-11-30T10:25:56.Z", -1, 0 },
+		{ "2026-11-30T10:25:56Zx", -1, 0 },
+		{ "2026-1-30T10:25:56Z", -1, 0 },
+		{ "", -1, 0 },
+		{ "junk", -1, 0 },
+	};
+	char buf[32];
+	long long ms, now;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		ms = -42;
+		if (parse_iso_time(t[i].s, &ms) != t[i].rc)
+			fail_msg("parse_iso_time(\"%s\") != %d", t[i].s,
+			    t[i].rc);
+		if (t[i].rc == 0 && ms != t[i].ms)
+			fail_msg("parse_iso_time(\"%s\") = %lld", t[i].s, ms);
+	}
+
+	iso_time(1796034356999LL, buf, sizeof(buf));
+	assert_string_equal(buf, "2026-11-30T10:25:56Z");
+	iso_time(0, buf, sizeof(buf));
+	assert_string_equal(buf, "1970-01-01T00:00:00Z");
+	iso_time(-1, buf, sizeof(buf));
+	assert_string_equal(buf, "1969-12-31T23:59:59Z");
+
+	now = now_ms();
+	assert_true(now > 1700000000000LL);
+	iso_time(now, buf, sizeof(buf));
+	assert_int_equal(parse_iso_time(buf, &ms), 0);
+	assert_true(ms <= now && now - ms < 1000);
+
+	ms = mono_ms();
+	assert_true(ms >= 0);
+	assert_true(mono_ms() >= ms);
+}
+
+static void
+test_alloc(void **state)
+{
+	char *p, *q;
+
+	(void)state;
+	p = xmalloc(0);
+	free(p);
+	p = xcalloc(0, 8);
+	free(p);
+	p = xcalloc(4, 8);
+	assert_int_equal(p[31], 0);
+	p = xrealloc(p, 64);
+	free(p);
+	p = xrealloc(NULL, 0);
+	free(p);
+	q = xstrdup("ddup");
+	assert_string_equal(q, "ddup");
+	free(q);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_duration),
+		cmocka_unit_test(test_long),
+		cmocka_unit_test(test_expect),
+		cmocka_unit_test(test_addr),
+		cmocka_unit_test(test_addr_cmp),
+		cmocka_unit_test(test_addrset),
+		cmocka_unit_test(test_addrset_many),
+		cmocka_unit_test(test_time),
+		cmocka_unit_test(test_alloc),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
