@@ -1,10 +1,41 @@
-/* SKELETON: to be replaced by the real provider. */
+/*
+ * RFC 2136 dynamic update with ldns, signed with TSIG (RFC 8945) when a
+ * key is configured.
+ *
+ * replace() sends ONE update message for the zone: for each family it
+ * deletes the RRset and adds the new records.  The server applies the
+ * update section in order and all or nothing, so clients never see an
+ * empty or half-written set.  read() asks the same server with a plain
+ * query (an authoritative server answers for its zone without TSIG).
+ *
+ * Every exchange builds a fresh ldns resolver: ldns marks a server that
+ * failed once as unreachable for the life of the resolver object, and
+ * the next run must not inherit that.
+ */
 
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <netdb.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <ldns/ldns.h>
 
 #include "config.h"
 #include "provider.h"
+#include "util.h"
+
+#define R2_DEFAULT_PORT		53
+#define R2_DEFAULT_TIMEOUT	"5s"
+#define R2_UDP_MAX		512	/* an update carries no EDNS: RFC 1035 limit */
+#define R2_TCP_MAX		65535	/* the TCP length prefix is 16 bits */
+#define R2_EDNS_SIZE		1232	/* for queries over UDP */
+#define R2_HOST_MAX		256
 
 static const struct provider_key rfc2136_keys[] = {
 	{ "server", PK_REQUIRED },
@@ -17,47 +48,767 @@ static const struct provider_key rfc2136_keys[] = {
 	{ NULL, 0 }
 };
 
+/* keyAlgorithm values and the names ldns signs with. */
+static const struct {
+	const char	*name;
+	const char	*ldns;
+} algs[] = {
+	{ "hmac-sha256", "hmac-sha256." },
+	{ "hmac-sha512", "hmac-sha512." },
+	{ "hmac-sha1", "hmac-sha1." },
+	{ NULL, NULL }
+};
+
+struct r2 {
+	char		*label;		/* "host:port" for messages */
+	struct addr	 addr;		/* the server, resolved once */
+	int		 port;
+	char		*zone;		/* lower case, no trailing dot */
+	char		*key_name;	/* NULL: unsigned */
+	const char	*key_alg;
+	char		*key_secret;
+	int		 tcp;
+	long long	 timeout_ms;
+};
+
+/*
+ * Splits "host", "host:port", "[v6]", "[v6]:port" or a bare IPv6
+ * literal.  Returns 0 or -1.
+ */
+static int
+parse_server(const char *s, char *host, size_t hostlen, int *port)
+{
+	const char *colon, *end, *p;
+	size_t len;
+	long n;
+
+	*port = R2_DEFAULT_PORT;
+	colon = NULL;
+	if (s[0] == '[') {
+		if ((end = strchr(s, ']')) == NULL)
+			return -1;
+		len = (size_t)(end - s - 1);
+		p = s + 1;
+		if (end[1] == ':')
+			colon = end + 1;
+		else if (end[1] != '\0')
+			return -1;
+	} else {
+		p = s;
+		colon = strchr(s, ':');
+		/* Two colons or more: a bare IPv6 literal without a port. */
+		if (colon != NULL && strchr(colon + 1, ':') != NULL)
+			colon = NULL;
+		len = colon != NULL ? (size_t)(colon - s) : strlen(s);
+	}
+	if (len == 0 || len >= hostlen)
+		return -1;
+	memcpy(host, p, len);
+	host[len] = '\0';
+	if (colon != NULL) {
+		if (parse_long(colon + 1, 1, 65535, &n) == -1)
+			return -1;
+		*port = (int)n;
+	}
+	return 0;
+}
+
+/* A host name made of letters, digits, '-' and '.' (no I/O). */
+static int
+valid_hostname(const char *s)
+{
+	size_t i, len;
+
+	len = strlen(s);
+	if (len == 0 || len > 253 || s[0] == '.' || s[0] == '-')
+		return 0;
+	for (i = 0; i < len; i++)
+		if (!isalnum((unsigned char)s[i]) && s[i] != '-' &&
+		    s[i] != '.')
+			return 0;
+	return strstr(s, "..") == NULL;
+}
+
+/* Base64 as BIND's tsig-keygen writes it: padded, at least one byte. */
+static int
+valid_base64(const char *s)
+{
+	size_t i, len, pad;
+
+	len = strlen(s);
+	if (len == 0 || len % 4 != 0)
+		return 0;
+	pad = 0;
+	for (i = 0; i < len; i++) {
+		if (s[i] == '=') {
+			pad++;
+			continue;
+		}
+		if (pad > 0)
+			return 0;
+		if (!isalnum((unsigned char)s[i]) && s[i] != '+' &&
+		    s[i] != '/')
+			return 0;
+	}
+	return pad <= 2 && len - pad > 1;
+}
+
+static const char *
+alg_lookup(const char *name)
+{
+	size_t i;
+
+	for (i = 0; algs[i].name != NULL; i++)
+		if (strcasecmp(algs[i].name, name) == 0)
+			return algs[i].ldns;
+	return NULL;
+}
+
 static int
 rfc2136_check(const struct provider_cfg *pc, const char **key, char *err,
     size_t errlen)
 {
-	(void)pc;
-	(void)key;
-	(void)err;
-	(void)errlen;
+	const char *v, *name, *secret;
+	char host[R2_HOST_MAX];
+	struct addr a;
+	ldns_rdf *d;
+	long long ms;
+	int port;
+
+	*key = "server";
+	v = provider_cfg_get(pc, "server");
+	if (parse_server(v, host, sizeof(host), &port) == -1 ||
+	    (addr_parse(host, &a) == -1 && !valid_hostname(host))) {
+		snprintf(err, errlen, "server: \"%s\" is not a host or IP "
+		    "address with an optional :port (IPv6 as [::1]:53)", v);
+		return -1;
+	}
+	*key = "zone";
+	v = provider_cfg_get(pc, "zone");
+	d = NULL;
+	if (v[0] == '\0' || strcmp(v, ".") == 0 ||
+	    ldns_str2rdf_dname(&d, v) != LDNS_STATUS_OK) {
+		ldns_rdf_deep_free(d);
+		snprintf(err, errlen, "zone: \"%s\" is not a DNS zone name",
+		    v);
+		return -1;
+	}
+	ldns_rdf_deep_free(d);
+
+	name = provider_cfg_get(pc, "keyName");
+	secret = provider_cfg_get(pc, "keySecret");
+	if (name != NULL && secret == NULL) {
+		*key = "keyName";
+		snprintf(err, errlen, "keyName needs keySecret");
+		return -1;
+	}
+	if (secret != NULL && (name == NULL || name[0] == '\0')) {
+		*key = "keySecret";
+		snprintf(err, errlen, "keySecret needs keyName");
+		return -1;
+	}
+	if (name != NULL && !valid_hostname(name)) {
+		*key = "keyName";
+		snprintf(err, errlen, "keyName: \"%s\" is not a valid key "
+		    "name", name);
+		return -1;
+	}
+	if (secret != NULL && !valid_base64(secret)) {
+		/* Never echo a secret, not even a wrong one. */
+		*key = "keySecret";
+		snprintf(err, errlen, "keySecret is not valid base64 (as "
+		    "written by tsig-keygen)");
+		return -1;
+	}
+	v = provider_cfg_get(pc, "keyAlgorithm");
+	if (v != NULL && alg_lookup(v) == NULL) {
+		*key = "keyAlgorithm";
+		snprintf(err, errlen, "keyAlgorithm: \"%s\" is not one of "
+		    "hmac-sha256, hmac-sha512, hmac-sha1", v);
+		return -1;
+	}
+	v = provider_cfg_get(pc, "protocol");
+	if (v != NULL && strcasecmp(v, "tcp") != 0 &&
+	    strcasecmp(v, "udp") != 0) {
+		*key = "protocol";
+		snprintf(err, errlen, "protocol: \"%s\" is not tcp or udp", v);
+		return -1;
+	}
+	v = provider_cfg_get(pc, "timeout");
+	if (v != NULL && (parse_duration(v, &ms) == -1 || ms <= 0)) {
+		*key = "timeout";
+		snprintf(err, errlen, "timeout: \"%s\" is not a positive "
+		    "duration", v);
+		return -1;
+	}
+	*key = NULL;
 	return 0;
 }
 
+static void
+r2_free(struct r2 *r2)
+{
+	if (r2 == NULL)
+		return;
+	free(r2->label);
+	free(r2->zone);
+	free(r2->key_name);
+	if (r2->key_secret != NULL) {
+		explicit_bzero(r2->key_secret, strlen(r2->key_secret));
+		free(r2->key_secret);
+	}
+	free(r2);
+}
+
+/* Lower case without the trailing dot. */
+static char *
+dname_norm(const char *s)
+{
+	char *d;
+	size_t i, len;
+
+	d = xstrdup(s);
+	len = strlen(d);
+	if (len > 1 && d[len - 1] == '.')
+		d[len - 1] = '\0';
+	for (i = 0; d[i] != '\0'; i++)
+		d[i] = (char)tolower((unsigned char)d[i]);
+	return d;
+}
+
+/*
+ * A server given by name is resolved here, once per run, with the
+ * system resolver (getaddrinfo): the first address returned is used for
+ * every exchange of the run.
+ */
 static void *
 rfc2136_create(const struct provider_cfg *pc, char *err, size_t errlen)
 {
-	(void)pc;
-	snprintf(err, errlen, "not implemented");
+	struct addrinfo hints, *res;
+	struct r2 *r2;
+	const char *v;
+	char host[R2_HOST_MAX], buf[R2_HOST_MAX + 16], ip[ADDR_STRLEN];
+	void *sa;
+	int gai;
+
+	r2 = xcalloc(1, sizeof(*r2));
+	v = provider_cfg_get(pc, "server");
+	if (parse_server(v, host, sizeof(host), &r2->port) == -1) {
+		snprintf(err, errlen, "server: \"%s\" is not valid", v);
+		goto fail;
+	}
+	snprintf(buf, sizeof(buf), strchr(host, ':') != NULL ? "[%s]:%d" :
+	    "%s:%d", host, r2->port);
+	r2->label = xstrdup(buf);
+	if (addr_parse(host, &r2->addr) == -1) {
+		memset(&hints, 0, sizeof(hints));
+		hints.ai_family = AF_UNSPEC;
+		hints.ai_socktype = SOCK_DGRAM;
+		if ((gai = getaddrinfo(host, NULL, &hints, &res)) != 0) {
+			snprintf(err, errlen, "server %s: %s", r2->label,
+			    gai_strerror(gai));
+			goto fail;
+		}
+		if (res->ai_family == AF_INET)
+			sa = &((struct sockaddr_in *)(void *)res->ai_addr)->sin_addr;
+		else
+			sa = &((struct sockaddr_in6 *)(void *)res->ai_addr)->sin6_addr;
+		if (inet_ntop(res->ai_family, sa, ip, sizeof(ip)) == NULL ||
+		    addr_parse(ip, &r2->addr) == -1) {
+			freeaddrinfo(res);
+			snprintf(err, errlen, "server %s: no usable address",
+			    r2->label);
+			goto fail;
+		}
+		freeaddrinfo(res);
+	}
+	r2->zone = dname_norm(provider_cfg_get(pc, "zone"));
+	if ((v = provider_cfg_get(pc, "keyName")) != NULL) {
+		r2->key_name = xstrdup(v);
+		r2->key_secret = xstrdup(provider_cfg_get(pc, "keySecret"));
+		v = provider_cfg_get(pc, "keyAlgorithm");
+		r2->key_alg = alg_lookup(v != NULL ? v : "hmac-sha256");
+	}
+	v = provider_cfg_get(pc, "protocol");
+	r2->tcp = v == NULL || strcasecmp(v, "tcp") == 0;
+	v = provider_cfg_get(pc, "timeout");
+	if (parse_duration(v != NULL ? v : R2_DEFAULT_TIMEOUT,
+	    &r2->timeout_ms) == -1 || r2->timeout_ms <= 0) {
+		snprintf(err, errlen, "timeout: not a positive duration");
+		goto fail;
+	}
+	if (r2->key_name != NULL && r2->key_alg == NULL) {
+		snprintf(err, errlen, "keyAlgorithm: not supported");
+		goto fail;
+	}
+	return r2;
+fail:
+	r2_free(r2);
 	return NULL;
 }
 
-static enum perr
-rfc2136_read(void *priv, const char *fqdn, struct rrset *sets, size_t nsets,
-    char *err, size_t errlen)
+/* A resolver for one exchange; NULL only when out of memory. */
+static ldns_resolver *
+r2_resolver(const struct r2 *r2, int tcp, int sign)
 {
-	(void)priv; (void)fqdn; (void)sets; (void)nsets;
-	snprintf(err, errlen, "not implemented");
-	return PERR_TEMP;
+	ldns_resolver *res;
+	ldns_rdf *ns;
+	struct timeval tv;
+
+	if ((res = ldns_resolver_new()) == NULL)
+		return NULL;
+	ns = ldns_rdf_new_frm_str(r2->addr.family == 4 ? LDNS_RDF_TYPE_A :
+	    LDNS_RDF_TYPE_AAAA, r2->addr.s);
+	if (ns == NULL || ldns_resolver_push_nameserver(res, ns) !=
+	    LDNS_STATUS_OK) {
+		ldns_rdf_deep_free(ns);
+		ldns_resolver_deep_free(res);
+		return NULL;
+	}
+	ldns_rdf_deep_free(ns);
+	ldns_resolver_set_port(res, (uint16_t)r2->port);
+	ldns_resolver_set_usevc(res, tcp);
+	tv.tv_sec = (time_t)(r2->timeout_ms / 1000);
+	tv.tv_usec = (suseconds_t)(r2->timeout_ms % 1000) * 1000;
+	ldns_resolver_set_timeout(res, tv);
+	/* One try per exchange: the next run is the retry. */
+	ldns_resolver_set_retry(res, 1);
+	ldns_resolver_set_retrans(res, 0);
+	ldns_resolver_set_random(res, false);
+	if (sign) {
+		ldns_resolver_set_tsig_keyname(res, r2->key_name);
+		ldns_resolver_set_tsig_algorithm(res, r2->key_alg);
+		ldns_resolver_set_tsig_keydata(res, r2->key_secret);
+	}
+	return res;
+}
+
+static void
+fmt_ms(long long ms, char *buf, size_t len)
+{
+	if (ms % 1000 == 0)
+		snprintf(buf, len, "%llds", ms / 1000);
+	else
+		snprintf(buf, len, "%lldms", ms);
+}
+
+/*
+ * Sends q on res.  On success *ans holds the reply and *st the ldns
+ * status (LDNS_STATUS_CRYPTO_TSIG_BOGUS: the reply did not verify).
+ * Otherwise PERR_TEMP with the reason in err.
+ */
+static enum perr
+r2_send(const struct r2 *r2, ldns_resolver *res, ldns_pkt *q, int tcp,
+    ldns_pkt **ans, ldns_status *st, char *err, size_t errlen)
+{
+	long long t0, spent;
+	char tmo[32];
+	int e;
+
+	*ans = NULL;
+	errno = 0;
+	t0 = mono_ms();
+	*st = ldns_send(ans, res, q);
+	e = errno;
+	spent = mono_ms() - t0;
+	if (*ans == NULL) {
+		fmt_ms(r2->timeout_ms, tmo, sizeof(tmo));
+		if (spent >= r2->timeout_ms - 50 || e == EAGAIN ||
+		    e == EWOULDBLOCK || e == ETIMEDOUT || e == EINPROGRESS)
+			snprintf(err, errlen, "server %s: no answer within %s "
+			    "(%s)", r2->label, tmo, tcp ? "tcp" : "udp");
+		else if (e != 0)
+			snprintf(err, errlen, "server %s: %s (%s)", r2->label,
+			    strerror(e), tcp ? "tcp" : "udp");
+		else
+			snprintf(err, errlen, "server %s: %s (%s)", r2->label,
+			    ldns_get_errorstr_by_id(*st), tcp ? "tcp" : "udp");
+		return PERR_TEMP;
+	}
+	if (!ldns_pkt_qr(*ans) || ldns_pkt_id(*ans) != ldns_pkt_id(q)) {
+		snprintf(err, errlen, "server %s: reply does not match the "
+		    "request", r2->label);
+		ldns_pkt_free(*ans);
+		*ans = NULL;
+		return PERR_TEMP;
+	}
+	return PERR_OK;
+}
+
+/* The TSIG error of a reply (BADSIG, BADKEY, BADTIME), or NULL. */
+static const char *
+tsig_error(const ldns_pkt *ans)
+{
+	const ldns_rr *t;
+	const ldns_rdf *f;
+
+	if ((t = ldns_pkt_tsig(ans)) == NULL || ldns_rr_rd_count(t) < 6)
+		return NULL;
+	f = ldns_rr_rdf(t, 5);
+	if (f == NULL || ldns_rdf_size(f) != 2)
+		return NULL;
+	switch (ldns_rdf2native_int16(f)) {
+	case 16:
+		return "BADSIG";
+	case 17:
+		return "BADKEY";
+	case 18:
+		return "BADTIME";
+	}
+	return NULL;
+}
+
+/*
+ * Classifies a reply code and explains it in why.  query: the reply
+ * is to a query (else to an update); signed_: a key was used; bogus:
+ * the reply's TSIG did not verify.
+ */
+static enum perr
+rcode_class(const struct r2 *r2, const ldns_pkt *ans, int query, int signed_,
+    int bogus, char *why, size_t whylen)
+{
+	ldns_pkt_rcode rc;
+	ldns_lookup_table *lt;
+	const char *name, *te;
+
+	rc = ldns_pkt_get_rcode(ans);
+	lt = ldns_lookup_by_id(ldns_rcodes, (int)rc);
+	name = lt != NULL ? lt->name : "unknown rcode";
+	switch (rc) {
+	case LDNS_RCODE_NOTAUTH:
+		/*
+		 * A signed request answered NOTAUTH with a reply that does
+		 * not verify: the key was refused.  Otherwise the server is
+		 * not authoritative for the zone.
+		 */
+		if (signed_ && bogus) {
+			te = tsig_error(ans);
+			snprintf(why, whylen, "NOTAUTH (TSIG key rejected or "
+			    "not allowed%s%s)", te != NULL ? ": " : "",
+			    te != NULL ? te : "");
+			return PERR_AUTH;
+		}
+		snprintf(why, whylen, "NOTAUTH (server is not authoritative "
+		    "for zone %s)", r2->zone);
+		return PERR_NOTFOUND;
+	case LDNS_RCODE_REFUSED:
+		snprintf(why, whylen, "REFUSED (%s)", query ? "server does "
+		    "not serve this zone to this client" : signed_ ?
+		    "key not allowed to change this name, or client not "
+		    "allowed" : "no keySecret given and unsigned requests "
+		    "are not allowed");
+		return PERR_AUTH;
+	case LDNS_RCODE_NOTZONE:
+		snprintf(why, whylen, "NOTZONE (name not in zone %s)",
+		    r2->zone);
+		return PERR_NOTFOUND;
+	case LDNS_RCODE_NXDOMAIN:
+		snprintf(why, whylen, "NXDOMAIN");
+		return PERR_NOTFOUND;
+	case LDNS_RCODE_FORMERR:
+		snprintf(why, whylen, "FORMERR (server could not parse the "
+		    "request)");
+		return PERR_INVALID;
+	case LDNS_RCODE_NOTIMPL:
+		snprintf(why, whylen, "NOTIMPL (server does not support the "
+		    "request)");
+		return PERR_INVALID;
+	case LDNS_RCODE_YXDOMAIN:
+	case LDNS_RCODE_YXRRSET:
+	case LDNS_RCODE_NXRRSET:
+		snprintf(why, whylen, "%s (prerequisite failed)", name);
+		return PERR_INVALID;
+	case LDNS_RCODE_SERVFAIL:
+		snprintf(why, whylen, "SERVFAIL");
+		return PERR_TEMP;
+	default:
+		snprintf(why, whylen, "%s (%d)", name, (int)rc);
+		return PERR_TEMP;
+	}
+}
+
+static ldns_rdf *
+dname_abs(const char *name)
+{
+	char buf[R2_HOST_MAX + 2];
+
+	snprintf(buf, sizeof(buf), "%s.", name);
+	return ldns_dname_new_frm_str(buf);
+}
+
+/* Appends "delete the RRset" then one "add" per address to up. */
+static int
+push_rrset(ldns_rr_list *up, const ldns_rdf *owner, const struct rrset *set)
+{
+	ldns_rr_type type;
+	ldns_rr *rr;
+	ldns_rdf *rd;
+	size_t i;
+
+	type = set->family == 6 ? LDNS_RR_TYPE_AAAA : LDNS_RR_TYPE_A;
+	if ((rr = ldns_rr_new()) == NULL)
+		return -1;
+	ldns_rr_set_owner(rr, ldns_rdf_clone(owner));
+	ldns_rr_set_class(rr, LDNS_RR_CLASS_ANY);
+	ldns_rr_set_type(rr, type);
+	ldns_rr_set_ttl(rr, 0);
+	ldns_rr_list_push_rr(up, rr);
+	for (i = 0; i < set->addrs.n; i++) {
+		rd = ldns_rdf_new_frm_str(set->family == 6 ?
+		    LDNS_RDF_TYPE_AAAA : LDNS_RDF_TYPE_A, set->addrs.v[i].s);
+		if (rd == NULL || (rr = ldns_rr_new()) == NULL) {
+			ldns_rdf_deep_free(rd);
+			return -1;
+		}
+		ldns_rr_set_owner(rr, ldns_rdf_clone(owner));
+		ldns_rr_set_class(rr, LDNS_RR_CLASS_IN);
+		ldns_rr_set_type(rr, type);
+		ldns_rr_set_ttl(rr, (uint32_t)set->ttl);
+		ldns_rr_push_rdf(rr, rd);
+		ldns_rr_list_push_rr(up, rr);
+	}
+	return 0;
+}
+
+/*
+ * An upper bound of the update's size, computed before ldns sees it:
+ * ldns 1.8.3 aborts on an assertion when a message outgrows 64 KiB.
+ * Owner names after the first are compressed to a 2-byte pointer, as
+ * ldns writes them; TSIG is counted with room to spare.
+ */
+static size_t
+update_size(const struct r2 *r2, const char *fqdn, const struct rrset *sets,
+    size_t nsets)
+{
+	size_t i, n;
+
+	n = 12 + strlen(r2->zone) + 2 + 4 + strlen(fqdn) + 2;
+	for (i = 0; i < nsets; i++)
+		n += 2 + 10 + sets[i].addrs.n *
+		    (2 + 10 + (sets[i].family == 6 ? 16 : 4));
+	if (r2->key_name != NULL)
+		n += strlen(r2->key_name) + 2 + 120;
+	return n;
 }
 
 static enum perr
 rfc2136_replace(void *priv, const char *fqdn, const struct rrset *sets,
     size_t nsets, char *err, size_t errlen)
 {
-	(void)priv; (void)fqdn; (void)sets; (void)nsets;
-	snprintf(err, errlen, "not implemented");
-	return PERR_TEMP;
+	struct r2 *r2 = priv;
+	ldns_resolver *res = NULL;
+	ldns_rr_list *up = NULL;
+	ldns_pkt *q = NULL, *ans = NULL;
+	ldns_rdf *owner = NULL, *zname;
+	ldns_status st;
+	uint8_t *wire = NULL;
+	size_t i, size, max, naddrs;
+	enum perr rv = PERR_INVALID;
+	char why[160];
+
+	max = r2->tcp ? R2_TCP_MAX : R2_UDP_MAX;
+	naddrs = 0;
+	for (i = 0; i < nsets; i++)
+		naddrs += sets[i].addrs.n;
+	if ((size = update_size(r2, fqdn, sets, nsets)) > max)
+		goto toobig;
+	if ((owner = dname_abs(fqdn)) == NULL) {
+		snprintf(err, errlen, "%s is not a DNS name", fqdn);
+		goto out;
+	}
+	if ((up = ldns_rr_list_new()) == NULL)
+		goto oom;
+	for (i = 0; i < nsets; i++)
+		if (push_rrset(up, owner, &sets[i]) == -1)
+			goto oom;
+	/* ldns_update_pkt_new takes the zone name and copies the list. */
+	if ((zname = dname_abs(r2->zone)) == NULL)
+		goto oom;
+	if ((q = ldns_update_pkt_new(zname, LDNS_RR_CLASS_IN, NULL, up,
+	    NULL)) == NULL) {
+		ldns_rdf_deep_free(zname);
+		goto oom;
+	}
+	ldns_pkt_set_rd(q, false);
+	ldns_pkt_set_random_id(q);
+	if ((res = r2_resolver(r2, r2->tcp, r2->key_name != NULL)) == NULL)
+		goto oom;
+	/* Signing must be the last change to the message. */
+	if (r2->key_name != NULL &&
+	    (st = ldns_update_pkt_tsig_add(q, res)) != LDNS_STATUS_OK) {
+		snprintf(err, errlen, "update for %s: cannot sign with key "
+		    "%s: %s", fqdn, r2->key_name, ldns_get_errorstr_by_id(st));
+		goto out;
+	}
+	if (ldns_pkt2wire(&wire, q, &size) != LDNS_STATUS_OK)
+		goto oom;
+	if (size > max)
+		goto toobig;
+	if ((rv = r2_send(r2, res, q, r2->tcp, &ans, &st, err, errlen)) !=
+	    PERR_OK)
+		goto out;
+	if (ldns_pkt_get_rcode(ans) != LDNS_RCODE_NOERROR) {
+		rv = rcode_class(r2, ans, 0, r2->key_name != NULL,
+		    st == LDNS_STATUS_CRYPTO_TSIG_BOGUS, why, sizeof(why));
+		snprintf(err, errlen, "server %s %s the update for %s: %s%s",
+		    r2->label, rv == PERR_TEMP ? "could not apply" :
+		    rv == PERR_AUTH ? "refused" : "rejected", fqdn, why,
+		    ldns_pkt_get_rcode(ans) == LDNS_RCODE_SERVFAIL &&
+		    naddrs > 100 ? " (BIND refuses RRsets above "
+		    "max-records-per-type, 100 by default)" : "");
+		goto out;
+	}
+	if (st != LDNS_STATUS_OK) {
+		/* Success we cannot authenticate is no success. */
+		snprintf(err, errlen, "server %s answered the update for %s "
+		    "without a valid TSIG signature (%s)", r2->label, fqdn,
+		    ldns_get_errorstr_by_id(st));
+		rv = PERR_AUTH;
+		goto out;
+	}
+	rv = PERR_OK;
+	goto out;
+toobig:
+	snprintf(err, errlen, "update for %s: %zu addresses make a message of "
+	    "about %zu bytes, above the %zu bytes DNS over %s allows%s", fqdn,
+	    naddrs, size, max, r2->tcp ? "TCP" : "UDP",
+	    r2->tcp ? "" : " (use protocol = tcp)");
+	rv = PERR_INVALID;
+	goto out;
+oom:
+	snprintf(err, errlen, "update for %s: out of memory", fqdn);
+	rv = PERR_TEMP;
+out:
+	free(wire);
+	ldns_pkt_free(ans);
+	ldns_pkt_free(q);
+	ldns_rr_list_deep_free(up);
+	ldns_rdf_deep_free(owner);
+	if (res != NULL)
+		ldns_resolver_deep_free(res);
+	return rv;
+}
+
+/* Collects the addresses of type in the answer section owned by qname. */
+static void
+collect(const ldns_pkt *ans, const ldns_rdf *qname, ldns_rr_type type,
+    struct rrset *set)
+{
+	const ldns_rr_list *an;
+	const ldns_rr *rr;
+	const ldns_rdf *rd;
+	char ip[ADDR_STRLEN];
+	size_t i;
+
+	an = ldns_pkt_answer(ans);
+	for (i = 0; an != NULL && i < ldns_rr_list_rr_count(an); i++) {
+		rr = ldns_rr_list_rr(an, i);
+		if (ldns_rr_get_type(rr) != type ||
+		    ldns_rr_get_class(rr) != LDNS_RR_CLASS_IN ||
+		    ldns_dname_compare(ldns_rr_owner(rr), qname) != 0 ||
+		    (rd = ldns_rr_rdf(rr, 0)) == NULL)
+			continue;
+		if (ldns_rdf_size(rd) != (type == LDNS_RR_TYPE_A ? 4u : 16u) ||
+		    inet_ntop(type == LDNS_RR_TYPE_A ? AF_INET : AF_INET6,
+		    ldns_rdf_data(rd), ip, sizeof(ip)) == NULL)
+			continue;
+		if (addrset_add(&set->addrs, ip) == 0 &&
+		    (set->ttl == 0 || (long)ldns_rr_ttl(rr) < set->ttl))
+			set->ttl = (long)ldns_rr_ttl(rr);
+	}
+}
+
+/* Reads one RRset; a truncated UDP answer is asked again over TCP. */
+static enum perr
+read_one(struct r2 *r2, const char *fqdn, struct rrset *set, char *err,
+    size_t errlen)
+{
+	ldns_resolver *res = NULL;
+	ldns_pkt *q = NULL, *ans = NULL;
+	ldns_rdf *qname = NULL;
+	ldns_rr_type type;
+	ldns_status st;
+	ldns_pkt_rcode rc;
+	enum perr rv = PERR_TEMP;
+	const char *tname;
+	char why[160];
+	int tcp;
+
+	type = set->family == 6 ? LDNS_RR_TYPE_AAAA : LDNS_RR_TYPE_A;
+	tname = set->family == 6 ? "AAAA" : "A";
+	set->ttl = 0;
+	addrset_free(&set->addrs);
+	if ((qname = dname_abs(fqdn)) == NULL) {
+		snprintf(err, errlen, "%s is not a DNS name", fqdn);
+		rv = PERR_INVALID;
+		goto out;
+	}
+	for (tcp = r2->tcp;; tcp = 1) {
+		q = ldns_pkt_query_new(ldns_rdf_clone(qname), type,
+		    LDNS_RR_CLASS_IN, 0);
+		if (q == NULL || (res = r2_resolver(r2, tcp, 0)) == NULL) {
+			snprintf(err, errlen, "query for %s: out of memory",
+			    fqdn);
+			goto out;
+		}
+		ldns_pkt_set_random_id(q);
+		if (!tcp)
+			ldns_pkt_set_edns_udp_size(q, R2_EDNS_SIZE);
+		if ((rv = r2_send(r2, res, q, tcp, &ans, &st, err, errlen)) !=
+		    PERR_OK)
+			goto out;
+		if (tcp || !ldns_pkt_tc(ans))
+			break;
+		ldns_pkt_free(ans);
+		ldns_pkt_free(q);
+		ldns_resolver_deep_free(res);
+		ans = NULL;
+		q = NULL;
+		res = NULL;
+	}
+	rc = ldns_pkt_get_rcode(ans);
+	if (rc != LDNS_RCODE_NOERROR && rc != LDNS_RCODE_NXDOMAIN) {
+		rv = rcode_class(r2, ans, 1, 0, 0, why, sizeof(why));
+		snprintf(err, errlen, "server %s answered the %s query for %s "
+		    "with %s", r2->label, tname, fqdn, why);
+		goto out;
+	}
+	if (!ldns_pkt_aa(ans)) {
+		snprintf(err, errlen, "server %s is not authoritative for %s "
+		    "(zone %s)", r2->label, fqdn, r2->zone);
+		rv = PERR_NOTFOUND;
+		goto out;
+	}
+	/* NXDOMAIN and NODATA both mean an empty set. */
+	collect(ans, qname, type, set);
+	rv = PERR_OK;
+out:
+	ldns_pkt_free(ans);
+	ldns_pkt_free(q);
+	ldns_rdf_deep_free(qname);
+	if (res != NULL)
+		ldns_resolver_deep_free(res);
+	return rv;
+}
+
+static enum perr
+rfc2136_read(void *priv, const char *fqdn, struct rrset *sets, size_t nsets,
+    char *err, size_t errlen)
+{
+	enum perr rv;
+	size_t i;
+
+	for (i = 0; i < nsets; i++)
+		if ((rv = read_one(priv, fqdn, &sets[i], err, errlen)) !=
+		    PERR_OK)
+			return rv;
+	return PERR_OK;
 }
 
 static void
 rfc2136_free(void *priv)
 {
-	free(priv);
+	r2_free(priv);
 }
 
 const struct provider_ops rfc2136_ops = {
