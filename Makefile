@@ -25,7 +25,7 @@ SRCS	 = util.c log.c config.c check.c decide.c state.c status.c \
 OBJS	 = $(SRCS:%.c=$(O)/%.o)
 HDRS	 = util.h log.h config.h check.h decide.h state.h status.h provider.h
 
-UNIT	 = test_util test_config test_decide
+UNIT	 = test_util test_config test_decide test_state
 UNITBIN	 = $(UNIT:%=$(O)/tests/%)
 
 # Debian packages: to build, to test, and for the demo.

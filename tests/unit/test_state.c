@@ -1,0 +1,802 @@
+/*
+ * state.c: round trips through a real SQLite file in a temporary folder,
+ * the run lock, files that are not ours (left byte for byte), modes,
+ * the end-of-run cleanup, and crashes.
+ *
+ * DDUP_TEST_KEEP=DIR keeps a populated state file at DIR/state.db for a
+ * look with the sqlite3 CLI.
+ */
+
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <sqlite3.h>
+
+#include "config.h"
+#include "state.h"
+#include "util.h"
+
+#define T0	1764498356123LL		/* 2025-11-30T10:25:56.123Z */
+#define DAY	(24LL * 3600 * 1000)
+
+struct fx {
+	char	 dir[64];
+	char	 path[128];
+};
+
+static void
+rm_tree(const char *dir)
+{
+	DIR		*d;
+	struct dirent	*de;
+	struct stat	 sb;
+	char		 p[512];
+
+	if ((d = opendir(dir)) == NULL)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
+			continue;
+		snprintf(p, sizeof(p), "%s/%s", dir, de->d_name);
+		if (lstat(p, &sb) == 0 && S_ISDIR(sb.st_mode))
+			rm_tree(p);
+		else
+			unlink(p);
+	}
+	closedir(d);
+	rmdir(dir);
+}
+
+static int
+setup(void **ctx)
+{
+	struct fx	*f;
+
+	f = calloc(1, sizeof(*f));
+	if (f == NULL)
+		return -1;
+	snprintf(f->dir, sizeof(f->dir), "/tmp/ddup-state-XXXXXX");
+	if (mkdtemp(f->dir) == NULL) {
+		free(f);
+		return -1;
+	}
+	snprintf(f->path, sizeof(f->path), "%s/state.db", f->dir);
+	*ctx = f;
+	return 0;
+}
+
+static int
+teardown(void **ctx)
+{
+	struct fx	*f = *ctx;
+
+	rm_tree(f->dir);
+	free(f);
+	return 0;
+}
+
+/* The whole file, or NULL if missing; *len its size. */
+static unsigned char *
+slurp(const char *path, size_t *len)
+{
+	FILE		*fp;
+	unsigned char	*buf = NULL;
+	long		 n;
+
+	*len = 0;
+	if ((fp = fopen(path, "rb")) == NULL)
+		return NULL;
+	if (fseek(fp, 0, SEEK_END) == 0 && (n = ftell(fp)) >= 0 &&
+	    fseek(fp, 0, SEEK_SET) == 0) {
+		buf = malloc((size_t)n + 1);
+		if (buf != NULL && fread(buf, 1, (size_t)n, fp) == (size_t)n)
+			*len = (size_t)n;
+	}
+	fclose(fp);
+	return buf;
+}
+
+static void
+write_file(const char *path, const void *data, size_t len)
+{
+	FILE	*fp;
+
+	fp = fopen(path, "wb");
+	assert_non_null(fp);
+	assert_int_equal(fwrite(data, 1, len, fp), len);
+	assert_int_equal(fclose(fp), 0);
+}
+
+static void
+raw_exec(const char *path, const char *sql)
+{
+	sqlite3	*db = NULL;
+
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_close(db), SQLITE_OK);
+}
+
+/* One integer from sql, on a connection of its own. */
+static long long
+raw_int(const char *path, const char *sql)
+{
+	sqlite3		*db = NULL;
+	sqlite3_stmt	*s = NULL;
+	long long	 v;
+
+	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY,
+	    NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &s, NULL),
+	    SQLITE_OK);
+	assert_int_equal(sqlite3_step(s), SQLITE_ROW);
+	v = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	sqlite3_close(db);
+	return v;
+}
+
+static struct state *
+open_ok(const char *path, int mode)
+{
+	struct state	*st = NULL;
+	char		 err[512] = "";
+	int		 rc;
+
+	rc = state_open(path, mode, &st, err, sizeof(err));
+	if (rc != STATE_OK)
+		fail_msg("state_open %s: %d %s", path, rc, err);
+	assert_non_null(st);
+	return st;
+}
+
+static void
+begin(struct state *st)
+{
+	char	 err[512] = "";
+
+	if (state_begin(st, err, sizeof(err)) != 0)
+		fail_msg("state_begin: %s", err);
+}
+
+static void
+commit(struct state *st)
+{
+	char	 err[512] = "";
+
+	if (state_commit(st, err, sizeof(err)) != 0)
+		fail_msg("state_commit: %s", err);
+}
+
+static void
+put_ep(struct state *st, const char *dom, const char *name, const char *ip,
+    long failures)
+{
+	struct st_endpoint	 e;
+
+	memset(&e, 0, sizeof(e));
+	e.failures = failures;
+	e.passes = failures == 0 ? 3 : 0;
+	e.removed = failures >= 3;
+	e.last_check = T0;
+	e.last_ok = failures == 0;
+	e.last_status = failures == 0 ? 200 : 503;
+	e.latency_ms = 42;
+	snprintf(e.last_result, sizeof(e.last_result), "%s",
+	    failures == 0 ? "ok" : "HTTP 503");
+	assert_int_equal(state_put_endpoint(st, dom, name, ip,
+	    "https://x.example/health", 10, &e), 0);
+}
+
+static void
+put_pub(struct state *st, const char *dom, int family, const char *list)
+{
+	struct addrset	 set = { NULL, 0, 0 };
+
+	assert_int_equal(addrset_parse(&set, list), 0);
+	assert_int_equal(state_put_published(st, dom, family, 300, &set), 0);
+	addrset_free(&set);
+}
+
+/* Fills a state file the way a run does. */
+static void
+populate(const char *path)
+{
+	struct state	*st;
+	struct st_domain d;
+
+	st = open_ok(path, STATE_RW);
+	begin(st);
+	put_ep(st, "www.example.org", "web1", "192.0.2.1", 0);
+	put_ep(st, "www.example.org", "web2", "2001:db8::2", 2);
+	memset(&d, 0, sizeof(d));
+	d.has_tier = 1;
+	d.tier = 10;
+	d.last_change = T0 - 60000;
+	assert_int_equal(state_put_domain(st, "www.example.org", "ns1", 300,
+	    &d), 0);
+	put_pub(st, "www.example.org", 4, "192.0.2.9 192.0.2.1");
+	put_pub(st, "www.example.org", 6, "");
+	assert_int_equal(state_add_check(st, T0 - DAY, "www.example.org",
+	    "web2", "2001:db8::2", 0, 0, 5000, "timeout"), 0);
+	assert_int_equal(state_add_check(st, T0, "www.example.org", "web1",
+	    "192.0.2.1", 1, 200, 42, "ok"), 0);
+	assert_int_equal(state_add_check(st, T0, "www.example.org", "web2",
+	    "2001:db8::2", 0, 503, 17, "HTTP 503"), 0);
+	assert_int_equal(state_add_change(st, T0 - 60000, "www.example.org",
+	    4, 300, "", "192.0.2.1 192.0.2.9", 10, 1, NULL), 0);
+	assert_int_equal(state_add_change(st, T0 - 60000, "www.example.org",
+	    6, 300, "2001:db8::2", "", 10, 0, "ns1: REFUSED"), 0);
+	commit(st);
+	state_close(st);
+}
+
+static void
+check_populated(struct state *st)
+{
+	struct st_endpoint	 e;
+	struct st_domain	 d;
+
+	assert_int_equal(state_get_endpoint(st, "www.example.org", "web1",
+	    "192.0.2.1", "https://x.example/health", &e), 0);
+	assert_true(e.found);
+	assert_int_equal(e.failures, 0);
+	assert_int_equal(e.passes, 3);
+	assert_int_equal(e.removed, 0);
+	assert_true(e.last_check == T0);
+	assert_int_equal(e.last_ok, 1);
+	assert_int_equal(e.last_status, 200);
+	assert_int_equal(e.latency_ms, 42);
+	assert_string_equal(e.last_result, "ok");
+
+	assert_int_equal(state_get_endpoint(st, "www.example.org", "web2",
+	    "2001:db8::2", "https://x.example/health", &e), 0);
+	assert_true(e.found);
+	assert_int_equal(e.failures, 2);
+	assert_int_equal(e.passes, 0);
+	assert_int_equal(e.last_ok, 0);
+	assert_int_equal(e.last_status, 503);
+	assert_string_equal(e.last_result, "HTTP 503");
+
+	assert_int_equal(state_get_domain(st, "www.example.org", &d), 0);
+	assert_true(d.found);
+	assert_true(d.has_tier);
+	assert_int_equal(d.tier, 10);
+	assert_true(d.last_change == T0 - 60000);
+	assert_string_equal(d.last_error, "");
+	assert_int_equal(d.unhealthy, 0);
+	assert_true(d.has_pub[0]);
+	assert_int_equal(d.pub[0].ttl, 300);
+	assert_int_equal(d.pub[0].addrs.n, 2);
+	assert_string_equal(d.pub[0].addrs.v[0].s, "192.0.2.1");
+	assert_string_equal(d.pub[0].addrs.v[1].s, "192.0.2.9");
+	assert_true(d.has_pub[1]);		/* emptied, but managed */
+	assert_int_equal(d.pub[1].addrs.n, 0);
+	state_domain_free(&d);
+
+	assert_int_equal(state_get_domain(st, "other.example.org", &d), 0);
+	assert_false(d.found);
+	assert_false(d.has_pub[0]);
+	assert_false(d.has_pub[1]);
+	state_domain_free(&d);
+}
+
+static void
+test_roundtrip(void **ctx)
+{
+	struct fx	*f = *ctx;
+	struct state	*st;
+	struct st_domain d;
+	const char	*keep;
+	char		 cmd[600];
+
+	populate(f->path);
+	st = open_ok(f->path, STATE_RW);
+	check_populated(st);
+	assert_true(state_last_run(st) == 0);
+
+	/* Overwrites, and fields that mean "none". */
+	begin(st);
+	memset(&d, 0, sizeof(d));
+	d.unhealthy = 1;
+	snprintf(d.last_error, sizeof(d.last_error), "ns1: timed out");
+	assert_int_equal(state_put_domain(st, "www.example.org", "ns2", 60,
+	    &d), 0);
+	assert_int_equal(state_put_published(st, "www.example.org", 6, 60,
+	    NULL), 0);
+	commit(st);
+	state_close(st);
+
+	st = open_ok(f->path, STATE_RO);
+	assert_int_equal(state_get_domain(st, "www.example.org", &d), 0);
+	assert_true(d.found);
+	assert_false(d.has_tier);
+	assert_true(d.last_change == 0);
+	assert_string_equal(d.last_error, "ns1: timed out");
+	assert_int_equal(d.unhealthy, 1);
+	assert_true(d.has_pub[0]);
+	assert_false(d.has_pub[1]);
+	state_domain_free(&d);
+	state_close(st);
+
+	assert_int_equal(raw_int(f->path, "PRAGMA user_version"), 1);
+	assert_int_equal(raw_int(f->path,
+	    "SELECT count(*) FROM pragma_integrity_check"
+	    " WHERE integrity_check = 'ok'"), 1);
+	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM checks"
+	    " WHERE time = '2025-11-30T10:25:56.123Z'"), 2);
+
+	keep = getenv("DDUP_TEST_KEEP");
+	if (keep != NULL) {
+		snprintf(cmd, sizeof(cmd), "cp %s %s/state.db", f->path, keep);
+		assert_int_equal(system(cmd), 0);
+	}
+}
+
+static void
+test_redefined(void **ctx)
+{
+	struct fx		*f = *ctx;
+	struct state		*st;
+	struct st_endpoint	 e;
+
+	populate(f->path);
+	st = open_ok(f->path, STATE_RO);
+	assert_int_equal(state_get_endpoint(st, "www.example.org", "web1",
+	    "192.0.2.77", "https://x.example/health", &e), 0);
+	assert_false(e.found);
+	assert_int_equal(e.failures, 0);
+	assert_int_equal(state_get_endpoint(st, "www.example.org", "web1",
+	    "192.0.2.1", "https://y.example/health", &e), 0);
+	assert_false(e.found);
+	assert_int_equal(state_get_endpoint(st, "www.example.org", "nope",
+	    "192.0.2.1", "https://x.example/health", &e), 0);
+	assert_false(e.found);
+	assert_int_equal(state_get_endpoint(st, "www.example.org", "web1",
+	    "192.0.2.1", "https://x.example/health", &e), 0);
+	assert_true(e.found);
+	state_close(st);
+}
+
+static void
+test_lock(void **ctx)
+{
+	struct fx	*f = *ctx;
+	struct state		*a, *b = NULL;
+	struct st_endpoint	 e;
+	char			 err[512] = "";
+
+	a = open_ok(f->path, STATE_RW);
+	/* flock locks belong to the open file description: this conflicts. */
+	assert_int_equal(state_open(f->path, STATE_RW, &b, err, sizeof(err)),
+	    STATE_LOCKED);
+	assert_null(b);
+	assert_non_null(strstr(err, f->path));
+	assert_non_null(strstr(err, "locked"));
+
+	/* Readers need no lock, and see only what was committed. */
+	begin(a);
+	put_ep(a, "d.example", "e", "192.0.2.3", 0);
+	b = open_ok(f->path, STATE_RO);
+	assert_int_equal(state_get_endpoint(b, "d.example", "e", "192.0.2.3",
+	    "https://x.example/health", &e), 0);
+	assert_false(e.found);
+	commit(a);
+	assert_int_equal(state_get_endpoint(b, "d.example", "e", "192.0.2.3",
+	    "https://x.example/health", &e), 0);
+	assert_true(e.found);
+	state_close(b);
+	state_close(a);
+
+	a = open_ok(f->path, STATE_RW);
+	state_close(a);
+}
+
+/* A file that is not ours: refused, and left byte for byte. */
+static void
+refused(const char *path, const char *want)
+{
+	struct state	*st = NULL;
+	unsigned char	*before, *after;
+	size_t		 nb, na;
+	char		 err[512] = "";
+	int		 mode;
+
+	before = slurp(path, &nb);
+	assert_non_null(before);
+	for (mode = STATE_RW; mode <= STATE_RO; mode++) {
+		err[0] = '\0';
+		assert_int_equal(state_open(path, mode, &st, err,
+		    sizeof(err)), STATE_BAD);
+		assert_null(st);
+		assert_non_null(strstr(err, path));
+		if (strstr(err, want) == NULL)
+			fail_msg("\"%s\" lacks \"%s\"", err, want);
+		after = slurp(path, &na);
+		assert_non_null(after);
+		assert_int_equal(na, nb);
+		assert_memory_equal(after, before, nb);
+		free(after);
+	}
+	free(before);
+}
+
+static void
+test_junk(void **ctx)
+{
+	struct fx	*f = *ctx;
+	char		 junk[5000];
+	size_t		 i;
+
+	for (i = 0; i < sizeof(junk); i++)
+		junk[i] = (char)(i * 7 + 3);
+	write_file(f->path, junk, sizeof(junk));
+	refused(f->path, "not a ddup state file");
+	/* Too short to be a database. */
+	write_file(f->path, "hello\n", 6);
+	refused(f->path, "not a ddup state file");
+}
+
+static void
+test_foreign(void **ctx)
+{
+	struct fx	*f = *ctx;
+
+	raw_exec(f->path, "CREATE TABLE mail(id INTEGER PRIMARY KEY, body);"
+	    " INSERT INTO mail(body) VALUES ('hello')");
+	refused(f->path, "not a ddup state file");
+	/* Even one with our table names and a schema version. */
+	unlink(f->path);
+	raw_exec(f->path, "CREATE TABLE endpoints(x); PRAGMA user_version=1");
+	refused(f->path, "not a ddup state file");
+	/* And one that uses WAL itself. */
+	unlink(f->path);
+	raw_exec(f->path, "PRAGMA journal_mode=WAL; CREATE TABLE t(x);"
+	    " INSERT INTO t VALUES (1)");
+	refused(f->path, "not a ddup state file");
+}
+
+static void
+test_future(void **ctx)
+{
+	struct fx	*f = *ctx;
+	char		 want[256];
+
+	populate(f->path);
+	raw_exec(f->path, "PRAGMA user_version = 99");
+	snprintf(want, sizeof(want), "%s: state file schema version 99 is"
+	    " newer than this ddup-check (1)", f->path);
+	refused(f->path, want);
+}
+
+static void
+test_modes(void **ctx)
+{
+	struct fx	*f = *ctx;
+	struct state	*st;
+	struct stat	 sb;
+	char		 sub[160], path[200], side[220];
+	mode_t		 old;
+
+	snprintf(sub, sizeof(sub), "%s/lib", f->dir);
+	snprintf(path, sizeof(path), "%s/ddup.db", sub);
+	old = umask(0);
+	st = open_ok(path, STATE_RW);
+	assert_int_equal(umask(0), 0);		/* given back */
+	begin(st);
+	put_ep(st, "d.example", "e", "192.0.2.3", 0);
+	commit(st);
+	assert_int_equal(stat(sub, &sb), 0);
+	assert_int_equal(sb.st_mode & 07777, 0700);
+	assert_int_equal(stat(path, &sb), 0);
+	assert_int_equal(sb.st_mode & 07777, 0600);
+	snprintf(side, sizeof(side), "%s-wal", path);
+	assert_int_equal(stat(side, &sb), 0);	/* WAL while open */
+	assert_int_equal(sb.st_mode & 07777, 0600);
+	snprintf(side, sizeof(side), "%s-shm", path);
+	assert_int_equal(stat(side, &sb), 0);
+	assert_int_equal(sb.st_mode & 07777, 0600);
+	assert_int_equal(raw_int(path, "SELECT count(*) FROM"
+	    " pragma_journal_mode WHERE journal_mode = 'wal'"), 1);
+	state_close(st);
+	umask(old);
+}
+
+static void
+test_missing_parents(void **ctx)
+{
+	struct fx	*f = *ctx;
+	struct state	*st = NULL;
+	struct stat	 sb;
+	char		 path[200], err[512] = "";
+
+	snprintf(path, sizeof(path), "%s/a/b/ddup.db", f->dir);
+	assert_int_equal(state_open(path, STATE_RW, &st, err, sizeof(err)),
+	    STATE_BAD);
+	assert_null(st);
+	assert_non_null(strstr(err, path));
+	assert_non_null(strstr(err, "No such file"));
+	snprintf(path, sizeof(path), "%s/a", f->dir);
+	assert_int_equal(stat(path, &sb), -1);
+}
+
+static void
+test_ro_missing(void **ctx)
+{
+	struct fx		*f = *ctx;
+	struct state		*st = (struct state *)1;
+	struct st_endpoint	 e;
+	struct st_domain	 d;
+	struct stat		 sb;
+	char			 path[200], err[512] = "";
+
+	assert_int_equal(state_open(f->path, STATE_RO, &st, err, sizeof(err)),
+	    STATE_OK);
+	assert_null(st);
+	assert_int_equal(stat(f->path, &sb), -1);
+	snprintf(path, sizeof(path), "%s/sub/ddup.db", f->dir);
+	assert_int_equal(state_open(path, STATE_RO, &st, err, sizeof(err)),
+	    STATE_OK);
+	assert_null(st);
+	snprintf(path, sizeof(path), "%s/sub", f->dir);
+	assert_int_equal(stat(path, &sb), -1);
+
+	/* NULL reads as an empty state. */
+	assert_int_equal(state_get_endpoint(NULL, "d", "e", "192.0.2.1", "u",
+	    &e), 0);
+	assert_false(e.found);
+	assert_int_equal(state_get_domain(NULL, "d", &d), 0);
+	assert_false(d.found);
+	state_domain_free(&d);
+	assert_true(state_last_run(NULL) == 0);
+	state_close(NULL);
+
+	/* A zero-size file (a run stopped before writing) is empty too. */
+	write_file(f->path, "", 0);
+	assert_int_equal(state_open(f->path, STATE_RO, &st, err, sizeof(err)),
+	    STATE_OK);
+	assert_null(st);
+	st = open_ok(f->path, STATE_RW);
+	state_close(st);
+	assert_int_equal(raw_int(f->path, "PRAGMA user_version"), 1);
+}
+
+static void
+test_finish_run(void **ctx)
+{
+	struct fx		*f = *ctx;
+	struct state		*st;
+	struct st_endpoint	 e;
+	struct st_domain	 d;
+	struct endpoint_cfg	 eps[] = { { .name = "web1" } };
+	struct domain_cfg	 doms[] = {
+		{ .name = "www.example.org", .eps = eps, .neps = 1,
+		  .has4 = 1 },
+		{ .name = "new.example.org" },
+	};
+	struct config		 c = {
+		.history_ms = DAY / 2,
+		.domains = doms,
+		.ndomains = 2,
+	};
+
+	populate(f->path);
+	st = open_ok(f->path, STATE_RW);
+	begin(st);
+	put_ep(st, "gone.example.org", "web1", "192.0.2.5", 0);
+	put_pub(st, "gone.example.org", 4, "192.0.2.5");
+	memset(&d, 0, sizeof(d));
+	assert_int_equal(state_put_domain(st, "gone.example.org", "ns1", 300,
+	    &d), 0);
+	assert_int_equal(state_add_change(st, T0 - 400 * DAY,
+	    "gone.example.org", 4, 300, "", "192.0.2.5", -1, 1, NULL), 0);
+	assert_int_equal(state_finish_run(st, T0 + 1000, &c), 0);
+	commit(st);
+	state_close(st);
+
+	st = open_ok(f->path, STATE_RO);
+	assert_true(state_last_run(st) == T0 + 1000);
+	assert_int_equal(state_get_endpoint(st, "www.example.org", "web1",
+	    "192.0.2.1", "https://x.example/health", &e), 0);
+	assert_true(e.found);
+	assert_int_equal(state_get_endpoint(st, "www.example.org", "web2",
+	    "2001:db8::2", "https://x.example/health", &e), 0);
+	assert_false(e.found);
+	assert_int_equal(state_get_endpoint(st, "gone.example.org", "web1",
+	    "192.0.2.5", "https://x.example/health", &e), 0);
+	assert_false(e.found);
+	assert_int_equal(state_get_domain(st, "gone.example.org", &d), 0);
+	assert_false(d.found);
+	assert_false(d.has_pub[0]);
+	state_domain_free(&d);
+	/* AAAA is no longer managed: only the A set stays. */
+	assert_int_equal(state_get_domain(st, "www.example.org", &d), 0);
+	assert_true(d.found);
+	assert_true(d.has_pub[0]);
+	assert_false(d.has_pub[1]);
+	state_domain_free(&d);
+	state_close(st);
+
+	/* History stays (also of web2), except what is too old. */
+	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM checks"), 2);
+	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM checks"
+	    " WHERE endpoint = 'web2'"), 1);
+	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM changes"), 2);
+	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM changes"
+	    " WHERE domain = 'gone.example.org'"), 0);
+	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM domains"), 1);
+}
+
+static void
+test_rollback(void **ctx)
+{
+	struct fx		*f = *ctx;
+	struct state		*st;
+	struct st_endpoint	 e;
+	struct st_domain	 d;
+
+	st = open_ok(f->path, STATE_RW);
+	begin(st);
+	put_ep(st, "d.example", "e", "192.0.2.3", 0);
+	put_pub(st, "d.example", 4, "192.0.2.3");
+	assert_int_equal(state_add_check(st, T0, "d.example", "e",
+	    "192.0.2.3", 1, 200, 1, "ok"), 0);
+	state_rollback(st);
+	assert_int_equal(state_get_endpoint(st, "d.example", "e", "192.0.2.3",
+	    "https://x.example/health", &e), 0);
+	assert_false(e.found);
+	/* A transaction left open at close is rolled back too. */
+	begin(st);
+	put_ep(st, "d.example", "e", "192.0.2.3", 0);
+	state_close(st);
+
+	st = open_ok(f->path, STATE_RO);
+	assert_int_equal(state_get_endpoint(st, "d.example", "e", "192.0.2.3",
+	    "https://x.example/health", &e), 0);
+	assert_false(e.found);
+	assert_int_equal(state_get_domain(st, "d.example", &d), 0);
+	assert_false(d.has_pub[0]);
+	state_domain_free(&d);
+	state_close(st);
+	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM checks"), 0);
+}
+
+static void
+test_needs_tx(void **ctx)
+{
+	struct fx		*f = *ctx;
+	struct state		*st;
+	struct st_endpoint	 e;
+	char			 err[512] = "";
+
+	memset(&e, 0, sizeof(e));
+	st = open_ok(f->path, STATE_RW);
+	assert_int_equal(state_put_endpoint(st, "d", "e", "192.0.2.1", "u", 1,
+	    &e), -1);
+	assert_non_null(strstr(state_errmsg(st), "no transaction"));
+	assert_int_equal(state_commit(st, err, sizeof(err)), -1);
+	state_close(st);
+
+	st = open_ok(f->path, STATE_RO);
+	assert_int_equal(state_begin(st, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "read-only"));
+	assert_int_equal(state_add_check(st, T0, "d", "e", "192.0.2.1", 1,
+	    200, 1, "ok"), -1);
+	state_close(st);
+}
+
+/* A run killed before or after its commit (no state_close at all). */
+static void
+test_crash(void **ctx)
+{
+	struct fx		*f = *ctx;
+	struct state		*st;
+	struct st_endpoint	 e;
+	pid_t			 pid;
+	int			 status, commit_it;
+
+	for (commit_it = 0; commit_it <= 1; commit_it++) {
+		pid = fork();
+		assert_true(pid != -1);
+		if (pid == 0) {
+			/* No cmocka asserts here: they belong to the parent. */
+			memset(&e, 0, sizeof(e));
+			if (state_open(f->path, STATE_RW, &st, NULL, 0) != 0 ||
+			    state_begin(st, NULL, 0) != 0 ||
+			    state_put_endpoint(st, "d.example",
+			    commit_it ? "kept" : "lost", "192.0.2.3",
+			    "https://x.example/health", 1, &e) != 0 ||
+			    (commit_it && state_commit(st, NULL, 0) != 0))
+				_exit(1);
+			kill(getpid(), SIGKILL);
+			_exit(1);
+		}
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+		assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	}
+	st = open_ok(f->path, STATE_RW);
+	assert_int_equal(state_get_endpoint(st, "d.example", "kept",
+	    "192.0.2.3", "https://x.example/health", &e), 0);
+	assert_true(e.found);
+	assert_int_equal(state_get_endpoint(st, "d.example", "lost",
+	    "192.0.2.3", "https://x.example/health", &e), 0);
+	assert_false(e.found);
+	state_close(st);
+	assert_int_equal(raw_int(f->path,
+	    "SELECT count(*) FROM pragma_integrity_check"
+	    " WHERE integrity_check = 'ok'"), 1);
+}
+
+/* 10,000 checks in one run stay cheap: one statement, one fsync. */
+static void
+test_many_checks(void **ctx)
+{
+	struct fx	*f = *ctx;
+	struct state	*st;
+	long long	 t;
+	int		 i;
+	char		 name[32];
+
+	st = open_ok(f->path, STATE_RW);
+	t = mono_ms();
+	begin(st);
+	for (i = 0; i < 10000; i++) {
+		snprintf(name, sizeof(name), "ep%d", i);
+		assert_int_equal(state_add_check(st, T0 + i, "d.example", name,
+		    "192.0.2.1", i % 2, 200, i, "ok"), 0);
+	}
+	commit(st);
+	t = mono_ms() - t;
+	state_close(st);
+	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM checks"),
+	    10000);
+	if (t > 5000)
+		fail_msg("10000 checks took %lld ms", t);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_roundtrip, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_redefined, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_lock, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_junk, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_foreign, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_future, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_modes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_missing_parents, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_ro_missing, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_finish_run, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_rollback, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_needs_tx, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_crash, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_many_checks, setup,
+		    teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
