@@ -323,7 +323,7 @@ class PdnsServer(_Server):
             "name": self.zone + ".",
             "kind": "Native",
             "nameservers": [],
-            "soa_edit_api": "INCEPTION-INCREMENT",
+            "soa_edit_api": "INCREASE",
             "rrsets": [
                 {"name": self.zone + ".", "type": "SOA", "ttl": 60, "records": [
                     {"content": f"ns1.{self.zone}. hostmaster.{self.zone}. 1 3600 600 86400 60",
