@@ -1,0 +1,764 @@
+/*
+ * config.c: good and bad configuration files, written to a temporary
+ * folder, with the exact messages expected.  In the expected text "F"
+ * stands for the file's path.
+ */
+
+#include <sys/stat.h>
+
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "config.h"
+#include "provider.h"
+#include "util.h"
+
+#define SECRET	"c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0MTI="
+
+/* Lines 1-6, 7-8 and 9-11 of most cases. */
+#define PROV	"[provider dns]\n" \
+		"type = rfc2136\n" \
+		"server = 127.0.0.1:5353\n" \
+		"zone = example.test\n" \
+		"keyName = ddns-key\n" \
+		"keySecret = " SECRET "\n"
+#define DOM	"[domain app.example.test]\n" \
+		"provider = dns\n"
+#define EP	"[endpoint a]\n" \
+		"url = http://127.0.0.1:8080/health\n" \
+		"ip = 192.0.2.1\n"
+/* A section with nothing wrong, for the end of a file. */
+#define EP2	"[endpoint b]\n" \
+		"url = http://127.0.0.1:8081/health\n" \
+		"ip = 192.0.2.2\n"
+
+static char tmpdir[] = "/tmp/ddup-test-config-XXXXXX";
+static int nfiles;
+
+static int
+setup(void **state)
+{
+	(void)state;
+	return mkdtemp(tmpdir) == NULL ? -1 : 0;
+}
+
+static int
+teardown(void **state)
+{
+	char cmd[PATH_MAX + 16];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* Writes len bytes of text to a new file of the given mode; malloc'd path. */
+static char *
+write_file(const char *text, size_t len, mode_t mode)
+{
+	char *path;
+	int fd;
+
+	path = xmalloc(PATH_MAX);
+	snprintf(path, PATH_MAX, "%s/c%d-XXXXXX", tmpdir, nfiles++);
+	fd = mkstemp(path);
+	assert_true(fd != -1);
+	assert_int_equal(write(fd, text, len), (ssize_t)len);
+	assert_int_equal(fchmod(fd, mode), 0);
+	close(fd);
+	return path;
+}
+
+/* config_load on path; returns its messages with the path written "F". */
+static char *
+load_path(const char *path, int warnings, struct config **out)
+{
+	struct config *c;
+	char *buf = NULL, *res, *p, *q;
+	size_t len = 0, plen = strlen(path);
+	FILE *errs;
+
+	errs = open_memstream(&buf, &len);
+	assert_non_null(errs);
+	c = config_load(path, errs, warnings);
+	fclose(errs);
+	res = xmalloc(len + 1);
+	for (p = buf, q = res; *p != '\0';) {
+		if (strncmp(p, path, plen) == 0) {
+			*q++ = 'F';
+			p += plen;
+		} else
+			*q++ = *p++;
+	}
+	*q = '\0';
+	free(buf);
+	if (out != NULL)
+		*out = c;
+	else
+		config_free(c);
+	return res;
+}
+
+static char *
+load(const char *text, mode_t mode, int warnings, struct config **out)
+{
+	char *path, *res;
+
+	path = write_file(text, strlen(text), mode);
+	res = load_path(path, warnings, out);
+	free(path);
+	return res;
+}
+
+static const struct {
+	const char	*text;
+	const char	*errs;
+} bad[] = {
+	/* Sections. */
+	{ PROV DOM EP "[foo bar]\nx = 1\n",
+	  "F:12: unknown section kind 'foo' (expected provider, domain or "
+	  "endpoint)\n" },
+	{ PROV DOM EP "[notify ops]\nurl = http://127.0.0.1/\n",
+	  "F:12: [notify] sections are not supported by this version of "
+	  "ddup-check\n" },
+	{ PROV "[endpoint a]\nurl = http://127.0.0.1/\nip = 192.0.2.9\n" DOM EP,
+	  "F:7: [endpoint] before any [domain]: an endpoint belongs to the "
+	  "[domain] above it\n" },
+	{ PROV DOM EP "[endpoint b\nurl = http://127.0.0.1/\n",
+	  "F:12: section header without ']'\n" },
+	{ PROV DOM "[endpoint a] ip = 192.0.2.1\n"
+	  "url = http://127.0.0.1/\nip = 192.0.2.1\n",
+	  "F:9: text after ']'\n" },
+	{ PROV "[domain]\nprovider = dns\n" EP,
+	  "F: no [domain] section\n"
+	  "F:7: [domain] needs a name: [domain NAME]\n" },
+	{ "",
+	  "F: no [domain] section\n" },
+	{ "interval = 30s\n" PROV,
+	  "F: no [domain] section\n" },
+
+	/* Keys. */
+	{ PROV DOM "colour = blue\n" EP,
+	  "F:9: unknown key 'colour' in [domain]\n" },
+	{ "statusHtml = /var/www/ddup.html\n" PROV DOM EP,
+	  "F:1: 'statusHtml' is not supported by this version of "
+	  "ddup-check\n" },
+	{ PROV DOM EP "cname = other.example.test\n",
+	  "F:12: 'cname' is not supported by this version of ddup-check\n" },
+	{ PROV DOM "interval = 10s\n" EP,
+	  "F:9: 'interval' cannot be used in [domain] (it belongs at the top "
+	  "of the file)\n" },
+	{ "url = http://127.0.0.1/\n" PROV DOM EP,
+	  "F:1: 'url' cannot be used at the top of the file (it belongs in "
+	  "[endpoint])\n" },
+	{ PROV DOM EP "ttl = 60\n",
+	  "F:12: 'ttl' cannot be used in [endpoint] (it belongs in [domain] "
+	  "or at the top of the file)\n" },
+	{ PROV DOM "ttl =\n" EP,
+	  "F:9: 'ttl' has no value\n" },
+	{ PROV DOM "just some words\n" EP,
+	  "F:9: expected 'key = value'\n" },
+	{ PROV DOM "= 60\n" EP,
+	  "F:9: missing key name before '='\n" },
+
+	/* The three inih pitfalls. */
+	{ PROV DOM "  ttl = 60\n" EP,
+	  "F:9: indented line: inih would join it to the previous value; "
+	  "remove the indentation\n" },
+	{ PROV DOM "Provider = other\n" EP,
+	  "F:9: 'Provider' given twice in one section (first at line 8)\n" },
+	{ PROV DOM EP "name = "
+	  "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+	  "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+	  "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+	  "\n" EP2,
+	  "F:12: line too long (at most 198 characters)\n" },
+
+	/* Endpoints. */
+	{ PROV DOM "[endpoint a]\nip = 192.0.2.1\n",
+	  "F:9: [endpoint] has no 'url'\n" },
+	{ PROV DOM "[endpoint a]\nurl = http://127.0.0.1/\n",
+	  "F:9: [endpoint] has no 'ip'\n" },
+	{ PROV DOM "[endpoint a]\nurl = http://127.0.0.1/\nip = 192.0.2.300\n",
+	  "F:11: bad IP address '192.0.2.300'\n" },
+	{ PROV DOM "[endpoint a]\nurl = http://127.0.0.1/\nip = [2001:db8::1]\n",
+	  "F:11: bad IP address '[2001:db8::1]'\n" },
+	{ PROV DOM "[endpoint a]\nurl = ftp://127.0.0.1/\nip = 192.0.2.1\n",
+	  "F:10: bad url 'ftp://127.0.0.1/': must start with http:// or "
+	  "https://\n" },
+	{ PROV DOM "[endpoint a]\nurl = 127.0.0.1/health\nip = 192.0.2.1\n",
+	  "F:10: bad url '127.0.0.1/health': must start with http:// or "
+	  "https://\n" },
+	{ PROV DOM "[endpoint a]\nurl = http://[::1/\nip = 192.0.2.1\n",
+	  "F:10: bad url 'http://[::1/': Bad IPv6 address\n" },
+	{ PROV DOM "[endpoint a]\nurl = http://:80/\nip = 192.0.2.1\n",
+	  "F:10: bad url 'http://:80/': No host part in the URL\n" },
+	{ PROV DOM EP "host = bad host!\n",
+	  "F:12: bad host name 'bad host!'\n" },
+	{ PROV DOM EP "priority = -1\n",
+	  "F:12: 'priority': expected an integer from 0 to 2147483647, not "
+	  "'-1'\n" },
+	{ PROV DOM EP "[endpoint b]\nurl = http://127.0.0.2/\nip = 192.0.2.1\n",
+	  "F:14: ip 192.0.2.1 is also the ip of the endpoint at line 9\n" },
+	{ PROV DOM EP "[endpoint b]\nurl = http://127.0.0.2/\n"
+	  "ip = 2001:db8::1\nname = A\n",
+	  "F:15: endpoint name 'A' is also the name of the endpoint at line "
+	  "9\n" },
+	{ PROV DOM "[endpoint]\nurl = http://127.0.0.1/\nip = 192.0.2.1\n"
+	  "[endpoint]\nurl = http://127.0.0.1/\nip = 192.0.2.2\n",
+	  "F:12: endpoint name 'http://127.0.0.1/' is also the name of the "
+	  "endpoint at line 9\n" },
+
+	/* Domains. */
+	{ PROV DOM,
+	  "F:7: domain app.example.test has no [endpoint]\n" },
+	{ PROV "[domain app.example.test]\nttl = 60\n" EP,
+	  "F:7: domain app.example.test: missing 'provider'\n" },
+	{ PROV "[domain app.example.test]\nprovider = dnz\n" EP,
+	  "F:8: domain app.example.test: unknown provider 'dnz'\n" },
+	{ PROV "[domain app.example.com]\nprovider = dns\n" EP,
+	  "F:8: domain app.example.com is not in zone example.test of "
+	  "provider 'dns'\n" },
+	{ PROV "[domain badexample.test]\nprovider = dns\n" EP,
+	  "F:8: domain badexample.test is not in zone example.test of "
+	  "provider 'dns'\n" },
+	{ PROV "[domain app..example.test]\nprovider = dns\n" EP,
+	  "F:7: bad domain name 'app..example.test'\n" },
+	{ PROV "[domain app.exa*mple.test]\nprovider = dns\n" EP,
+	  "F:7: bad domain name 'app.exa*mple.test'\n" },
+	{ PROV DOM EP "[domain App.Example.Test.]\nprovider = dns\n" EP2,
+	  "F:12: domain app.example.test defined twice (first at line 7)\n" },
+	{ PROV DOM "ttl = 0\n" EP,
+	  "F:9: 'ttl': expected an integer from 1 to 2147483647, not '0'\n" },
+	{ PROV DOM "ttl = 2147483648\n" EP,
+	  "F:9: 'ttl': expected an integer from 1 to 2147483647, not "
+	  "'2147483648'\n" },
+	{ PROV DOM "attempts = 0\n" EP,
+	  "F:9: 'attempts': expected an integer from 1 to 2147483647, not "
+	  "'0'\n" },
+	{ "recoverAfter = abc\n" PROV DOM EP,
+	  "F:1: 'recoverAfter': expected an integer from 1 to 2147483647, not "
+	  "'abc'\n" },
+	{ PROV DOM "timeout = 3x\n" EP,
+	  "F:9: 'timeout': expected a duration above zero (such as 500ms, "
+	  "30s, 5m, 1h or 7d), not '3x'\n" },
+	{ PROV DOM "timeout = 0s\n" EP,
+	  "F:9: 'timeout': expected a duration above zero (such as 500ms, "
+	  "30s, 5m, 1h or 7d), not '0s'\n" },
+	{ PROV DOM "expectStatus = 99\n" EP,
+	  "F:9: 'expectStatus': expected a status code (100-599), a class "
+	  "such as 2xx, or a list of them, not '99'\n" },
+	{ PROV DOM "method = POST\n" EP,
+	  "F:9: 'method': expected GET or HEAD, not 'POST'\n" },
+
+	/* Top level. */
+	{ "maxParallel = 0\n" PROV DOM EP,
+	  "F:1: 'maxParallel': expected an integer from 1 to 2147483647, not "
+	  "'0'\n" },
+	{ "interval = soon\n" PROV DOM EP,
+	  "F:1: 'interval': expected a duration above zero (such as 500ms, "
+	  "30s, 5m, 1h or 7d), not 'soon'\n" },
+	{ "history = -1d\n" PROV DOM EP,
+	  "F:1: 'history': expected a duration above zero (such as 500ms, "
+	  "30s, 5m, 1h or 7d), not '-1d'\n" },
+	{ "logFormat = xml\n" PROV DOM EP,
+	  "F:1: 'logFormat': expected text or json, not 'xml'\n" },
+	{ "caFile = /nonexistent/ca.pem\n" PROV DOM EP,
+	  "F:1: caFile /nonexistent/ca.pem: cannot read: No such file or "
+	  "directory\n" },
+	{ "caFile = /tmp\n" PROV DOM EP,
+	  "F:1: caFile /tmp: not a regular file\n" },
+
+	/* Providers. */
+	{ PROV PROV DOM EP,
+	  "F:7: provider 'dns' defined twice (first at line 1)\n" },
+	{ "[provider dns]\nserver = 127.0.0.1\n" DOM EP,
+	  "F:1: provider 'dns': missing 'type' (one of: rfc2136, powerdns)\n" },
+	{ "[provider dns]\ntype = bind\nserver = 127.0.0.1\n" DOM EP,
+	  "F:2: provider 'dns': unknown type 'bind' (known: rfc2136, "
+	  "powerdns)\n" },
+	{ "[provider dns]\ntype = rfc2136\nserver = 127.0.0.1:5353\n"
+	  "keyName = ddns-key\nkeySecret = " SECRET "\n" DOM EP,
+	  "F:1: provider 'dns': missing 'zone'\n" },
+	{ PROV "port = 53\n" DOM EP,
+	  "F:7: provider 'dns': unknown key 'port' for type rfc2136\n" },
+	{ "[provider]\ntype = rfc2136\n" DOM EP,
+	  "F:1: [provider] needs a name: [provider NAME]\n"
+	  "F:4: domain app.example.test: unknown provider 'dns'\n" },
+	{ "[provider dns]\ntype = rfc2136\nserver = 127.0.0.1:5353\n"
+	  "zone = example.test\nkeyName = ddns-key\n"
+	  "keySecret = !env DDUP_TEST_SURELY_UNSET\n" DOM EP,
+	  "F:6: 'keySecret': environment variable DDUP_TEST_SURELY_UNSET is "
+	  "not set\n" },
+	{ "[provider dns]\ntype = rfc2136\nserver = 127.0.0.1:5353\n"
+	  "zone = example.test\nkeyName = ddns-key\nkeySecret = !env\n" DOM EP,
+	  "F:6: 'keySecret': !env needs a variable name\n" },
+	{ "[provider dns]\ntype = rfc2136\nserver = 127.0.0.1:5353\n"
+	  "zone = example.test\nkeyName = ddns-key\n"
+	  "keySecret = !file /nonexistent/tsig.key\n" DOM EP,
+	  "F:6: 'keySecret': !file /nonexistent/tsig.key: cannot read: No "
+	  "such file or directory\n" },
+	{ "[provider dns]\ntype = rfc2136\nserver = 127.0.0.1:5353\n"
+	  "zone = example.test\nkeyName = !env USER\n"
+	  "keySecret = " SECRET "\n" DOM EP,
+	  "F:5: 'keyName' is not a secret: !env and !file work only for "
+	  "secrets\n" },
+	{ "[provider pdns]\ntype = powerdns\nbaseUrl = http://127.0.0.1:8081\n"
+	  "zone = example.test\n"
+	  "[domain app.example.test]\nprovider = pdns\n" EP,
+	  "F:1: provider 'pdns': missing 'apiKey'\n" },
+
+	/* Many at once, sorted by line. */
+	{ "ttl = 0\n"
+	  "[provider dns]\ntype = rfc2136\nserver = 127.0.0.1:5353\n"
+	  "[domain app.example.test]\nprovider = dns\n"
+	  "[endpoint a]\nip = 192.0.2.1\n"
+	  "[domain b.example.test]\nprovider = nope\n",
+	  "F:1: 'ttl': expected an integer from 1 to 2147483647, not '0'\n"
+	  "F:2: provider 'dns': missing 'zone'\n"
+	  "F:7: [endpoint] has no 'url'\n"
+	  "F:9: domain b.example.test has no [endpoint]\n"
+	  "F:10: domain b.example.test: unknown provider 'nope'\n" },
+};
+
+static void
+test_bad(void **state)
+{
+	struct config *c;
+	char *errs;
+	size_t i;
+	int distinct = 0;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		c = (struct config *)1;
+		errs = load(bad[i].text, 0600, 1, &c);
+		if (c != NULL || strcmp(errs, bad[i].errs) != 0)
+			fail_msg("case %zu: got %s\"%s\"\nwanted \"%s\"", i,
+			    c != NULL ? "a config and " : "", errs,
+			    bad[i].errs);
+		free(errs);
+		distinct++;
+	}
+	assert_true(distinct >= 25);
+}
+
+static void
+test_defaults(void **state)
+{
+	const struct provider_cfg *pc;
+	const struct domain_cfg *d;
+	const struct endpoint_cfg *e;
+	struct config *c;
+	char *errs, buf[64];
+
+	(void)state;
+	errs = load(PROV DOM EP, 0600, 1, &c);
+	assert_string_equal(errs, "");
+	free(errs);
+	assert_non_null(c);
+	assert_int_equal(c->interval_ms, 30000);
+	assert_string_equal(c->state, "/var/lib/ddup/ddup.db");
+	assert_int_equal(c->max_parallel, 256);
+	assert_null(c->ca_file);
+	assert_int_equal(c->log_json, 0);
+	assert_int_equal(c->history_ms, 7 * 86400 * 1000LL);
+
+	assert_int_equal(c->nproviders, 1);
+	pc = &c->providers[0];
+	assert_string_equal(pc->name, "dns");
+	assert_ptr_equal(pc->ops, &rfc2136_ops);
+	assert_int_equal(pc->line, 1);
+	assert_int_equal(pc->nkv, 4);
+	assert_string_equal(provider_cfg_get(pc, "ZONE"), "example.test");
+	assert_string_equal(provider_cfg_get(pc, "keySecret"), SECRET);
+	assert_null(provider_cfg_get(pc, "protocol"));
+	assert_int_equal(provider_cfg_line(pc, "zone"), 4);
+	assert_int_equal(provider_cfg_line(pc, "protocol"), 1);
+	assert_int_equal(provider_cfg_line(pc, NULL), 1);
+	assert_string_equal(pc->kv[3].key, "keySecret");
+	assert_true(pc->kv[3].secret);
+	assert_false(pc->kv[0].secret);
+
+	assert_int_equal(c->ndomains, 1);
+	d = &c->domains[0];
+	assert_string_equal(d->name, "app.example.test");
+	assert_ptr_equal(d->provider, pc);
+	assert_int_equal(d->ttl, 120);
+	assert_int_equal(d->timeout_ms, 3000);
+	assert_int_equal(d->attempts, 2);
+	assert_int_equal(d->recover_after, 1);
+	assert_int_equal(d->head, 0);
+	expect_format(&d->expect, buf, sizeof(buf));
+	assert_string_equal(buf, "2xx");
+	assert_null(d->expect_body);
+	assert_int_equal(d->line, 7);
+	assert_true(d->has4);
+	assert_false(d->has6);
+
+	assert_int_equal(d->neps, 1);
+	e = &d->eps[0];
+	assert_string_equal(e->name, "a");
+	assert_string_equal(e->url, "http://127.0.0.1:8080/health");
+	assert_null(e->host);
+	assert_string_equal(e->ip.s, "192.0.2.1");
+	assert_int_equal(e->priority, 0);
+	assert_int_equal(e->line, 9);
+	config_free(c);
+}
+
+/* Top-level check keys are every domain's defaults; spelling is free. */
+static void
+test_inherit_and_case(void **state)
+{
+	static const char text[] =
+	    "; settings for the whole file\n"
+	    "TTL = 60\n"
+	    "TimeOut = 1500ms\n"
+	    "attempts = 3 ; an inline comment\n"
+	    "RECOVERAFTER = 4\n"
+	    "method = head\n"
+	    "expectstatus = 200, 204\n"
+	    "expectBody = OK\n"
+	    "interval = 1m\n"
+	    "MaxParallel = 8\n"
+	    "LOGFORMAT = JSON\n"
+	    "history = 2d\n"
+	    "state : /tmp/ddup-test.db\n"
+	    "\n"
+	    "# the DNS server\n"
+	    "[Provider dns]\n"
+	    "TYPE = RFC2136\n"
+	    "SERVER = 127.0.0.1:5353\n"
+	    "Zone = Example.Test.\n"
+	    "keyname = ddns-key\n"
+	    "KEYSECRET = " SECRET "\n"
+	    "[DOMAIN App.Example.Test.]\n"
+	    "Provider = dns\n"
+	    "ttl = 300\n"
+	    "Method = GET\n"
+	    "[ENDPOINT]\n"
+	    "URL = http://[2001:db8::1]:8080/health\n"
+	    "IP = 2001:DB8::1\n"
+	    "Priority = 10\n"
+	    "[endpoint second]\n"
+	    "url = https://127.0.0.1/\n"
+	    "ip = 192.0.2.7\n"
+	    "host = App.Example.Test\n"
+	    "name = shown\n"
+	    "[domain example.test]\n"
+	    "provider = DNS\n"
+	    "[endpoint]\n"
+	    "url = http://127.0.0.1/\n"
+	    "ip = 192.0.2.8\n";
+	const struct domain_cfg *d;
+	struct config *c;
+	char *errs, buf[64];
+
+	(void)state;
+	errs = load(text, 0600, 1, &c);
+	assert_string_equal(errs, "");
+	free(errs);
+	assert_non_null(c);
+	assert_int_equal(c->interval_ms, 60000);
+	assert_int_equal(c->max_parallel, 8);
+	assert_int_equal(c->log_json, 1);
+	assert_int_equal(c->history_ms, 2 * 86400 * 1000LL);
+	assert_string_equal(c->state, "/tmp/ddup-test.db");
+	assert_string_equal(c->providers[0].kv[2].key, "keyName");
+	assert_string_equal(c->providers[0].kv[3].key, "keySecret");
+	assert_ptr_equal(c->providers[0].ops, &rfc2136_ops);
+	assert_int_equal(c->ndomains, 2);
+
+	d = &c->domains[0];
+	assert_string_equal(d->name, "app.example.test");
+	assert_int_equal(d->ttl, 300);
+	assert_int_equal(d->timeout_ms, 1500);
+	assert_int_equal(d->attempts, 3);
+	assert_int_equal(d->recover_after, 4);
+	assert_int_equal(d->head, 0);
+	expect_format(&d->expect, buf, sizeof(buf));
+	assert_string_equal(buf, "200, 204");
+	assert_string_equal(d->expect_body, "OK");
+	assert_true(d->has4);
+	assert_true(d->has6);
+	assert_int_equal(d->neps, 2);
+	assert_string_equal(d->eps[0].name, "http://[2001:db8::1]:8080/health");
+	assert_string_equal(d->eps[0].ip.s, "2001:db8::1");
+	assert_int_equal(d->eps[0].ip.family, 6);
+	assert_int_equal(d->eps[0].priority, 10);
+	assert_string_equal(d->eps[1].name, "shown");
+	assert_string_equal(d->eps[1].host, "app.example.test");
+
+	d = &c->domains[1];
+	assert_string_equal(d->name, "example.test");
+	assert_ptr_equal(d->provider, &c->providers[0]);
+	assert_int_equal(d->ttl, 60);
+	assert_int_equal(d->head, 1);
+	assert_int_equal(d->recover_after, 4);
+	assert_string_equal(d->expect_body, "OK");
+	assert_true(d->has4);
+	assert_false(d->has6);
+	config_free(c);
+}
+
+static void
+test_secrets(void **state)
+{
+	const struct provider_cfg *pc;
+	struct config *c;
+	char text[2048], *file, *errs, *rel;
+
+	(void)state;
+	setenv("DDUP_TEST_SECRET", "from-the-environment", 1);
+	file = write_file(SECRET "\n", strlen(SECRET) + 1, 0600);
+	rel = write_file("k-from-a-file\n", 14, 0600);
+	snprintf(text, sizeof(text),
+	    "[provider pdns]\ntype = powerdns\nbaseUrl = http://127.0.0.1:8081\n"
+	    "apiKey = !env DDUP_TEST_SECRET\nzone = example.test\n"
+	    "[provider dns]\ntype = rfc2136\nserver = 127.0.0.1:5353\n"
+	    "zone = example.test\nkeyName = ddns-key\nkeySecret = !file %s\n"
+	    "[provider rel]\ntype = powerdns\nbaseUrl = http://127.0.0.1:8081\n"
+	    "apiKey = !file   %s\nzone = example.test\n"
+	    "[domain app.example.test]\nprovider = pdns\n" EP,
+	    file, strrchr(rel, '/') + 1);
+	/* Group-readable, but no literal secret: no warning. */
+	errs = load(text, 0644, 1, &c);
+	assert_string_equal(errs, "");
+	free(errs);
+	assert_non_null(c);
+	pc = &c->providers[0];
+	assert_string_equal(provider_cfg_get(pc, "apiKey"), "from-the-environment");
+	pc = &c->providers[1];
+	/* The trailing newline goes. */
+	assert_string_equal(provider_cfg_get(pc, "keySecret"), SECRET);
+	/* A relative path is taken from the configuration's folder. */
+	pc = &c->providers[2];
+	assert_string_equal(provider_cfg_get(pc, "apiKey"), "k-from-a-file");
+	config_free(c);
+	free(rel);
+
+	/* An empty variable, an empty file: errors that show no value. */
+	setenv("DDUP_TEST_SECRET", "", 1);
+	rel = write_file("\n", 1, 0600);
+	snprintf(text, sizeof(text),
+	    "[provider pdns]\ntype = powerdns\nbaseUrl = http://127.0.0.1:8081\n"
+	    "apiKey = !env DDUP_TEST_SECRET\nzone = example.test\n"
+	    "[provider p2]\ntype = powerdns\nbaseUrl = http://127.0.0.1:8081\n"
+	    "apiKey = !file %s\nzone = example.test\n"
+	    "[domain app.example.test]\nprovider = pdns\n" EP, rel);
+	errs = load(text, 0600, 1, &c);
+	assert_null(c);
+	free(file);
+	file = xmalloc(strlen(rel) + 256);
+	snprintf(file, strlen(rel) + 256,
+	    "F:4: 'apiKey': environment variable DDUP_TEST_SECRET is empty\n"
+	    "F:9: 'apiKey': !file %s: is empty\n", rel);
+	assert_string_equal(errs, file);
+	free(errs);
+	free(file);
+	free(rel);
+	unsetenv("DDUP_TEST_SECRET");
+}
+
+static void
+test_warnings(void **state)
+{
+	struct config *c;
+	char *errs;
+
+	(void)state;
+	/* A literal secret in a file that others can read. */
+	errs = load(PROV DOM EP, 0644, 1, &c);
+	assert_string_equal(errs, "F:6: warning: provider 'dns': secret "
+	    "'keySecret' is written in a file that group or others can read; "
+	    "use !env or !file, or make the file private\n");
+	assert_non_null(c);
+	config_free(c);
+	free(errs);
+	errs = load(PROV DOM EP, 0644, 0, &c);
+	assert_string_equal(errs, "");
+	assert_non_null(c);
+	config_free(c);
+	free(errs);
+
+	/* rfc2136 without TSIG. */
+	errs = load("[provider dns]\ntype = rfc2136\nserver = 127.0.0.1:5353\n"
+	    "zone = example.test\n" DOM EP, 0600, 1, &c);
+	assert_string_equal(errs, "F:1: warning: provider 'dns': updates will "
+	    "not be signed (no TSIG key)\n");
+	assert_non_null(c);
+	config_free(c);
+	free(errs);
+
+	/* A timeout not below interval, written or inherited. */
+	errs = load("interval = 5s\n" PROV DOM "timeout = 5s\n" EP, 0600, 1, &c);
+	assert_string_equal(errs, "F:10: warning: domain app.example.test: "
+	    "timeout (5000 ms) is not below interval (5000 ms)\n");
+	assert_non_null(c);
+	config_free(c);
+	free(errs);
+	errs = load("interval = 2s\n" PROV DOM EP, 0600, 1, &c);
+	assert_string_equal(errs, "F:8: warning: domain app.example.test: "
+	    "timeout (3000 ms) is not below interval (2000 ms)\n");
+	assert_non_null(c);
+	config_free(c);
+	free(errs);
+
+	/* Warnings come with errors, in line order. */
+	errs = load("interval = 2s\n" PROV DOM "ttl = 0\n" EP, 0644, 1, &c);
+	assert_null(c);
+	assert_string_equal(errs, "F:7: warning: provider 'dns': secret "
+	    "'keySecret' is written in a file that group or others can read; "
+	    "use !env or !file, or make the file private\n"
+	    "F:8: warning: domain app.example.test: timeout (3000 ms) is not "
+	    "below interval (2000 ms)\n"
+	    "F:10: 'ttl': expected an integer from 1 to 2147483647, not '0'\n");
+	free(errs);
+}
+
+/* What inih would get wrong, and what it must get right. */
+static void
+test_lines(void **state)
+{
+	struct config *c;
+	char text[1024], url[256], *errs;
+	size_t n;
+
+	(void)state;
+	/* A line of exactly 198 characters is whole. */
+	n = 198 - strlen("url = ");
+	snprintf(url, sizeof(url), "http://127.0.0.1/%0*d", (int)n - 17, 7);
+	snprintf(text, sizeof(text), PROV DOM "[endpoint a]\nurl = %s\n"
+	    "ip = 192.0.2.1\n", url);
+	assert_int_equal(strlen(strstr(text, "url =")) - strlen(strchr(
+	    strstr(text, "url ="), '\n')), 198);
+	errs = load(text, 0600, 1, &c);
+	assert_string_equal(errs, "");
+	assert_non_null(c);
+	assert_string_equal(c->domains[0].eps[0].url, url);
+	config_free(c);
+	free(errs);
+
+	/* CRLF, a byte order mark, comments, blank lines, spaces. */
+	errs = load("\xEF\xBB\xBFinterval = 20s\r\n"
+	    "[provider dns]\r\ntype=rfc2136\r\nserver = 127.0.0.1:5353\r\n"
+	    "zone =example.test \r\nkeyName = ddns-key\r\n"
+	    "keySecret = " SECRET "\r\n"
+	    "\r\n   \r\n  ; an indented comment is fine\r\n# so is this\r\n"
+	    "[domain app.example.test] ; a comment\r\nprovider = dns\r\n"
+	    "expectBody = a;b\r\n"
+	    "[endpoint a]\r\nurl = http://127.0.0.1/\r\nip = 192.0.2.1\r\n",
+	    0600, 1, &c);
+	assert_string_equal(errs, "");
+	assert_non_null(c);
+	assert_int_equal(c->interval_ms, 20000);
+	assert_string_equal(provider_cfg_get(&c->providers[0], "zone"),
+	    "example.test");
+	/* inih takes ';' as a comment only after white space. */
+	assert_string_equal(c->domains[0].expect_body, "a;b");
+	config_free(c);
+	free(errs);
+
+	/* A domain name longer than inih's 49-character section buffer. */
+	errs = load(PROV "[domain a-rather-long-label-for-a-name.another-"
+	    "long-label-here.example.test]\nprovider = dns\n" EP, 0600, 1, &c);
+	assert_string_equal(errs, "");
+	assert_non_null(c);
+	assert_string_equal(c->domains[0].name, "a-rather-long-label-for-a-"
+	    "name.another-long-label-here.example.test");
+	config_free(c);
+	free(errs);
+
+	/* The zone itself is a domain of the zone; a trailing dot goes. */
+	errs = load(PROV "[domain Example.Test.]\nprovider = dns\n" EP, 0600,
+	    1, &c);
+	assert_string_equal(errs, "");
+	assert_non_null(c);
+	assert_string_equal(c->domains[0].name, "example.test");
+	config_free(c);
+	free(errs);
+}
+
+static void
+test_files(void **state)
+{
+	static const char junk[] = PROV DOM "ur\0l = x\n" EP;
+	unsigned int seed = 12345;
+	char *path, *errs, *buf;
+	struct config *c;
+	size_t i, n;
+
+	(void)state;
+	errs = load_path("/nonexistent/ddup.ini", 1, &c);
+	assert_null(c);
+	assert_string_equal(errs, "F: cannot read: No such file or directory\n");
+	free(errs);
+	errs = load_path(tmpdir, 1, &c);
+	assert_null(c);
+	assert_string_equal(errs, "F: cannot read: Is a directory\n");
+	free(errs);
+	if (geteuid() != 0) {
+		path = write_file(PROV DOM EP, strlen(PROV DOM EP), 0);
+		errs = load_path(path, 1, &c);
+		assert_null(c);
+		assert_string_equal(errs, "F: cannot read: Permission denied\n");
+		free(errs);
+		free(path);
+	}
+
+	path = write_file(junk, sizeof(junk) - 1, 0600);
+	errs = load_path(path, 1, &c);
+	assert_null(c);
+	assert_string_equal(errs, "F:9: NUL byte in line\n");
+	free(errs);
+	free(path);
+
+	/* Binary junk: errors, no crash (the sanitizer build checks more). */
+	n = 64 * 1024;
+	buf = xmalloc(n);
+	for (i = 0; i < n; i++) {
+		seed = seed * 1103515245 + 12345;
+		buf[i] = (char)(seed >> 16);
+	}
+	path = write_file(buf, n, 0600);
+	errs = load_path(path, 1, &c);
+	assert_null(c);
+	assert_true(strlen(errs) > 0);
+	free(errs);
+	free(path);
+	/* The same with many newlines and brackets mixed in. */
+	for (i = 0; i < n; i += 7)
+		buf[i] = "\n[]=; \t"[(i / 7) % 7];
+	path = write_file(buf, n, 0600);
+	errs = load_path(path, 1, &c);
+	assert_null(c);
+	free(errs);
+	free(path);
+	free(buf);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_bad),
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_inherit_and_case),
+		cmocka_unit_test(test_secrets),
+		cmocka_unit_test(test_warnings),
+		cmocka_unit_test(test_lines),
+		cmocka_unit_test(test_files),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
