@@ -38,69 +38,72 @@
  * i + 1.  Never edit one that has shipped; append a new one.
  */
 static const char *const migrations[] = {
-	/* 1: the first schema */
-	"CREATE TABLE endpoints ("
-	"  domain TEXT NOT NULL,"
-	"  name TEXT NOT NULL,"
-	"  ip TEXT NOT NULL,"
-	"  url TEXT NOT NULL,"
-	"  priority INTEGER NOT NULL,"
-	"  failures INTEGER NOT NULL DEFAULT 0,"
-	"  passes INTEGER NOT NULL DEFAULT 0,"
-	"  removed INTEGER NOT NULL DEFAULT 0,"
-	"  last_check TEXT,"
-	"  last_ok INTEGER,"
-	"  last_status INTEGER,"
-	"  last_result TEXT,"
-	"  latency_ms INTEGER,"
-	"  PRIMARY KEY (domain, name)"
-	") STRICT;"
-	"CREATE TABLE domains ("
-	"  name TEXT PRIMARY KEY NOT NULL,"
-	"  provider TEXT NOT NULL,"
-	"  ttl INTEGER NOT NULL,"
-	"  tier INTEGER,"
-	"  last_change TEXT,"
-	"  last_error TEXT,"
-	"  unhealthy INTEGER NOT NULL DEFAULT 0"
-	") STRICT;"
-	"CREATE TABLE published ("
-	"  domain TEXT NOT NULL,"
-	"  type TEXT NOT NULL CHECK (type IN ('A', 'AAAA')),"
-	"  ttl INTEGER NOT NULL,"
-	"  addresses TEXT NOT NULL,"
-	"  PRIMARY KEY (domain, type)"
-	") STRICT;"
-	"CREATE TABLE checks ("
-	"  id INTEGER PRIMARY KEY,"
-	"  time TEXT NOT NULL,"
-	"  domain TEXT NOT NULL,"
-	"  endpoint TEXT NOT NULL,"
-	"  ip TEXT NOT NULL,"
-	"  ok INTEGER NOT NULL,"
-	"  status INTEGER,"
-	"  latency_ms INTEGER,"
-	"  reason TEXT"
-	") STRICT;"
-	"CREATE INDEX checks_time ON checks (time);"
-	"CREATE INDEX checks_endpoint ON checks (domain, endpoint, time);"
-	"CREATE TABLE changes ("
-	"  id INTEGER PRIMARY KEY,"
-	"  time TEXT NOT NULL,"
-	"  domain TEXT NOT NULL,"
-	"  type TEXT NOT NULL CHECK (type IN ('A', 'AAAA')),"
-	"  ttl INTEGER NOT NULL,"
-	"  old TEXT NOT NULL,"
-	"  new TEXT NOT NULL,"
-	"  tier INTEGER,"
-	"  ok INTEGER NOT NULL,"
-	"  error TEXT"
-	") STRICT;"
-	"CREATE INDEX changes_time ON changes (time);"
-	"CREATE TABLE meta ("
-	"  key TEXT PRIMARY KEY NOT NULL,"
-	"  value TEXT"
-	") STRICT;",
+	/*
+	 * 1: the first schema.  The newlines and comments are kept by
+	 * SQLite and shown by the CLI's .schema, for operators.
+	 */
+	"CREATE TABLE endpoints (\n"
+	"  domain TEXT NOT NULL,\n"
+	"  name TEXT NOT NULL,\n"
+	"  ip TEXT NOT NULL,\n"
+	"  url TEXT NOT NULL,\n"
+	"  priority INTEGER NOT NULL,\n"
+	"  failures INTEGER NOT NULL,  -- consecutive failed checks\n"
+	"  passes INTEGER NOT NULL,    -- consecutive passed checks\n"
+	"  removed INTEGER NOT NULL,   -- 1: out of DNS until it recovers\n"
+	"  last_check TEXT,            -- UTC; NULL: never checked\n"
+	"  last_ok INTEGER,\n"
+	"  last_status INTEGER,        -- HTTP status; NULL: no answer\n"
+	"  last_result TEXT,           -- 'ok', 'HTTP 503', 'timeout', ...\n"
+	"  latency_ms INTEGER,\n"
+	"  PRIMARY KEY (domain, name)\n"
+	") STRICT;\n"
+	"CREATE TABLE domains (\n"
+	"  name TEXT PRIMARY KEY NOT NULL,\n"
+	"  provider TEXT NOT NULL,\n"
+	"  ttl INTEGER NOT NULL,\n"
+	"  tier INTEGER,               -- priority published; NULL: none\n"
+	"  last_change TEXT,           -- UTC of the last successful update\n"
+	"  last_error TEXT,            -- NULL: the last update worked\n"
+	"  unhealthy INTEGER NOT NULL  -- 1: no healthy endpoint last run\n"
+	") STRICT;\n"
+	"CREATE TABLE published (      -- what DNS holds, as last written\n"
+	"  domain TEXT NOT NULL,\n"
+	"  type TEXT NOT NULL CHECK (type IN ('A', 'AAAA')),\n"
+	"  ttl INTEGER NOT NULL,\n"
+	"  addresses TEXT NOT NULL,    -- space-separated; '': emptied\n"
+	"  PRIMARY KEY (domain, type)\n"
+	") STRICT;\n"
+	"CREATE TABLE checks (         -- history, kept for `history`\n"
+	"  id INTEGER PRIMARY KEY,\n"
+	"  time TEXT NOT NULL,         -- UTC\n"
+	"  domain TEXT NOT NULL,\n"
+	"  endpoint TEXT NOT NULL,\n"
+	"  ip TEXT NOT NULL,\n"
+	"  ok INTEGER NOT NULL,\n"
+	"  status INTEGER,             -- HTTP status; NULL: no answer\n"
+	"  latency_ms INTEGER,\n"
+	"  reason TEXT\n"
+	") STRICT;\n"
+	"CREATE INDEX checks_time ON checks (time);\n"
+	"CREATE INDEX checks_endpoint ON checks (domain, endpoint, time);\n"
+	"CREATE TABLE changes (        -- DNS update attempts, kept a year\n"
+	"  id INTEGER PRIMARY KEY,\n"
+	"  time TEXT NOT NULL,         -- UTC\n"
+	"  domain TEXT NOT NULL,\n"
+	"  type TEXT NOT NULL CHECK (type IN ('A', 'AAAA')),\n"
+	"  ttl INTEGER NOT NULL,\n"
+	"  old TEXT NOT NULL,          -- space-separated addresses\n"
+	"  new TEXT NOT NULL,\n"
+	"  tier INTEGER,\n"
+	"  ok INTEGER NOT NULL,\n"
+	"  error TEXT\n"
+	") STRICT;\n"
+	"CREATE INDEX changes_time ON changes (time);\n"
+	"CREATE TABLE meta (           -- last_run: UTC of the last run\n"
+	"  key TEXT PRIMARY KEY NOT NULL,\n"
+	"  value TEXT\n"
+	") STRICT;\n",
 };
 
 #define SCHEMA_VERSION	((int)(sizeof(migrations) / sizeof(migrations[0])))
@@ -388,7 +391,9 @@ make_parent(struct state *st)
 
 /*
  * Opens the lock file descriptor and takes the run lock.  flock() locks
- * are separate from SQLite's POSIX locks, so they do not interfere.
+ * are separate from SQLite's POSIX locks, so they do not interfere (on a
+ * local file system: NFS emulates flock() with POSIX locks, and SQLite
+ * over NFS is unsafe anyway).
  */
 static int
 take_lock(struct state *st)
@@ -616,8 +621,13 @@ state_open(const char *path, int mode, struct state **out, char *err,
 	    strncmp(path, "file:", 5) == 0 ? "./" : "", path);
 
 	if (!st->rw) {
-		if (stat(path, &sb) == -1 && errno == ENOENT) {
-			rc = STATE_OK;	/* no file: empty state */
+		if (stat(path, &sb) == -1) {
+			if (errno == ENOENT) {
+				rc = STATE_OK;	/* no file: empty state */
+				goto out;
+			}
+		} else if (!S_ISREG(sb.st_mode)) {
+			set_err(st, "not a regular file");
 			goto out;
 		}
 	} else {
@@ -648,6 +658,15 @@ state_open(const char *path, int mode, struct state **out, char *err,
 			set_err(st, "state file schema version %d is older than"
 			    " this ddup-check (%d); the next run upgrades it",
 			    ver, SCHEMA_VERSION);
+			goto out;
+		}
+		/*
+		 * One read transaction for the whole open, so what is read
+		 * is one run's state even while another run commits.
+		 */
+		if (sqlite3_exec(st->db, "BEGIN; SELECT count(*) FROM meta",
+		    NULL, NULL, NULL) != SQLITE_OK) {
+			db_err(st, st->db, "cannot read");
 			goto out;
 		}
 		if (prepare_all(st) == -1)
@@ -683,6 +702,9 @@ state_close(struct state *st)
 		state_rollback(st);
 	for (i = 0; i < S_MAX; i++)
 		sqlite3_finalize(st->stmt[i]);
+	/* Ends the read transaction of a read-only open. */
+	if (st->db != NULL && !sqlite3_get_autocommit(st->db))
+		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
 	sqlite3_close(st->db);
 	/* Last: closing any descriptor of the file drops SQLite's locks. */
 	if (st->lockfd != -1)

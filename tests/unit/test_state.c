@@ -233,8 +233,10 @@ populate(const char *path)
 	    &d), 0);
 	put_pub(st, "www.example.org", 4, "192.0.2.9 192.0.2.1");
 	put_pub(st, "www.example.org", 6, "");
-	assert_int_equal(state_add_check(st, T0 - DAY, "www.example.org",
+	assert_int_equal(state_add_check(st, T0 - 3 * DAY, "www.example.org",
 	    "web2", "2001:db8::2", 0, 0, 5000, "timeout"), 0);
+	assert_int_equal(state_add_check(st, T0 - DAY, "www.example.org",
+	    "web2", "2001:db8::2", 0, 0, 12, "connection refused"), 0);
 	assert_int_equal(state_add_check(st, T0, "www.example.org", "web1",
 	    "192.0.2.1", 1, 200, 42, "ok"), 0);
 	assert_int_equal(state_add_check(st, T0, "www.example.org", "web2",
@@ -303,8 +305,6 @@ test_roundtrip(void **ctx)
 	struct fx	*f = *ctx;
 	struct state	*st;
 	struct st_domain d;
-	const char	*keep;
-	char		 cmd[600];
 
 	populate(f->path);
 	st = open_ok(f->path, STATE_RW);
@@ -341,12 +341,6 @@ test_roundtrip(void **ctx)
 	    " WHERE integrity_check = 'ok'"), 1);
 	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM checks"
 	    " WHERE time = '2025-11-30T10:25:56.123Z'"), 2);
-
-	keep = getenv("DDUP_TEST_KEEP");
-	if (keep != NULL) {
-		snprintf(cmd, sizeof(cmd), "cp %s %s/state.db", f->path, keep);
-		assert_int_equal(system(cmd), 0);
-	}
 }
 
 static void
@@ -390,17 +384,27 @@ test_lock(void **ctx)
 	assert_non_null(strstr(err, f->path));
 	assert_non_null(strstr(err, "locked"));
 
-	/* Readers need no lock, and see only what was committed. */
+	/*
+	 * Readers need no lock, and see the state as it was committed when
+	 * they opened, for as long as they are open.
+	 */
 	begin(a);
 	put_ep(a, "d.example", "e", "192.0.2.3", 0);
 	b = open_ok(f->path, STATE_RO);
-	assert_int_equal(state_get_endpoint(b, "d.example", "e", "192.0.2.3",
-	    "https://x.example/health", &e), 0);
-	assert_false(e.found);
 	commit(a);
 	assert_int_equal(state_get_endpoint(b, "d.example", "e", "192.0.2.3",
 	    "https://x.example/health", &e), 0);
+	assert_false(e.found);
+	state_close(b);
+	b = open_ok(f->path, STATE_RO);
+	assert_int_equal(state_get_endpoint(b, "d.example", "e", "192.0.2.3",
+	    "https://x.example/health", &e), 0);
 	assert_true(e.found);
+	/* A run can go on (and checkpoint) while a reader is open. */
+	begin(a);
+	put_ep(a, "d.example", "e", "192.0.2.3", 1);
+	commit(a);
+	/* Reader first: closing a's lock descriptor drops b's POSIX locks. */
 	state_close(b);
 	state_close(a);
 
@@ -590,8 +594,10 @@ test_finish_run(void **ctx)
 		  .has4 = 1 },
 		{ .name = "new.example.org" },
 	};
+	const char		*keep;
+	char			 cmd[600];
 	struct config		 c = {
-		.history_ms = DAY / 2,
+		.history_ms = 2 * DAY,
 		.domains = doms,
 		.ndomains = 2,
 	};
@@ -606,6 +612,11 @@ test_finish_run(void **ctx)
 	    &d), 0);
 	assert_int_equal(state_add_change(st, T0 - 400 * DAY,
 	    "gone.example.org", 4, 300, "", "192.0.2.5", -1, 1, NULL), 0);
+	/* The cut is exact to the millisecond. */
+	assert_int_equal(state_add_check(st, T0 + 1000 - 2 * DAY - 1,
+	    "www.example.org", "web1", "192.0.2.1", 1, 200, 1, "edge-old"), 0);
+	assert_int_equal(state_add_check(st, T0 + 1000 - 2 * DAY,
+	    "www.example.org", "web1", "192.0.2.1", 1, 200, 1, "edge-kept"), 0);
 	assert_int_equal(state_finish_run(st, T0 + 1000, &c), 0);
 	commit(st);
 	state_close(st);
@@ -634,13 +645,23 @@ test_finish_run(void **ctx)
 	state_close(st);
 
 	/* History stays (also of web2), except what is too old. */
-	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM checks"), 2);
+	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM checks"), 4);
 	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM checks"
-	    " WHERE endpoint = 'web2'"), 1);
+	    " WHERE reason = 'edge-kept'"), 1);
+	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM checks"
+	    " WHERE endpoint = 'web2'"), 2);
+	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM checks"
+	    " WHERE reason = 'timeout'"), 0);
 	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM changes"), 2);
 	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM changes"
 	    " WHERE domain = 'gone.example.org'"), 0);
 	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM domains"), 1);
+
+	keep = getenv("DDUP_TEST_KEEP");
+	if (keep != NULL) {
+		snprintf(cmd, sizeof(cmd), "cp %s %s/state.db", f->path, keep);
+		assert_int_equal(system(cmd), 0);
+	}
 }
 
 static void
