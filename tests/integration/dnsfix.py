@@ -23,12 +23,12 @@ import urllib.request
 
 import pytest
 
-__all__ = ["bind_server", "pdns_server", "free_port", "BindServer", "PdnsServer", "dig"]
+__all__ = ["bind_server", "pdns_server", "BindServer", "PdnsServer"]
 
 ZONE = "example.test"
 
 
-def free_port(udp=True):
+def _free_port(udp=True):
     """A loopback port free for TCP (and UDP when asked), at this moment."""
     for _ in range(100):
         t = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -217,8 +217,8 @@ class BindServer(_Server):
         first = self.port is None
         for attempt in range(5):
             if first:
-                self.port = free_port()
-                self.stats_port = free_port(udp=False)
+                self.port = _free_port()
+                self.stats_port = _free_port(udp=False)
             self._configure()
             # -g: foreground, log to stderr; no -u: keep the current
             # user (root in CI, which named accepts).
@@ -343,8 +343,8 @@ class PdnsServer(_Server):
         first = self.port is None
         for attempt in range(5):
             if first:
-                self.port = free_port()
-                self.api_port = free_port(udp=False)
+                self.port = _free_port()
+                self.api_port = _free_port(udp=False)
             self._configure()
             self._spawn(["pdns_server", "--config-dir=" + self.dir])
             try:
