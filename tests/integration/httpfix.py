@@ -1,0 +1,316 @@
+"""HTTP(S) health endpoints on loopback for the integration tests.
+
+`certs` (session): a test CA made with the openssl CLI, and server
+certificates signed by it: "localhost" (with IP SANs 127.0.0.1 and ::1),
+"other.test", an expired one, and a self-signed one.
+
+`http_server` (function): a factory that starts real servers on an
+ephemeral loopback port, each in a background thread, and stops them all
+at teardown. A server's behaviour can be changed while it runs:
+
+    srv = http_server()                       # http://127.0.0.1:PORT/health
+    srv = http_server(tls=True, cert="other") # HTTPS with other.test's cert
+    srv = http_server(family=6)               # http://[::1]:PORT/health
+    srv.set(status=503, body="down", delay=0.5)
+    srv.stop(); srv.start()                   # refuse connections, come back
+    srv.requests[-1].method, .path, .host, .user_agent, .headers
+"""
+
+import os
+import socket
+import socketserver
+import ssl
+import subprocess
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+__all__ = ["certs", "http_server", "free_port", "has_ipv6", "Certs",
+           "HttpServer", "Request"]
+
+
+def free_port(family=4):
+    """A port nobody listens on right now (TCP, loopback)."""
+    af, host = (socket.AF_INET, "127.0.0.1") if family == 4 else (socket.AF_INET6, "::1")
+    with socket.socket(af, socket.SOCK_STREAM) as s:
+        s.bind((host, 0))
+        return s.getsockname()[1]
+
+
+def has_ipv6():
+    try:
+        with socket.socket(socket.AF_INET6, socket.SOCK_STREAM) as s:
+            s.bind(("::1", 0))
+        return True
+    except OSError:
+        return False
+
+
+# ---------------------------------------------------------------- certificates
+
+class Certs:
+    """Paths of the test CA and the server certificates (PEM)."""
+
+    def __init__(self, d):
+        self.dir = d
+        self.ca = os.path.join(d, "ca.pem")          # give as caFile
+        self.ca_key = os.path.join(d, "ca.key")
+        # name -> (cert, key); names are what http_server(cert=...) takes.
+        self.pairs = {}
+
+    def cert(self, name):
+        return self.pairs[name][0]
+
+    def key(self, name):
+        return self.pairs[name][1]
+
+
+def _openssl(*args, cwd):
+    p = subprocess.run(["openssl", *args], cwd=cwd, capture_output=True, text=True)
+    if p.returncode != 0:
+        raise RuntimeError(f"openssl {' '.join(args)}: {p.stderr.strip()}")
+
+
+_EC = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+
+
+def _leaf(d, name, san, days=30, ca=True):
+    """A server key and certificate; signed by the CA unless ca is False."""
+    key, crt, csr, ext = (os.path.join(d, f"{name}.{x}") for x in ("key", "pem", "csr", "ext"))
+    with open(ext, "w") as f:
+        f.write(f"subjectAltName = {san}\n"
+                "basicConstraints = critical, CA:FALSE\n"
+                "keyUsage = critical, digitalSignature\n"
+                "extendedKeyUsage = serverAuth\n")
+    cn = san.split(",")[0].split(":", 1)[1]
+    if ca:
+        _openssl("req", "-new", *_EC, "-keyout", key, "-out", csr, "-subj", f"/CN={cn}", cwd=d)
+        _openssl("x509", "-req", "-in", csr, "-CA", "ca.pem", "-CAkey", "ca.key",
+                 "-set_serial", str(int.from_bytes(os.urandom(8), "big")),
+                 "-days", str(days), "-extfile", ext, "-out", crt, cwd=d)
+    else:
+        _openssl("req", "-x509", *_EC, "-keyout", key, "-out", crt, "-days", str(days),
+                 "-subj", f"/CN={cn}", "-addext", f"subjectAltName = {san}", cwd=d)
+    return crt, key
+
+
+@pytest.fixture(scope="session")
+def certs(tmp_path_factory):
+    d = str(tmp_path_factory.mktemp("pki"))
+    c = Certs(d)
+    _openssl("req", "-x509", *_EC, "-keyout", "ca.key", "-out", "ca.pem", "-days", "30",
+             "-subj", "/CN=ddup test CA",
+             "-addext", "basicConstraints = critical, CA:TRUE",
+             "-addext", "keyUsage = critical, keyCertSign, cRLSign", cwd=d)
+    local = "DNS:localhost, IP:127.0.0.1, IP:::1"
+    c.pairs["localhost"] = _leaf(d, "localhost", local)
+    c.pairs["other"] = _leaf(d, "other", "DNS:other.test")
+    # -days -1: valid from now until yesterday, i.e. already expired.
+    c.pairs["expired"] = _leaf(d, "expired", local, days=-1)
+    c.pairs["selfsigned"] = _leaf(d, "selfsigned", local, ca=False)
+    return c
+
+
+# ---------------------------------------------------------------- servers
+
+class Request:
+    """One request as the server received it."""
+
+    def __init__(self, method, path, headers):
+        self.method = method
+        self.path = path
+        self.headers = headers          # dict, names as sent
+        low = {k.lower(): v for k, v in headers.items()}
+        self.host = low.get("host")
+        self.user_agent = low.get("user-agent")
+
+    def __repr__(self):
+        return f"<{self.method} {self.path} Host={self.host!r} UA={self.user_agent!r}>"
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.0"       # the body ends when the connection does
+
+    def setup(self):
+        srv = self.server.owner
+        if srv.tls_ctx is not None:
+            # Handshake here, in the connection's thread, not in accept().
+            self.request.settimeout(10)
+            self.request = srv.tls_ctx.wrap_socket(self.request, server_side=True)
+        super().setup()
+
+    def log_message(self, fmt, *args):
+        pass
+
+    def _answer(self):
+        srv = self.server.owner
+        b = srv.behaviour
+        srv.requests.append(Request(self.command, self.path, dict(self.headers.items())))
+        if b["delay"]:
+            srv._stopping.wait(b["delay"])
+        if b["reset"]:
+            # SO_LINGER 0: close() sends RST instead of FIN.
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
+                                       b"\x01\x00\x00\x00\x00\x00\x00\x00")
+            self.close_connection = True
+            # The files hold the socket open; all three must go for the RST.
+            self.rfile.close()
+            self.wfile.close()
+            self.connection.close()
+            return
+        body = b["body"]
+        self.send_response(b["status"])
+        self.send_header("Content-Type", "text/plain")
+        for k, v in (b["headers"] or {}).items():
+            self.send_header(k, v)
+        if not b["endless"]:
+            self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command == "HEAD":
+            return
+        try:
+            self.wfile.write(body)
+            chunk = b"x" * 16384
+            # An endless body: stop when the client gives up (or at stop()).
+            while b["endless"] and not srv._stopping.is_set():
+                self.wfile.write(chunk)
+        except (BrokenPipeError, ConnectionResetError, ssl.SSLError, OSError):
+            pass
+
+    do_GET = _answer
+    do_HEAD = _answer
+    do_POST = _answer
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 128
+
+    def server_bind(self):
+        # HTTPServer.server_bind() does a reverse lookup (getfqdn): skip it.
+        socketserver.TCPServer.server_bind(self)
+        self.server_name, self.server_port = "localhost", self.server_address[1]
+
+    def handle_error(self, request, client_address):
+        pass    # clients that hang up or reject our certificate are the test
+
+
+class _Server6(_Server):
+    address_family = socket.AF_INET6
+
+
+class HttpServer:
+    """A loopback HTTP(S) server whose answers the test controls."""
+
+    def __init__(self, family=4, tls=False, cert="localhost", certs=None, path="/health",
+                 port=0, **behaviour):
+        self.family = family
+        self.addr = "127.0.0.1" if family == 4 else "::1"
+        self.tls = tls
+        self.tls_ctx = None
+        if tls:
+            ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            ctx.load_cert_chain(certs.cert(cert), certs.key(cert))
+            self.tls_ctx = ctx
+        self.path = path
+        self.port = port
+        self.requests = []
+        self.behaviour = {"status": 200, "body": b"ok\n", "delay": 0, "headers": None,
+                          "endless": False, "reset": False}
+        self.set(**behaviour)
+        self._srv = None
+        self._thread = None
+        self._stopping = threading.Event()
+
+    @property
+    def hostport(self):
+        h = self.addr if self.family == 4 else f"[{self.addr}]"
+        return f"{h}:{self.port}"
+
+    @property
+    def url(self):
+        return f"{'https' if self.tls else 'http'}://{self.hostport}{self.path}"
+
+    def url_for(self, host, path=None):
+        """The URL with another host name (e.g. localhost), same port."""
+        return f"{'https' if self.tls else 'http'}://{host}:{self.port}{path or self.path}"
+
+    def set(self, status=None, body=None, delay=None, headers=None, endless=None, reset=None):
+        """Changes how the next requests are answered (delay in seconds)."""
+        b = dict(self.behaviour)
+        if status is not None:
+            b["status"] = int(status)
+        if body is not None:
+            b["body"] = body.encode() if isinstance(body, str) else bytes(body)
+        if delay is not None:
+            b["delay"] = float(delay)
+        if headers is not None:
+            b["headers"] = dict(headers)
+        if endless is not None:
+            b["endless"] = bool(endless)
+        if reset is not None:
+            b["reset"] = bool(reset)
+        self.behaviour = b      # one assignment: handlers see old or new, whole
+        return self
+
+    def start(self):
+        """Listens (again) on self.port; the first start picks a free port."""
+        if self._srv is not None:
+            return self
+        cls = _Server if self.family == 4 else _Server6
+        self._stopping = threading.Event()
+        srv = None
+        for _ in range(50):
+            try:
+                srv = cls((self.addr, self.port), _Handler)
+                break
+            except OSError:
+                if self.port == 0:
+                    raise
+                time.sleep(0.05)   # the old socket may still be closing
+        if srv is None:
+            raise RuntimeError(f"cannot listen on {self.hostport} again")
+        srv.owner = self
+        self.port = srv.server_address[1]
+        self._srv = srv
+        self._thread = threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.05},
+                                        daemon=True, name=f"http-{self.port}")
+        self._thread.start()
+        return self
+
+    def stop(self):
+        """Stops listening: connections to the port are refused."""
+        if self._srv is None:
+            return self
+        self._stopping.set()        # ends delays and endless bodies
+        self._srv.shutdown()
+        self._srv.server_close()
+        self._thread.join(5)
+        self._srv = None
+        self._thread = None
+        return self
+
+    @property
+    def running(self):
+        return self._srv is not None
+
+    def __repr__(self):
+        return f"<HttpServer {self.url} {'up' if self.running else 'down'}>"
+
+
+@pytest.fixture
+def http_server(certs):
+    """Factory: http_server(status=, body=, delay=, tls=, cert=, family=, path=, headers=,
+    endless=, reset=) -> a started HttpServer; all are stopped at teardown."""
+    servers = []
+
+    def make(**kw):
+        s = HttpServer(certs=certs, **kw)
+        servers.append(s)
+        return s.start()
+
+    yield make
+    for s in servers:
+        s.stop()

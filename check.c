@@ -1,0 +1,496 @@
+/*
+ * HTTP(S) health checks (SPEC section 4).
+ *
+ * Every check is one libcurl easy handle on a single multi handle, so all
+ * endpoints of all domains are in flight together, at most max_parallel
+ * at a time; a finished handle makes room for the next check.  The loop
+ * follows curl's docs/examples/10-at-a-time.c, plus what a health checker
+ * needs on top: a timeout on every transfer (a check never hangs), a
+ * per-handle error buffer (the reason shown to the operator), and a body
+ * cap (a huge or endless body costs 64 KiB at most).
+ */
+
+#include <sys/resource.h>
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <curl/curl.h>
+
+#include "check.h"
+#include "util.h"
+
+#define CHECK_UA		"ddup/1.0"
+/*
+ * One run of checks lasts seconds; a name's address is looked up once
+ * per run (SPEC: "resolved afresh on each run"), however many endpoints
+ * share it.
+ */
+#define CHECK_DNS_CACHE_S	60L
+#define CHECK_DEFAULT_PARALLEL	256L
+
+/* One check in flight. */
+struct job {
+	const struct check_req *req;
+	struct check_res *res;
+	CURL		*e;
+	char		*url;		/* given to libcurl; host rewritten */
+	char		*orighost;	/* the configured URL's host, [::1] */
+	struct curl_slist *connect_to;
+	unsigned char	*body;		/* kept only when expect_body is set */
+	size_t		 bodylen;
+	size_t		 bodycap;
+	size_t		 received;	/* body bytes seen, kept or not */
+	int		 capped;	/* we stopped at CHECK_BODY_MAX */
+	char		 errbuf[CURL_ERROR_SIZE];
+};
+
+static void	set_reason(struct check_res *, const char *, ...)
+		    __attribute__((format(printf, 2, 3)));
+
+static void
+set_reason(struct check_res *res, const char *fmt, ...)
+{
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	vsnprintf(res->reason, sizeof(res->reason), fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * Keeps what expect_body needs and stops the transfer once CHECK_BODY_MAX
+ * bytes came: the short count makes libcurl end it with
+ * CURLE_WRITE_ERROR, which job_done() knows is our doing.
+ */
+static size_t
+write_cb(char *data, size_t size, size_t nmemb, void *arg)
+{
+	struct job	*j = arg;
+	size_t		 len = size * nmemb, keep, want;
+
+	keep = len;
+	if (j->received + keep > CHECK_BODY_MAX)
+		keep = CHECK_BODY_MAX - j->received;
+	if (j->req->expect_body != NULL && keep > 0) {
+		want = j->bodylen + keep;
+		if (want > j->bodycap) {
+			j->bodycap = j->bodycap == 0 ? 16384 : j->bodycap;
+			while (j->bodycap < want)
+				j->bodycap *= 2;
+			if (j->bodycap > CHECK_BODY_MAX)
+				j->bodycap = CHECK_BODY_MAX;
+			j->body = xrealloc(j->body, j->bodycap);
+		}
+		memcpy(j->body + j->bodylen, data, keep);
+		j->bodylen += keep;
+	}
+	j->received += keep;
+	if (j->received >= CHECK_BODY_MAX) {
+		j->capped = 1;
+		return keep < len ? keep : 0;
+	}
+	return len;
+}
+
+/* memmem() is a GNU extension; the body may hold NUL bytes. */
+static int
+body_has(const unsigned char *buf, size_t len, const char *text)
+{
+	size_t	 tlen = strlen(text), i;
+
+	if (tlen == 0)
+		return 1;
+	if (buf == NULL || len < tlen)
+		return 0;
+	for (i = 0; i + tlen <= len; i++)
+		if (buf[i] == (unsigned char)text[0] &&
+		    memcmp(buf + i, text, tlen) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * For `host`: the URL's host becomes `host` (so the Host header, SNI and
+ * certificate check all use it) and CURLOPT_CONNECT_TO sends the
+ * connection to the configured address.  Without `host` the URL is used
+ * as written; orighost is still kept to name a host that does not
+ * resolve.  Returns 0, or -1 with the reason set.
+ */
+static int
+job_url(struct job *j)
+{
+	CURLU		*u = NULL;
+	CURLUcode	 uc;
+	char		*host = NULL, *port = NULL, *url = NULL;
+	char		*ct = NULL;
+	size_t		 ctlen;
+	int		 rc = -1;
+
+	if ((u = curl_url()) == NULL) {
+		set_reason(j->res, "out of memory");
+		goto out;
+	}
+	uc = curl_url_set(u, CURLUPART_URL, j->req->url, 0);
+	if (uc == CURLUE_OK)
+		uc = curl_url_get(u, CURLUPART_HOST, &host, 0);
+	if (uc == CURLUE_OK)
+		uc = curl_url_get(u, CURLUPART_PORT, &port,
+		    CURLU_DEFAULT_PORT);
+	if (uc != CURLUE_OK) {
+		if (j->req->host == NULL) {
+			/* libcurl will report it in its own words. */
+			j->url = xstrdup(j->req->url);
+			rc = 0;
+		} else
+			set_reason(j->res, "bad URL: %s",
+			    curl_url_strerror(uc));
+		goto out;
+	}
+	j->orighost = xstrdup(host);
+	if (j->req->host == NULL) {
+		j->url = xstrdup(j->req->url);
+		rc = 0;
+		goto out;
+	}
+
+	uc = curl_url_set(u, CURLUPART_HOST, j->req->host, 0);
+	if (uc == CURLUE_OK)
+		uc = curl_url_get(u, CURLUPART_URL, &url, 0);
+	if (uc != CURLUE_OK) {
+		set_reason(j->res, "bad host %s: %s", j->req->host,
+		    curl_url_strerror(uc));
+		goto out;
+	}
+	/* "HOST:PORT:CONNECT-TO-HOST:CONNECT-TO-PORT", brackets kept. */
+	ctlen = strlen(j->req->host) + strlen(host) + 2 * strlen(port) + 4;
+	ct = xmalloc(ctlen);
+	snprintf(ct, ctlen, "%s:%s:%s:%s", j->req->host, port, host, port);
+	j->connect_to = curl_slist_append(NULL, ct);
+	if (j->connect_to == NULL) {
+		set_reason(j->res, "out of memory");
+		goto out;
+	}
+	j->url = xstrdup(url);
+	rc = 0;
+out:
+	free(ct);
+	curl_free(url);
+	curl_free(port);
+	curl_free(host);
+	curl_url_cleanup(u);
+	return rc;
+}
+
+/*
+ * Makes the easy handle of job j.  Returns 0, or -1 with the check's
+ * reason set (the check then fails without a transfer).
+ */
+static int
+job_start(CURLM *cm, struct job *j, const char *ca_file)
+{
+	const struct check_req *r = j->req;
+	CURL		*e = NULL;
+	CURLMcode	 mc;
+	long		 tmo;
+	int		 bad = 0, rc = -1;
+
+	if (job_url(j) == -1)
+		goto out;
+	if ((e = curl_easy_init()) == NULL) {
+		set_reason(j->res, "libcurl: cannot create a handle");
+		goto out;
+	}
+	/* A zero timeout would mean "none" to libcurl: never allow that. */
+	tmo = r->timeout_ms > 0 ? (long)r->timeout_ms : 1L;
+	j->errbuf[0] = '\0';
+
+	bad |= curl_easy_setopt(e, CURLOPT_ERRORBUFFER, j->errbuf) != CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_PRIVATE, j) != CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_URL, j->url) != CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https")
+	    != CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L) != CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, tmo) != CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, tmo)
+	    != CURLE_OK;
+	/*
+	 * A lookup that outlives the timeout would otherwise make libcurl
+	 * wait for its resolver thread when the handle is done.
+	 */
+	bad |= curl_easy_setopt(e, CURLOPT_QUICK_EXIT, 1L) != CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_DNS_CACHE_TIMEOUT,
+	    CHECK_DNS_CACHE_S) != CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_USERAGENT, CHECK_UA) != CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L) != CURLE_OK;
+	/* A health check goes straight to the server, whatever http_proxy. */
+	bad |= curl_easy_setopt(e, CURLOPT_PROXY, "") != CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 1L) != CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 2L) != CURLE_OK;
+	if (ca_file != NULL)
+		bad |= curl_easy_setopt(e, CURLOPT_CAINFO, ca_file)
+		    != CURLE_OK;
+	if (j->connect_to != NULL)
+		bad |= curl_easy_setopt(e, CURLOPT_CONNECT_TO, j->connect_to)
+		    != CURLE_OK;
+	if (r->head)
+		bad |= curl_easy_setopt(e, CURLOPT_NOBODY, 1L) != CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, write_cb)
+	    != CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_WRITEDATA, j) != CURLE_OK;
+	if (bad) {
+		set_reason(j->res, "libcurl: cannot set up the check");
+		goto out;
+	}
+	if ((mc = curl_multi_add_handle(cm, e)) != CURLM_OK) {
+		set_reason(j->res, "libcurl: %s", curl_multi_strerror(mc));
+		goto out;
+	}
+	j->e = e;
+	e = NULL;
+	rc = 0;
+out:
+	if (e != NULL)
+		curl_easy_cleanup(e);
+	return rc;
+}
+
+static int
+is_tls_error(CURLcode cc)
+{
+	switch (cc) {
+	case CURLE_PEER_FAILED_VERIFICATION:
+	case CURLE_SSL_CONNECT_ERROR:
+	case CURLE_SSL_ENGINE_NOTFOUND:
+	case CURLE_SSL_ENGINE_SETFAILED:
+	case CURLE_SSL_CERTPROBLEM:
+	case CURLE_SSL_CIPHER:
+	case CURLE_SSL_ENGINE_INITFAILED:
+	case CURLE_SSL_CACERT_BADFILE:
+	case CURLE_SSL_SHUTDOWN_FAILED:
+	case CURLE_SSL_CRL_BADFILE:
+	case CURLE_SSL_ISSUER_ERROR:
+	case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+	case CURLE_SSL_INVALIDCERTSTATUS:
+	case CURLE_SSL_CLIENTCERT:
+	case CURLE_USE_SSL_FAILED:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* The reason of a transfer that ended with cc (not ours to ignore). */
+static void
+fail_reason(struct job *j, CURLcode cc)
+{
+	struct check_res *res = j->res;
+	const char	*detail = j->errbuf[0] != '\0' ? j->errbuf :
+			    curl_easy_strerror(cc);
+	long		 oserr = 0;
+
+	(void)curl_easy_getinfo(j->e, CURLINFO_OS_ERRNO, &oserr);
+
+	if (cc == CURLE_OPERATION_TIMEDOUT ||
+	    (cc == CURLE_COULDNT_CONNECT && oserr == ETIMEDOUT))
+		set_reason(res, "timeout");
+	else if (is_tls_error(cc))
+		set_reason(res, "TLS: %s", detail);
+	else if (cc == CURLE_COULDNT_RESOLVE_HOST)
+		set_reason(res, "could not resolve host %s",
+		    j->orighost != NULL ? j->orighost : j->req->url);
+	else if (oserr == ECONNREFUSED)
+		set_reason(res, "connection refused");
+	else if (oserr == ECONNRESET)
+		set_reason(res, "connection reset");
+	else if (cc == CURLE_COULDNT_CONNECT && oserr == EHOSTUNREACH)
+		set_reason(res, "no route to host");
+	else if (cc == CURLE_COULDNT_CONNECT && oserr == ENETUNREACH)
+		set_reason(res, "network unreachable");
+	else if (j->errbuf[0] != '\0')
+		set_reason(res, "%s: %s", curl_easy_strerror(cc), j->errbuf);
+	else
+		set_reason(res, "%s", curl_easy_strerror(cc));
+}
+
+/* Fills in the result of a finished transfer and frees the job's handle. */
+static void
+job_done(CURLM *cm, struct job *j, CURLcode cc)
+{
+	struct check_res *res = j->res;
+	curl_off_t	 total = 0;
+	long		 code = 0;
+
+	(void)curl_easy_getinfo(j->e, CURLINFO_RESPONSE_CODE, &code);
+	(void)curl_easy_getinfo(j->e, CURLINFO_TOTAL_TIME_T, &total);
+	res->status = code;
+	res->latency_ms = (long)(total / 1000);
+	res->ok = 0;
+
+	/* Our write callback stopped it: the body we need has arrived. */
+	if (cc == CURLE_WRITE_ERROR && j->capped)
+		cc = CURLE_OK;
+
+	if (cc != CURLE_OK)
+		fail_reason(j, cc);
+	else if (j->req->expect != NULL ?
+	    !expect_match(j->req->expect, code) : code / 100 != 2)
+		set_reason(res, "HTTP %ld", code);
+	/* HEAD has no body to look in: expectBody applies to GET only. */
+	else if (j->req->expect_body != NULL && !j->req->head &&
+	    !body_has(j->body, j->bodylen, j->req->expect_body))
+		set_reason(res, "HTTP %ld: expected text not found", code);
+	else {
+		res->ok = 1;
+		set_reason(res, "ok");
+	}
+
+	(void)curl_multi_remove_handle(cm, j->e);
+	curl_easy_cleanup(j->e);
+	j->e = NULL;
+}
+
+static void
+job_free(struct job *j)
+{
+	free(j->url);
+	j->url = NULL;
+	free(j->orighost);
+	j->orighost = NULL;
+	curl_slist_free_all(j->connect_to);
+	j->connect_to = NULL;
+	free(j->body);
+	j->body = NULL;
+}
+
+/*
+ * Each transfer holds a socket and, while resolving, the resolver's
+ * socket pair: keep max_parallel well inside the descriptor limit so a
+ * large maxParallel does not turn into failed checks.
+ */
+static long
+parallel_limit(long max_parallel)
+{
+	struct rlimit	 rl;
+	long		 lim;
+
+	if (max_parallel <= 0)
+		max_parallel = CHECK_DEFAULT_PARALLEL;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == -1 ||
+	    rl.rlim_cur == RLIM_INFINITY)
+		return max_parallel;
+	if (rl.rlim_cur < 64 + 3)
+		return 1;
+	lim = (long)((rl.rlim_cur - 64) / 3);
+	return max_parallel < lim ? max_parallel : lim;
+}
+
+int
+check_run(const struct check_req *reqs, struct check_res *res, size_t n,
+    long max_parallel, const char *ca_file, char *err, size_t errlen)
+{
+	CURLM		*cm = NULL;
+	CURLMcode	 mc;
+	CURLMsg		*msg;
+	struct job	*jobs = NULL, *j;
+	size_t		 next = 0, inflight = 0, done, i;
+	long		 maxp;
+	int		 running, left, rc = -1;
+
+	for (i = 0; i < n; i++) {
+		memset(&res[i], 0, sizeof(res[i]));
+		set_reason(&res[i], "not checked");
+	}
+	if (n == 0) {
+		rc = 0;
+		goto out;
+	}
+	if ((cm = curl_multi_init()) == NULL) {
+		snprintf(err, errlen, "libcurl: cannot create a multi handle");
+		goto out;
+	}
+	maxp = parallel_limit(max_parallel);
+	jobs = xcalloc(n, sizeof(*jobs));
+	for (i = 0; i < n; i++) {
+		jobs[i].req = &reqs[i];
+		jobs[i].res = &res[i];
+	}
+
+	for (;;) {
+		/* Refill: a check that cannot start has failed already. */
+		while (next < n && inflight < (size_t)maxp) {
+			j = &jobs[next++];
+			if (job_start(cm, j, ca_file) == 0)
+				inflight++;
+			else
+				job_free(j);
+		}
+		if (inflight == 0)
+			break;
+
+		mc = curl_multi_perform(cm, &running);
+		if (mc != CURLM_OK) {
+			snprintf(err, errlen, "libcurl: %s",
+			    curl_multi_strerror(mc));
+			goto out;
+		}
+		done = 0;
+		while ((msg = curl_multi_info_read(cm, &left)) != NULL) {
+			if (msg->msg != CURLMSG_DONE)
+				continue;
+			j = NULL;
+			(void)curl_easy_getinfo(msg->easy_handle,
+			    CURLINFO_PRIVATE, &j);
+			if (j == NULL)
+				continue;
+			job_done(cm, j, msg->data.result);
+			job_free(j);
+			inflight--;
+			done++;
+		}
+		/*
+		 * Refill before waiting: with every handle gone, the poll
+		 * would have nothing to wake it up but its own timeout.
+		 */
+		if (done > 0)
+			continue;
+		/* libcurl shortens the wait to its own next timer. */
+		mc = curl_multi_poll(cm, NULL, 0, 1000, NULL);
+		if (mc != CURLM_OK) {
+			snprintf(err, errlen, "libcurl: %s",
+			    curl_multi_strerror(mc));
+			goto out;
+		}
+	}
+	rc = 0;
+out:
+	if (jobs != NULL) {
+		for (i = 0; i < n; i++) {
+			if (jobs[i].e != NULL) {
+				(void)curl_multi_remove_handle(cm, jobs[i].e);
+				curl_easy_cleanup(jobs[i].e);
+				jobs[i].e = NULL;
+			}
+			job_free(&jobs[i]);
+		}
+	}
+	free(jobs);
+	if (cm != NULL)
+		curl_multi_cleanup(cm);
+	return rc;
+}
+
+int
+check_global_init(void)
+{
+	return curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK ? 0 : -1;
+}
+
+void
+check_global_cleanup(void)
+{
+	curl_global_cleanup();
+}
