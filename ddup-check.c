@@ -514,8 +514,7 @@ save(struct run *r)
 		goto fail;
 	return 0;
 dberr:
-	snprintf(err, sizeof(err), "%s: %s", r->cfg->state,
-	    state_errmsg(r->st));
+	snprintf(err, sizeof(err), "%s", state_errmsg(r->st));
 	state_rollback(r->st);
 fail:
 	logx(LOG_ERR, NULL, NULL, "saving state: %s", err);
@@ -791,7 +790,12 @@ main(int argc, char *argv[])
 	/* A health check or provider write must not kill us with SIGPIPE. */
 	signal(SIGPIPE, SIG_IGN);
 	log_init(0, quiet ? LOG_ERR : verbose ? LOG_DEBUG : LOG_INFO);
-	r.cfg = config_load(path, stderr, !quiet);
+	/*
+	 * Configuration warnings are for a person (-n, --dry-run, --status,
+	 * -v); a plain run from cron stays silent unless something happens.
+	 */
+	r.cfg = config_load(path, stderr, !quiet &&
+	    (check_only || dry_run || status || verbose));
 	if (r.cfg == NULL)
 		return EXIT_USAGE;
 	log_init(r.cfg->log_json, quiet ? LOG_ERR : verbose ? LOG_DEBUG :

@@ -45,6 +45,7 @@ class Ddup:
             text = f"state = {self.state}\n" + text
         with open(self.config, "w") as f:
             f.write(text)
+        os.chmod(self.config, 0o600)     # it holds secrets, as a real one would
         return self.config
 
     def run(self, *args, env=None, timeout=60, config=True):
