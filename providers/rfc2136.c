@@ -606,6 +606,8 @@ rfc2136_replace(void *priv, const char *fqdn, const struct rrset *sets,
 	enum perr rv = PERR_INVALID;
 	char why[160];
 
+	if (nsets == 0)
+		return PERR_OK;
 	max = r2->tcp ? R2_TCP_MAX : R2_UDP_MAX;
 	naddrs = 0;
 	for (i = 0; i < nsets; i++)

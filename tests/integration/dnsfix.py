@@ -85,9 +85,11 @@ class _Server:
         self.proc = None
         self.port = None
         self.log = os.path.join(self.dir, what + ".log")
+        self.log_mark = 0
 
     def _spawn(self, cmd):
         logf = open(self.log, "ab")
+        self.log_mark = logf.tell()
         try:
             self.proc = subprocess.Popen(cmd, stdout=logf, stderr=subprocess.STDOUT, cwd=self.dir,
                                          start_new_session=True)
@@ -225,6 +227,13 @@ class BindServer(_Server):
             self._spawn(["named", "-g", "-4", "-n", "1", "-c", os.path.join(self.dir, "named.conf")])
             try:
                 self._wait_ready()
+                # named keeps running when a port was taken meanwhile;
+                # then the answers could come from someone else's server.
+                with open(self.log, errors="replace") as f:
+                    f.seek(self.log_mark)
+                    fresh = f.read()
+                if "address in use" in fresh:
+                    raise RuntimeError(f"named: a port was taken:\n{self.log_text()}")
                 return self
             except RuntimeError:
                 self.stop()
