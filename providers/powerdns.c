@@ -59,7 +59,7 @@ powerdns_check(const struct provider_cfg *pc, const char **key, char *err,
     size_t errlen)
 {
 	CURLU *u;
-	char *scheme = NULL, *host = NULL;
+	char *scheme = NULL, *host = NULL, *user = NULL;
 	const char *v;
 	long long ms;
 	int rv = -1;
@@ -78,6 +78,12 @@ powerdns_check(const struct provider_cfg *pc, const char **key, char *err,
 	    strchr(v, '#') != NULL) {
 		snprintf(err, errlen, "baseUrl: \"%s\" is not an http:// or "
 		    "https:// URL (e.g. http://127.0.0.1:8081)", v);
+		goto out;
+	}
+	/* Error messages show the URL: it must not carry credentials. */
+	if (curl_url_get(u, CURLUPART_USER, &user, 0) == CURLUE_OK) {
+		snprintf(err, errlen, "baseUrl: must not hold a user name or "
+		    "password (the key goes in apiKey)");
 		goto out;
 	}
 	*key = "apiKey";
@@ -113,6 +119,7 @@ powerdns_check(const struct provider_cfg *pc, const char **key, char *err,
 out:
 	curl_free(scheme);
 	curl_free(host);
+	curl_free(user);
 	curl_url_cleanup(u);
 	return rv;
 }

@@ -288,3 +288,20 @@ def test_powerdns_outage_then_recovery(ddup, pdns_server, http_server):
     r = ddup.run()
     assert r.rc == 0, r
     assert pdns_server.query(NAME, "A") == ["192.0.2.2"]
+
+
+@pytest.mark.parametrize("line,words", [
+    ("baseUrl = ftp://127.0.0.1:1", "baseUrl"),
+    ("baseUrl = http://user:pw@127.0.0.1:1", "password"),
+    ("timeout = never", "never"),
+])
+def test_powerdns_bad_values_are_config_errors(ddup, http_server, line, words):
+    a = http_server()
+    key = line.split()[0]
+    text = "\n[provider dns]\ntype = powerdns\nbaseUrl = http://127.0.0.1:1\napiKey = k\nzone = example.test\n"
+    text = "\n".join(ln for ln in text.splitlines() if not ln.startswith(key + " ")) + "\n" + line + "\n"
+    configure(ddup, text, [("a", a, "192.0.2.1", 0)])
+    r = ddup.run("-n")
+    assert r.rc == 2, r
+    assert words in r.err, r
+    assert "pw@" not in r.err
