@@ -171,7 +171,10 @@ class _Handler(BaseHTTPRequestHandler):
         if self.command == "HEAD":
             return
         try:
-            self.wfile.write(body)
+            for i, piece in enumerate(b["pieces"]):
+                if i > 0:
+                    srv._stopping.wait(0.05)
+                self.wfile.write(piece)
             chunk = b"x" * 16384
             # An endless body: stop when the client gives up (or at stop()).
             while b["endless"] and not srv._stopping.is_set():
@@ -217,8 +220,8 @@ class HttpServer:
         self.path = path
         self.port = port
         self.requests = []
-        self.behaviour = {"status": 200, "body": b"ok\n", "delay": 0, "headers": None,
-                          "endless": False, "reset": False}
+        self.behaviour = {"status": 200, "body": b"ok\n", "pieces": [b"ok\n"], "delay": 0,
+                          "headers": None, "endless": False, "reset": False}
         self.set(**behaviour)
         self._srv = None
         self._thread = None
@@ -238,12 +241,19 @@ class HttpServer:
         return f"{'https' if self.tls else 'http'}://{host}:{self.port}{path or self.path}"
 
     def set(self, status=None, body=None, delay=None, headers=None, endless=None, reset=None):
-        """Changes how the next requests are answered (delay in seconds)."""
+        """Changes how the next requests are answered: body is str, bytes or
+        a list of pieces; delay is in seconds before the answer; endless
+        repeats "x" after the body until the client hangs up; reset sends
+        a TCP RST instead of an answer."""
         b = dict(self.behaviour)
         if status is not None:
             b["status"] = int(status)
         if body is not None:
-            b["body"] = body.encode() if isinstance(body, str) else bytes(body)
+            # A list is sent piece by piece, 50ms apart, so that the client
+            # sees each piece in a read of its own.
+            pieces = body if isinstance(body, (list, tuple)) else [body]
+            b["pieces"] = [p.encode() if isinstance(p, str) else bytes(p) for p in pieces]
+            b["body"] = b"".join(b["pieces"])
         if delay is not None:
             b["delay"] = float(delay)
         if headers is not None:

@@ -220,11 +220,13 @@ def test_expect_body_with_bad_status(ddup, http_server):
 
 
 def test_expect_body_near_the_64k_limit(ddup, http_server):
-    # The text straddles libcurl's 16 KiB reads and ends just inside 64 KiB.
-    inside = http_server(body=b"x" * (65536 - 20) + b"MARKER-0123456789" + b"y" * 50000)
+    # Sent in two pieces: the text straddles two reads and ends just
+    # inside 64 KiB.
+    inside = http_server(body=[b"x" * (65536 - 20) + b"MARKER-01", b"23456789" + b"y" * 50000])
     # This one starts just past 64 KiB: it is not looked for.
     outside = http_server(body=b"x" * 65536 + b"MARKER-0123456789")
-    straddle = http_server(body=b"x" * (16384 - 8) + b"MARKER-0123456789")
+    # Straddles two reads early in the body.
+    straddle = http_server(body=[b"x" * 1000 + b"MARKER-", b"0123456789\n"])
     eps, _ = check(ddup, [inside, outside, straddle], expectBody="MARKER-0123456789")
     assert_ok(eps[0])
     assert_fail(eps[1], "HTTP 200: expected text not found")
