@@ -570,6 +570,25 @@ test_secrets(void **state)
 	unsetenv("DDUP_TEST_SECRET");
 }
 
+/* The provider's own check is reported at the line of the key at fault. */
+static void
+test_provider_check(void **state)
+{
+	struct config *c;
+	char *errs;
+
+	(void)state;
+	errs = load("[provider dns]\ntype = rfc2136\nserver = 127.0.0.1:5353\n"
+	    "zone = example.test\nkeyName = ddns-key\nkeySecret = %%%%\n"
+	    DOM EP, 0600, 1, &c);
+	assert_null(c);
+	assert_true(strncmp(errs, "F:6: provider 'dns': ", 21) == 0);
+	assert_null(strstr(errs, "%%%%"));
+	assert_non_null(strchr(errs, '\n'));
+	assert_string_equal(strchr(errs, '\n'), "\n");
+	free(errs);
+}
+
 static void
 test_warnings(void **state)
 {
@@ -755,6 +774,7 @@ main(void)
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_inherit_and_case),
 		cmocka_unit_test(test_secrets),
+		cmocka_unit_test(test_provider_check),
 		cmocka_unit_test(test_warnings),
 		cmocka_unit_test(test_lines),
 		cmocka_unit_test(test_files),
