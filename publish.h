@@ -1,0 +1,60 @@
+#ifndef DDUP_PUBLISH_H
+#define DDUP_PUBLISH_H
+
+/*
+ * Publication of one domain: compare the sets a run wants with the sets
+ * last published (on the domain's first run, with what the provider holds
+ * now) and call the provider only when they differ.  SPEC section 5, last
+ * paragraphs.
+ */
+
+#include <stddef.h>
+
+#include "provider.h"
+#include "util.h"
+
+struct domain_cfg;
+struct st_domain;
+
+/* One attempted change of one RRset, for the history table. */
+struct pub_change {
+	int		 family;
+	char		*old;		/* space-separated, malloc'd */
+	char		*new;
+};
+
+struct publication {
+	/* in: publication_init() and publication_add() */
+	const struct domain_cfg	*cfg;
+	const struct st_domain	*st;	/* the sets last published */
+	struct rrset		 want[2];	/* [0] A, [1] AAAA */
+	long			 tier;	/* for logs: the tier published */
+
+	/* out */
+	int			 synced;	/* DNS holds want (written, or found so) */
+	int			 wrote;		/* this run changed DNS */
+	int			 failed;	/* reading or writing failed */
+	char			 error[512];
+	struct pub_change	 changes[2];
+	size_t			 nchanges;
+};
+
+void	 publication_init(struct publication *p, const struct domain_cfg *cfg,
+	    const struct st_domain *st, long tier);
+/* Adds an address of the tier to publish. */
+void	 publication_add(struct publication *p, const struct addr *a);
+/* Does the domain manage family index i (0: A, 1: AAAA)? */
+int	 publication_managed(const struct publication *p, int i);
+
+/* Brings DNS to want through prov; logs the change or the failure. */
+void	 publish(struct publication *p, struct provider *prov);
+/* Records and logs a failure that happened before publish() could run. */
+void	 publish_failed(struct publication *p, const char *fmt, ...)
+	    __attribute__((format(printf, 2, 3)));
+/* Dry run: what publish() would do, without calling the provider. */
+void	 publish_explain(const struct publication *p, int any_healthy,
+	    char *why, size_t len);
+
+void	 publication_free(struct publication *p);
+
+#endif

@@ -1,0 +1,510 @@
+/*
+ * One run of ddup-check: load the state, check every endpoint, decide
+ * per domain, publish where the set changed, save everything in one
+ * transaction.  Also --status and --dry-run, which share the loading and
+ * the report.
+ */
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "config.h"
+#include "decide.h"
+#include "log.h"
+#include "provider.h"
+#include "publish.h"
+#include "run.h"
+#include "state.h"
+#include "status.h"
+#include "util.h"
+
+/* One endpoint during a run. */
+struct ep_run {
+	const struct endpoint_cfg *cfg;
+	struct st_endpoint	 st;	/* as stored before the run */
+	struct check_res	 res;	/* this run's check */
+	int			 checked;
+	int			 before;/* state before the run */
+};
+
+/* One domain during a run. */
+struct dom_run {
+	const struct domain_cfg	*cfg;
+	struct st_domain	 st;
+	struct dec_domain	 dec;
+	struct ep_run		*eps;
+	struct dec_ep		*dep;	/* parallel to eps, for decide() */
+	struct publication	 pub;
+	char			 why[600];	/* dry run: what would happen */
+};
+
+struct run {
+	struct config		*cfg;
+	struct state		*st;
+	struct provider		**provs;	/* parallel to cfg->providers */
+	struct dom_run		*doms;
+	size_t			 ndoms;
+	long long		 now;
+	int			 dry_run;
+};
+
+/* Loads counters and published sets; st NULL means an empty state. */
+static void
+load(struct run *r)
+{
+	size_t	 i, j;
+
+	r->ndoms = r->cfg->ndomains;
+	r->doms = xcalloc(r->ndoms, sizeof(*r->doms));
+	for (i = 0; i < r->ndoms; i++) {
+		struct dom_run *d = &r->doms[i];
+
+		d->cfg = &r->cfg->domains[i];
+		state_get_domain(r->st, d->cfg->name, &d->st);
+		d->dec.attempts = d->cfg->attempts;
+		d->dec.recover_after = d->cfg->recover_after;
+		d->eps = xcalloc(d->cfg->neps, sizeof(*d->eps));
+		d->dep = xcalloc(d->cfg->neps, sizeof(*d->dep));
+		for (j = 0; j < d->cfg->neps; j++) {
+			struct ep_run *e = &d->eps[j];
+			struct dec_ep *de = &d->dep[j];
+			int k = d->cfg->eps[j].ip.family == 6 ? 1 : 0;
+
+			e->cfg = &d->cfg->eps[j];
+			state_get_endpoint(r->st, d->cfg->name, e->cfg->name,
+			    e->cfg->ip.s, e->cfg->url, &e->st);
+			de->priority = e->cfg->priority;
+			de->has_state = e->st.found;
+			de->failures = e->st.failures;
+			de->passes = e->st.passes;
+			de->removed = e->st.removed;
+			de->last_ok = e->st.last_ok;
+			de->published = d->st.has_pub[k] &&
+			    addrset_contains(&d->st.pub[k].addrs, e->cfg->ip.s);
+			de->result = CR_NONE;
+		}
+	}
+}
+
+/* The states as the last run left them, to log what changes. */
+static void
+states_before(struct dom_run *d)
+{
+	struct dec_ep		*tmp;
+	struct dec_domain	 dd = d->dec;
+	size_t			 j, n = d->cfg->neps;
+
+	tmp = xcalloc(n, sizeof(*tmp));
+	memcpy(tmp, d->dep, n * sizeof(*tmp));
+	decide(&dd, tmp, n);
+	for (j = 0; j < n; j++)
+		d->eps[j].before = tmp[j].state;
+	free(tmp);
+}
+
+static int
+run_checks(struct run *r)
+{
+	struct check_req	*reqs;
+	struct check_res	*res;
+	size_t			 i, j, n = 0, k = 0;
+	char			 err[256];
+	int			 rc = -1;
+
+	for (i = 0; i < r->ndoms; i++)
+		n += r->doms[i].cfg->neps;
+	reqs = xcalloc(n ? n : 1, sizeof(*reqs));
+	res = xcalloc(n ? n : 1, sizeof(*res));
+	for (i = 0; i < r->ndoms; i++) {
+		const struct domain_cfg *dc = r->doms[i].cfg;
+
+		for (j = 0; j < dc->neps; j++, k++) {
+			reqs[k].url = dc->eps[j].url;
+			reqs[k].host = dc->eps[j].host;
+			reqs[k].head = dc->head;
+			reqs[k].timeout_ms = dc->timeout_ms;
+			reqs[k].expect = &dc->expect;
+			reqs[k].expect_body = dc->expect_body;
+		}
+	}
+	if (check_run(reqs, res, n, r->cfg->max_parallel, r->cfg->ca_file,
+	    err, sizeof(err)) == -1) {
+		logx(LOG_ERR, NULL, NULL, "health checks: %s", err);
+		goto out;
+	}
+	for (i = 0, k = 0; i < r->ndoms; i++) {
+		struct dom_run *d = &r->doms[i];
+
+		for (j = 0; j < d->cfg->neps; j++, k++) {
+			d->eps[j].res = res[k];
+			d->eps[j].checked = 1;
+			d->dep[j].result = res[k].ok ? CR_PASS : CR_FAIL;
+			logx(LOG_DEBUG, d->cfg->name, d->eps[j].cfg->name,
+			    "%s (%ld ms)", res[k].reason, res[k].latency_ms);
+		}
+	}
+	rc = 0;
+out:
+	free(reqs);
+	free(res);
+	return rc;
+}
+
+/* The tier to publish, for the managed families. */
+static void
+build_want(struct dom_run *d)
+{
+	size_t j;
+
+	publication_init(&d->pub, d->cfg, &d->st, d->dec.tier);
+	for (j = 0; j < d->cfg->neps; j++)
+		if (d->dep[j].publish)
+			publication_add(&d->pub, &d->cfg->eps[j].ip);
+}
+
+/* Providers are made when a domain first needs one, once per section. */
+static void
+publish_domain(struct run *r, struct dom_run *d)
+{
+	size_t	 i = (size_t)(d->cfg->provider - r->cfg->providers);
+	char	 err[512] = "";
+
+	if (r->provs[i] == NULL)
+		r->provs[i] = provider_create(d->cfg->provider, err,
+		    sizeof(err));
+	if (r->provs[i] == NULL)
+		publish_failed(&d->pub, "provider %s: %s",
+		    d->cfg->provider->name, err);
+	else
+		publish(&d->pub, r->provs[i]);
+}
+
+/* Marks which endpoints DNS holds after the run, then their states. */
+static void
+settle(struct run *r, struct dom_run *d)
+{
+	size_t	 j;
+
+	if (d->pub.synced || (r->dry_run && d->dec.any_healthy))
+		for (j = 0; j < d->cfg->neps; j++)
+			d->dep[j].published = d->dep[j].publish;
+	decide_states(&d->dec, d->dep, d->cfg->neps);
+}
+
+/* One line per endpoint whose state changed, and per domain gone unhealthy. */
+static void
+log_transitions(struct dom_run *d)
+{
+	size_t	 j;
+
+	for (j = 0; j < d->cfg->neps; j++) {
+		struct ep_run *e = &d->eps[j];
+		int now = d->dep[j].state;
+
+		if (now == e->before)
+			continue;
+		/* A first pass is not news; a first failure is. */
+		if (e->before == EP_UNKNOWN && now != EP_DOWN)
+			continue;
+		logx(now == EP_DOWN ? LOG_WARN : LOG_INFO, d->cfg->name,
+		    e->cfg->name, "%s -> %s: %s", ep_state_str(e->before),
+		    ep_state_str(now), e->res.reason);
+	}
+	if (!d->dec.any_healthy && !d->st.unhealthy)
+		logx(LOG_ERR, d->cfg->name, NULL, "no healthy endpoint: DNS "
+		    "left as it is");
+	else if (d->dec.any_healthy && d->st.unhealthy)
+		logx(LOG_INFO, d->cfg->name, NULL, "healthy endpoints again");
+}
+
+/* Everything the run learnt, in one transaction. */
+static int
+save(struct run *r)
+{
+	char	 err[512];
+	size_t	 i, j, k;
+
+	if (state_begin(r->st, err, sizeof(err)) == -1)
+		goto fail;
+	for (i = 0; i < r->ndoms; i++) {
+		struct dom_run *d = &r->doms[i];
+		struct st_domain sd = d->st;
+
+		for (j = 0; j < d->cfg->neps; j++) {
+			struct ep_run *e = &d->eps[j];
+			struct st_endpoint se;
+
+			memset(&se, 0, sizeof(se));
+			se.found = 1;
+			se.failures = d->dep[j].new_failures;
+			se.passes = d->dep[j].new_passes;
+			se.removed = d->dep[j].new_removed;
+			se.last_check = r->now;
+			se.last_ok = e->res.ok;
+			se.last_status = e->res.status;
+			se.latency_ms = e->res.latency_ms;
+			snprintf(se.last_result, sizeof(se.last_result), "%s",
+			    e->res.reason);
+			if (state_put_endpoint(r->st, d->cfg->name,
+			    e->cfg->name, e->cfg->ip.s, e->cfg->url,
+			    e->cfg->priority, &se) == -1 ||
+			    state_add_check(r->st, r->now, d->cfg->name,
+			    e->cfg->name, e->cfg->ip.s, e->res.ok,
+			    e->res.status, e->res.latency_ms,
+			    e->res.reason) == -1)
+				goto dberr;
+		}
+		sd.unhealthy = !d->dec.any_healthy;
+		if (d->pub.synced) {
+			sd.has_tier = 1;
+			sd.tier = d->dec.tier;
+			sd.last_error[0] = '\0';
+			if (d->pub.wrote)
+				sd.last_change = r->now;
+			for (k = 0; k < 2; k++)
+				if (publication_managed(&d->pub, (int)k) &&
+				    state_put_published(r->st, d->cfg->name,
+				    d->pub.want[k].family, d->pub.want[k].ttl,
+				    &d->pub.want[k].addrs) == -1)
+					goto dberr;
+		} else if (d->pub.failed)
+			snprintf(sd.last_error, sizeof(sd.last_error), "%s",
+			    d->pub.error);
+		if (state_put_domain(r->st, d->cfg->name,
+		    d->cfg->provider->name, d->cfg->ttl, &sd) == -1)
+			goto dberr;
+		for (k = 0; k < d->pub.nchanges; k++)
+			if (state_add_change(r->st, r->now, d->cfg->name,
+			    d->pub.changes[k].family, d->cfg->ttl, d->pub.changes[k].old,
+			    d->pub.changes[k].new, d->dec.has_tier ? d->dec.tier : -1,
+			    !d->pub.failed, d->pub.failed ? d->pub.error : NULL) == -1)
+				goto dberr;
+	}
+	if (state_finish_run(r->st, r->now, r->cfg) == -1)
+		goto dberr;
+	if (state_commit(r->st, err, sizeof(err)) == -1)
+		goto fail;
+	return 0;
+dberr:
+	snprintf(err, sizeof(err), "%s", state_errmsg(r->st));
+	state_rollback(r->st);
+fail:
+	logx(LOG_ERR, NULL, NULL, "saving state: %s", err);
+	return -1;
+}
+
+/* Fills a report from a run (dry run) or from the stored state. */
+static void
+build_report(struct run *r, struct report *rep, int from_run)
+{
+	size_t	 i, j;
+
+	rep->generated = now_ms();
+	rep->last_run = from_run ? r->now : state_last_run(r->st);
+	rep->interval_ms = r->cfg->interval_ms;
+	rep->ndomains = r->ndoms;
+	rep->domains = xcalloc(r->ndoms ? r->ndoms : 1, sizeof(*rep->domains));
+	for (i = 0; i < r->ndoms; i++) {
+		struct dom_run *d = &r->doms[i];
+		struct report_domain *rd = &rep->domains[i];
+
+		rd->name = d->cfg->name;
+		rd->provider = d->cfg->provider->name;
+		rd->ttl = d->cfg->ttl;
+		rd->status = d->dec.status;
+		rd->eps = xcalloc(d->cfg->neps, sizeof(*rd->eps));
+		rd->neps = d->cfg->neps;
+		rd->has_tier = d->st.has_tier;
+		rd->tier = d->st.tier;
+		rd->last_change = d->st.last_change;
+		rd->last_error = d->st.last_error[0] ? d->st.last_error : NULL;
+		rd->why = d->why[0] ? d->why : NULL;
+		if (from_run && d->dec.any_healthy) {
+			rd->has_tier = 1;
+			rd->tier = d->dec.tier;
+		}
+		for (j = 0; j < d->cfg->neps; j++) {
+			struct report_ep *re = &rd->eps[j];
+			struct ep_run *e = &d->eps[j];
+
+			re->name = e->cfg->name;
+			re->url = e->cfg->url;
+			re->ip = e->cfg->ip.s;
+			re->priority = e->cfg->priority;
+			re->state = d->dep[j].state;
+			re->healthy = d->dep[j].healthy;
+			re->published = d->dep[j].published;
+			re->failures = d->dep[j].new_failures;
+			re->passes = d->dep[j].new_passes;
+			if (re->published)
+				addrset_add_addr(&rd->published, &e->cfg->ip);
+			if (e->checked) {
+				re->last_check = r->now;
+				re->last_result = e->res.reason;
+				re->latency_ms = e->res.latency_ms;
+			} else if (e->st.found && e->st.last_check > 0) {
+				re->last_check = e->st.last_check;
+				re->last_result = e->st.last_result;
+				re->latency_ms = e->st.latency_ms;
+			} else
+				re->latency_ms = -1;
+		}
+	}
+}
+
+static void
+free_report(struct report *rep)
+{
+	size_t i;
+
+	for (i = 0; i < rep->ndomains; i++) {
+		free(rep->domains[i].eps);
+		addrset_free(&rep->domains[i].published);
+	}
+	free(rep->domains);
+}
+
+static int
+print_report(struct run *r, int from_run, int json)
+{
+	struct report	 rep;
+	int		 rc = 0;
+
+	memset(&rep, 0, sizeof(rep));
+	build_report(r, &rep, from_run);
+	if (json)
+		rc = report_print_json(stdout, &rep);
+	else
+		report_print_text(stdout, &rep);
+	free_report(&rep);
+	if (fflush(stdout) == EOF)
+		rc = -1;
+	return rc;
+}
+
+static void
+free_run(struct run *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->ndoms; i++) {
+		struct dom_run *d = &r->doms[i];
+
+		state_domain_free(&d->st);
+		publication_free(&d->pub);
+		free(d->eps);
+		free(d->dep);
+	}
+	free(r->doms);
+	if (r->provs != NULL)
+		for (i = 0; i < r->cfg->nproviders; i++)
+			provider_free(r->provs[i]);
+	free(r->provs);
+	state_close(r->st);
+}
+
+/* --status: the stored state, no checks, no DNS. */
+static int
+do_status(struct run *r, int json)
+{
+	char	 err[512];
+	size_t	 i;
+
+	if (state_open(r->cfg->state, STATE_RO, &r->st, err, sizeof(err)) !=
+	    STATE_OK) {
+		logx(LOG_ERR, NULL, NULL, "%s", err);
+		return RUN_STATE;
+	}
+	load(r);
+	for (i = 0; i < r->ndoms; i++) {
+		struct dom_run *d = &r->doms[i];
+
+		decide(&d->dec, d->dep, d->cfg->neps);
+		if (!d->st.found) {
+			size_t j;
+
+			for (j = 0; j < d->cfg->neps; j++)
+				d->dep[j].state = EP_UNKNOWN;
+			d->dec.status = DOM_UNKNOWN;
+		}
+	}
+	return print_report(r, 0, json) == 0 ? 0 : RUN_FAILED;
+}
+
+/* A check run: real, or dry (nothing written, no provider called). */
+static int
+do_run(struct run *r, int dry_run, int json)
+{
+	char	 err[512];
+	size_t	 i;
+	int	 rc;
+
+	r->dry_run = dry_run;
+	rc = state_open(r->cfg->state, dry_run ? STATE_RO : STATE_RW, &r->st,
+	    err, sizeof(err));
+	if (rc != STATE_OK) {
+		if (rc == STATE_LOCKED)
+			logx(LOG_WARN, NULL, NULL, "%s", err);
+		else
+			logx(LOG_ERR, NULL, NULL, "%s", err);
+		return rc;
+	}
+	load(r);
+	for (i = 0; i < r->ndoms; i++)
+		states_before(&r->doms[i]);
+	r->now = now_ms();
+	if (run_checks(r) == -1)
+		return RUN_FAILED;
+	r->provs = xcalloc(r->cfg->nproviders ? r->cfg->nproviders : 1,
+	    sizeof(*r->provs));
+	rc = 0;
+	for (i = 0; i < r->ndoms; i++) {
+		struct dom_run *d = &r->doms[i];
+
+		decide(&d->dec, d->dep, d->cfg->neps);
+		build_want(d);
+		if (dry_run)
+			publish_explain(&d->pub, d->dec.any_healthy, d->why,
+			    sizeof(d->why));
+		else if (d->dec.any_healthy)
+			publish_domain(r, d);
+		if (d->pub.failed)
+			rc = RUN_FAILED;
+		settle(r, d);
+		if (!dry_run)
+			log_transitions(d);
+	}
+	if (dry_run)
+		return print_report(r, 1, json) == 0 ? rc : RUN_FAILED;
+	if (save(r) == -1)
+		return RUN_STATE;
+	return rc;
+}
+
+int
+run_status(struct config *cfg, int json)
+{
+	struct run	 r;
+	int		 rc;
+
+	memset(&r, 0, sizeof(r));
+	r.cfg = cfg;
+	rc = do_status(&r, json);
+	free_run(&r);
+	return rc;
+}
+
+int
+run_once(struct config *cfg, int dry_run, int json)
+{
+	struct run	 r;
+	int		 rc;
+
+	memset(&r, 0, sizeof(r));
+	r.cfg = cfg;
+	rc = do_run(&r, dry_run, json);
+	free_run(&r);
+	return rc;
+}
