@@ -32,9 +32,9 @@ UNITBIN	 = $(UNIT:%=$(O)/tests/%)
 # Debian packages: to build, to test, and for the demo.
 BUILD_DEBS = build-essential pkg-config clang libcurl4-openssl-dev libinih-dev \
 	   libsqlite3-dev libldns-dev libjansson-dev
-TEST_DEBS  = libcmocka-dev python3-pytest bind9 bind9-utils bind9-dnsutils \
+TEST_DEBS  = libcmocka-dev libclang-rt-14-dev python3-pytest bind9 bind9-utils bind9-dnsutils \
 	   pdns-server pdns-backend-sqlite3 sqlite3 openssl ca-certificates
-DEMO_DEBS  = bind9 bind9-utils bind9-dnsutils python3 openssl
+DEMO_DEBS  = bind9 bind9-utils bind9-dnsutils python3 python3-pytest openssl sqlite3
 
 .PHONY: all clean check check-deps demo demo-deps unit integration \
 	check-asan check-clang deps
