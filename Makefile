@@ -84,6 +84,7 @@ integration: $(O)/ddup-check
 check: check-deps
 	$(MAKE) CC=gcc O=build all unit integration
 	$(MAKE) check-asan
+	$(MAKE) fuzz-smoke
 
 ASAN_FLAGS = -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
 	   -fno-omit-frame-pointer
@@ -107,3 +108,6 @@ demo: demo-deps
 
 clean:
 	rm -rf build ddup-check
+
+include fuzz/fuzz.mk
+include bench/bench.mk
