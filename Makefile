@@ -32,12 +32,12 @@ UNITBIN	 = $(UNIT:%=$(O)/tests/%)
 # Debian packages: to build, to test, and for the demo.
 BUILD_DEBS = build-essential pkg-config clang libcurl4-openssl-dev libinih-dev \
 	   libsqlite3-dev libldns-dev libjansson-dev
-TEST_DEBS  = libcmocka-dev libclang-rt-14-dev python3-pytest bind9 bind9-utils bind9-dnsutils \
+TEST_DEBS  = libcmocka-dev libclang-rt-14-dev valgrind python3-pytest bind9 bind9-utils bind9-dnsutils \
 	   pdns-server pdns-backend-sqlite3 sqlite3 openssl ca-certificates
 DEMO_DEBS  = bind9 bind9-utils bind9-dnsutils python3 python3-pytest openssl sqlite3
 
 .PHONY: all clean check check-deps demo demo-deps unit integration \
-	check-asan check-clang deps
+	check-asan check-valgrind
 
 all: ddup-check
 
@@ -84,6 +84,7 @@ integration: $(O)/ddup-check
 check: check-deps
 	$(MAKE) CC=gcc O=build all unit integration
 	$(MAKE) check-asan
+	$(MAKE) check-valgrind
 	$(MAKE) fuzz-smoke
 
 ASAN_FLAGS = -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
@@ -101,6 +102,24 @@ check-asan:
 	    cat $(SAN_DIR)/*; echo "sanitizer reports: see above"; exit 1; \
 	fi
 	@echo "sanitizers: 0 reports"
+
+# The gcc build once more, every process under valgrind memcheck: zero
+# errors and zero definite leaks, or the suite fails.
+VG_DIR	 = $(CURDIR)/build/valgrind
+check-valgrind: $(O)/ddup-check $(UNITBIN)
+	rm -rf $(VG_DIR) && mkdir -p $(VG_DIR)
+	@for t in $(UNITBIN); do echo "== valgrind $$t"; \
+	    valgrind -q --error-exitcode=97 --leak-check=full \
+	    --errors-for-leak-kinds=definite --log-file=$(VG_DIR)/unit.%p $$t \
+	    || exit 1; done
+	cd tests/integration && DDUP_VALGRIND_LOGS=$(VG_DIR) \
+	    DDUP_VALGRIND_BIN=$(CURDIR)/$(O)/ddup-check DDUP_TIME_SCALE=4 \
+	    DDUP_CHECK=$(CURDIR)/tests/valgrind-run \
+	    $(PYTHON) -m pytest -q -p no:cacheprovider $(PYTEST_ARGS)
+	@if grep -l . $(VG_DIR)/* >/dev/null 2>&1; then \
+	    grep -h . $(VG_DIR)/*; echo "valgrind: errors, see above"; exit 1; \
+	fi
+	@echo "valgrind: 0 errors, 0 definite leaks in $$(ls $(VG_DIR) | wc -l) processes"
 
 demo: demo-deps
 	$(MAKE) all
