@@ -591,6 +591,39 @@ update_size(const struct r2 *r2, const char *fqdn, const struct rrset *sets,
 	return n;
 }
 
+/*
+ * What the reply to an update says.  st is the status of the exchange:
+ * LDNS_STATUS_CRYPTO_TSIG_BOGUS when the reply's TSIG did not verify.
+ * Apart from the exchange so it can be fuzzed on its own.
+ */
+static enum perr
+update_reply(const struct r2 *r2, const ldns_pkt *ans, ldns_status st,
+    const char *fqdn, size_t naddrs, char *err, size_t errlen)
+{
+	char why[160];
+	enum perr rv;
+
+	if (ldns_pkt_get_rcode(ans) != LDNS_RCODE_NOERROR) {
+		rv = rcode_class(r2, ans, 0, r2->key_name != NULL,
+		    st == LDNS_STATUS_CRYPTO_TSIG_BOGUS, why, sizeof(why));
+		snprintf(err, errlen, "server %s %s the update for %s: %s%s",
+		    r2->label, rv == PERR_TEMP ? "could not apply" :
+		    rv == PERR_AUTH ? "refused" : "rejected", fqdn, why,
+		    ldns_pkt_get_rcode(ans) == LDNS_RCODE_SERVFAIL &&
+		    naddrs > 100 ? " (BIND refuses RRsets above "
+		    "max-records-per-type, 100 by default)" : "");
+		return rv;
+	}
+	if (st != LDNS_STATUS_OK) {
+		/* Success we cannot authenticate is no success. */
+		snprintf(err, errlen, "server %s answered the update for %s "
+		    "without a valid TSIG signature (%s)", r2->label, fqdn,
+		    ldns_get_errorstr_by_id(st));
+		return PERR_AUTH;
+	}
+	return PERR_OK;
+}
+
 static enum perr
 rfc2136_replace(void *priv, const char *fqdn, const struct rrset *sets,
     size_t nsets, char *err, size_t errlen)
@@ -604,7 +637,6 @@ rfc2136_replace(void *priv, const char *fqdn, const struct rrset *sets,
 	uint8_t *wire = NULL;
 	size_t i, size, max, naddrs;
 	enum perr rv = PERR_INVALID;
-	char why[160];
 
 	if (nsets == 0)
 		return PERR_OK;
@@ -649,26 +681,7 @@ rfc2136_replace(void *priv, const char *fqdn, const struct rrset *sets,
 	if ((rv = r2_send(r2, res, q, r2->tcp, &ans, &st, err, errlen)) !=
 	    PERR_OK)
 		goto out;
-	if (ldns_pkt_get_rcode(ans) != LDNS_RCODE_NOERROR) {
-		rv = rcode_class(r2, ans, 0, r2->key_name != NULL,
-		    st == LDNS_STATUS_CRYPTO_TSIG_BOGUS, why, sizeof(why));
-		snprintf(err, errlen, "server %s %s the update for %s: %s%s",
-		    r2->label, rv == PERR_TEMP ? "could not apply" :
-		    rv == PERR_AUTH ? "refused" : "rejected", fqdn, why,
-		    ldns_pkt_get_rcode(ans) == LDNS_RCODE_SERVFAIL &&
-		    naddrs > 100 ? " (BIND refuses RRsets above "
-		    "max-records-per-type, 100 by default)" : "");
-		goto out;
-	}
-	if (st != LDNS_STATUS_OK) {
-		/* Success we cannot authenticate is no success. */
-		snprintf(err, errlen, "server %s answered the update for %s "
-		    "without a valid TSIG signature (%s)", r2->label, fqdn,
-		    ldns_get_errorstr_by_id(st));
-		rv = PERR_AUTH;
-		goto out;
-	}
-	rv = PERR_OK;
+	rv = update_reply(r2, ans, st, fqdn, naddrs, err, errlen);
 	goto out;
 toobig:
 	snprintf(err, errlen, "update for %s: %zu addresses make a message of "
@@ -720,6 +733,38 @@ collect(const ldns_pkt *ans, const ldns_rdf *qname, ldns_rr_type type,
 	}
 }
 
+/*
+ * What the reply to the query for one RRset (set->family) says: the
+ * addresses and ttl in set (NXDOMAIN and NODATA both mean an empty set),
+ * or an error.  Apart from the exchange so it can be fuzzed on its own.
+ */
+static enum perr
+read_reply(const struct r2 *r2, const ldns_pkt *ans, const ldns_rdf *qname,
+    const char *fqdn, struct rrset *set, char *err, size_t errlen)
+{
+	ldns_pkt_rcode rc;
+	const char *tname;
+	char why[160];
+	enum perr rv;
+
+	tname = set->family == 6 ? "AAAA" : "A";
+	rc = ldns_pkt_get_rcode(ans);
+	if (rc != LDNS_RCODE_NOERROR && rc != LDNS_RCODE_NXDOMAIN) {
+		rv = rcode_class(r2, ans, 1, 0, 0, why, sizeof(why));
+		snprintf(err, errlen, "server %s answered the %s query for %s "
+		    "with %s", r2->label, tname, fqdn, why);
+		return rv;
+	}
+	if (!ldns_pkt_aa(ans)) {
+		snprintf(err, errlen, "server %s is not authoritative for %s "
+		    "(zone %s)", r2->label, fqdn, r2->zone);
+		return PERR_NOTFOUND;
+	}
+	collect(ans, qname, set->family == 6 ? LDNS_RR_TYPE_AAAA :
+	    LDNS_RR_TYPE_A, set);
+	return PERR_OK;
+}
+
 /* Reads one RRset; a truncated UDP answer is asked again over TCP. */
 static enum perr
 read_one(struct r2 *r2, const char *fqdn, struct rrset *set, char *err,
@@ -730,14 +775,10 @@ read_one(struct r2 *r2, const char *fqdn, struct rrset *set, char *err,
 	ldns_rdf *qname = NULL;
 	ldns_rr_type type;
 	ldns_status st;
-	ldns_pkt_rcode rc;
 	enum perr rv = PERR_TEMP;
-	const char *tname;
-	char why[160];
 	int tcp;
 
 	type = set->family == 6 ? LDNS_RR_TYPE_AAAA : LDNS_RR_TYPE_A;
-	tname = set->family == 6 ? "AAAA" : "A";
 	set->ttl = 0;
 	addrset_free(&set->addrs);
 	if ((qname = dname_abs(fqdn)) == NULL) {
@@ -768,22 +809,7 @@ read_one(struct r2 *r2, const char *fqdn, struct rrset *set, char *err,
 		q = NULL;
 		res = NULL;
 	}
-	rc = ldns_pkt_get_rcode(ans);
-	if (rc != LDNS_RCODE_NOERROR && rc != LDNS_RCODE_NXDOMAIN) {
-		rv = rcode_class(r2, ans, 1, 0, 0, why, sizeof(why));
-		snprintf(err, errlen, "server %s answered the %s query for %s "
-		    "with %s", r2->label, tname, fqdn, why);
-		goto out;
-	}
-	if (!ldns_pkt_aa(ans)) {
-		snprintf(err, errlen, "server %s is not authoritative for %s "
-		    "(zone %s)", r2->label, fqdn, r2->zone);
-		rv = PERR_NOTFOUND;
-		goto out;
-	}
-	/* NXDOMAIN and NODATA both mean an empty set. */
-	collect(ans, qname, type, set);
-	rv = PERR_OK;
+	rv = read_reply(r2, ans, qname, fqdn, set, err, errlen);
 out:
 	ldns_pkt_free(ans);
 	ldns_pkt_free(q);
