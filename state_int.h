@@ -1,0 +1,67 @@
+#ifndef DDUP_STATE_INT_H
+#define DDUP_STATE_INT_H
+
+/*
+ * Private to the state module: included by state.c (opening, locking,
+ * migrations, transactions, closing), state_data.c (the rows) and
+ * state_schema.c (the schema), and by nothing else.  Everyone else uses
+ * state.h.
+ */
+
+#include <sqlite3.h>
+
+/* The prepared statements of an open; their SQL is in state_data.c. */
+enum {
+	S_GET_EP,
+	S_GET_DOM,
+	S_GET_PUB,
+	S_GET_META,
+	S_PUT_EP,
+	S_PUT_DOM,
+	S_PUT_PUB,
+	S_DEL_PUB,
+	S_ADD_CHECK,
+	S_ADD_CHANGE,
+	S_PUT_META,
+	S_CFG_CLEAR_DOM,
+	S_CFG_CLEAR_EP,
+	S_CFG_DOM,
+	S_CFG_EP,
+	S_DROP_EP,
+	S_DROP_DOM,
+	S_DROP_PUB,
+	S_PRUNE_CHECKS,
+	S_PRUNE_CHANGES,
+	S_MAX
+};
+
+/* Statements from S_PUT_EP on write, and exist only in read-write opens. */
+#define S_FIRST_RW	S_PUT_EP
+
+struct state {
+	sqlite3		*db;
+	sqlite3_stmt	*stmt[S_MAX];
+	char		*path;
+	int		 lockfd;	/* flock holder (read-write), else -1 */
+	int		 rw;
+	int		 in_tx;
+	char		 err[768];	/* last error, for state_errmsg() */
+};
+
+/* state_schema.c */
+extern const char *const state_migrations[];
+extern const int	 state_schema_version;
+extern const char	 state_temp_schema[];
+
+/* state.c: the error state_errmsg() returns, "FILE: ..." */
+void	 st_set_err(struct state *st, const char *fmt, ...)
+	    __attribute__((format(printf, 2, 3)));
+/* "FILE: what: sqlite's message". */
+void	 st_db_err(struct state *st, sqlite3 *db, const char *what);
+/* Writes need a read-write open and an open transaction. */
+int	 st_need_tx(struct state *st, const char *what);
+
+/* state_data.c: prepares the statements the open's mode needs. */
+int	 st_prepare(struct state *st);
+
+#endif
