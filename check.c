@@ -226,6 +226,13 @@ job_start(CURLM *cm, struct job *j, const char *ca_file)
 	    CHECK_DNS_CACHE_S) != CURLE_OK;
 	bad |= curl_easy_setopt(e, CURLOPT_USERAGENT, CHECK_UA) != CURLE_OK;
 	bad |= curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L) != CURLE_OK;
+	/*
+	 * Each check connects afresh, as a client would: a connection left
+	 * by another endpoint's check on the same address would skip the
+	 * connect and TLS handshake being tested, and the multi handle's
+	 * cache would keep descriptors open against the file limit.
+	 */
+	bad |= curl_easy_setopt(e, CURLOPT_FORBID_REUSE, 1L) != CURLE_OK;
 	/* A health check goes straight to the server, whatever http_proxy. */
 	bad |= curl_easy_setopt(e, CURLOPT_PROXY, "") != CURLE_OK;
 	bad |= curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 1L) != CURLE_OK;
@@ -290,9 +297,11 @@ fail_reason(struct job *j, CURLcode cc)
 	struct check_res *res = j->res;
 	const char	*detail = j->errbuf[0] != '\0' ? j->errbuf :
 			    curl_easy_strerror(cc);
+	char		*peer = NULL;
 	long		 oserr = 0;
 
 	(void)curl_easy_getinfo(j->e, CURLINFO_OS_ERRNO, &oserr);
+	(void)curl_easy_getinfo(j->e, CURLINFO_PRIMARY_IP, &peer);
 
 	if (cc == CURLE_OPERATION_TIMEDOUT ||
 	    (cc == CURLE_COULDNT_CONNECT && oserr == ETIMEDOUT))
@@ -310,6 +319,14 @@ fail_reason(struct job *j, CURLcode cc)
 		set_reason(res, "no route to host");
 	else if (cc == CURLE_COULDNT_CONNECT && oserr == ENETUNREACH)
 		set_reason(res, "network unreachable");
+	/*
+	 * libcurl calls an answer that is not HTTP "Unsupported protocol"
+	 * (HTTP/0.9), which reads like a bad URL: say what happened.
+	 */
+	else if (cc == CURLE_WEIRD_SERVER_REPLY ||
+	    (cc == CURLE_UNSUPPORTED_PROTOCOL && peer != NULL &&
+	    *peer != '\0'))
+		set_reason(res, "not an HTTP answer: %s", detail);
 	else if (j->errbuf[0] != '\0')
 		set_reason(res, "%s: %s", curl_easy_strerror(cc), j->errbuf);
 	else
@@ -375,6 +392,7 @@ static long
 parallel_limit(long max_parallel)
 {
 	struct rlimit	 rl;
+	rlim_t		 want;
 	long		 lim;
 
 	if (max_parallel <= 0)
@@ -382,6 +400,19 @@ parallel_limit(long max_parallel)
 	if (getrlimit(RLIMIT_NOFILE, &rl) == -1 ||
 	    rl.rlim_cur == RLIM_INFINITY)
 		return max_parallel;
+	/*
+	 * A soft limit below the hard one (systemd's 1024, a shell's
+	 * ulimit -Sn) is ours to raise, as far as the checks need: only
+	 * a hard limit makes checks wait for each other.
+	 */
+	want = max_parallel > 100000 ? (rlim_t)100000 * 3 + 64 :
+	    (rlim_t)max_parallel * 3 + 64;
+	if (rl.rlim_cur < want && rl.rlim_max > rl.rlim_cur) {
+		rl.rlim_cur = rl.rlim_max < want ? rl.rlim_max : want;
+		if (setrlimit(RLIMIT_NOFILE, &rl) == -1 &&
+		    getrlimit(RLIMIT_NOFILE, &rl) == -1)
+			return 1;
+	}
 	if (rl.rlim_cur < 64 + 3)
 		return 1;
 	lim = (long)((rl.rlim_cur - 64) / 3);
