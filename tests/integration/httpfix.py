@@ -28,7 +28,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 __all__ = ["certs", "http_server", "free_port", "has_ipv6", "Certs",
-           "HttpServer", "Request"]
+           "HttpServer", "Request", "raw_server", "RawServer"]
 
 
 def free_port(family=4):
@@ -318,6 +318,216 @@ def http_server(certs):
 
     def make(**kw):
         s = HttpServer(certs=certs, **kw)
+        servers.append(s)
+        return s.start()
+
+    yield make
+    for s in servers:
+        s.stop()
+
+
+# ---------------------------------------------------------------- hostile servers
+
+class RawServer:
+    """Loopback TCP servers that misbehave on purpose, all served by one
+    asyncio loop in a background thread, however many sockets listen.
+
+    behaviour, per connection, after reading the request head (except
+    "silent" and "tls_stall", which read whatever comes and never answer,
+    and "garbage", which answers the first bytes that come):
+      "ok"                 HTTP/1.1 200 with Content-Length to every request,
+                           connection kept open (keep-alive)
+      "silent"             accept and never answer
+      "tls_stall"          the same, for https:// URLs: the ClientHello
+                           gets no answer
+      "drip"               a valid 200 answer, one byte a second
+      "drip_body"          status and headers at once, then the body one
+                           byte a second
+      "endless_body"       200 without Content-Length, then "x" forever
+      "endless_headers"    a status line, then header lines forever
+      "garbage"            bytes that are neither HTTP nor TLS, then close
+      "reset_after_headers" a 200 head announcing a long body, part of it,
+                           then a TCP RST
+
+    listen: count sockets on each address of addrs (ports chosen by the
+    kernel); .urls lists one URL per socket (scheme https for tls_stall),
+    .paths the request paths received, .conns the connections accepted.
+    """
+
+    def __init__(self, behaviour, count=1, addrs=("127.0.0.1",), path="/health"):
+        import asyncio
+        self._asyncio = asyncio
+        self.behaviour = behaviour
+        self.count = count
+        self.addrs = list(addrs)
+        self.path = path
+        self.paths = []
+        self.conns = 0
+        self.sockets = []       # (addr, port)
+        self._loop = None
+        self._thread = None
+        self._servers = []
+        self._writers = set()
+
+    @property
+    def urls(self):
+        scheme = "https" if self.behaviour == "tls_stall" else "http"
+        return [f"{scheme}://{a}:{p}{self.path}" for a, p in self.sockets]
+
+    @property
+    def url(self):
+        return self.urls[0]
+
+    def start(self):
+        asyncio = self._asyncio
+        ready = threading.Event()
+        errors = []
+
+        def main():
+            loop = asyncio.new_event_loop()
+            self._loop = loop
+            asyncio.set_event_loop(loop)
+
+            async def listen():
+                for a in self.addrs:
+                    for _ in range(self.count):
+                        srv = await asyncio.start_server(self._conn, a, 0, backlog=512)
+                        self._servers.append(srv)
+                        self.sockets.append((a, srv.sockets[0].getsockname()[1]))
+            try:
+                loop.run_until_complete(listen())
+            except Exception as e:      # noqa: BLE001  (reported to start())
+                errors.append(e)
+                ready.set()
+                return
+            ready.set()
+            loop.run_forever()
+            loop.close()
+
+        self._thread = threading.Thread(target=main, daemon=True, name="raw-server")
+        self._thread.start()
+        ready.wait(30)
+        if errors:
+            self.stop()
+            raise errors[0]
+        return self
+
+    async def _head(self, reader):
+        """The request head; its path is recorded."""
+        data = b""
+        while b"\r\n\r\n" not in data and len(data) < 65536:
+            chunk = await reader.read(4096)
+            if not chunk:
+                break
+            data += chunk
+        line = data.split(b"\r\n", 1)[0].split()
+        if len(line) >= 2:
+            self.paths.append(line[1].decode(errors="replace"))
+        return data
+
+    async def _conn(self, reader, writer):
+        asyncio = self._asyncio
+        self.conns += 1
+        self._writers.add(writer)
+        b = self.behaviour
+        try:
+            if b in ("silent", "tls_stall"):
+                while await reader.read(4096):
+                    pass
+                return
+            if b == "garbage":
+                # Whatever came (an HTTP request, a ClientHello) is answered.
+                await reader.read(4096)
+                writer.write(b"\x16\x03\x01\x00\xffSSH-2.0-nonsense\r\n\x00\x01\x02"
+                             + bytes(range(256)) * 4)
+                await writer.drain()
+                return
+            head = await self._head(reader)
+            if b == "ok":
+                # Keep-alive: every request on the connection is answered;
+                # the client decides when the connection ends.
+                while head.endswith(b"\r\n\r\n"):
+                    writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n"
+                                 b"Content-Length: 3\r\n\r\nok\n")
+                    await writer.drain()
+                    head = await self._head(reader)
+            elif b in ("drip", "drip_body"):
+                head = b"HTTP/1.1 200 OK\r\nContent-Length: 20\r\n\r\n"
+                body = b"ok, slowly, slowly\r\n"
+                if b == "drip_body":
+                    writer.write(head)
+                    data = body
+                else:
+                    data = head + body
+                for i in range(len(data)):
+                    writer.write(data[i:i + 1])
+                    await writer.drain()
+                    await asyncio.sleep(1)
+            elif b == "endless_body":
+                writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\n")
+                chunk = b"x" * 16384
+                while True:
+                    writer.write(chunk)
+                    await writer.drain()
+            elif b == "endless_headers":
+                writer.write(b"HTTP/1.1 200 OK\r\n")
+                line = b"X-Filler: " + b"y" * 100 + b"\r\n"
+                while True:
+                    writer.write(line * 100)
+                    await writer.drain()
+            elif b == "reset_after_headers":
+                writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n"
+                             b"Content-Length: 100000\r\n\r\n" + b"x" * 1000)
+                await writer.drain()
+                await asyncio.sleep(0.3)
+                sock = writer.get_extra_info("socket")
+                # SO_LINGER 0: close() sends RST instead of FIN.
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
+                                b"\x01\x00\x00\x00\x00\x00\x00\x00")
+                writer.transport.abort()
+                return
+            else:
+                raise ValueError(f"unknown behaviour {b}")
+        except (ConnectionError, OSError, asyncio.CancelledError):
+            pass
+        finally:
+            self._writers.discard(writer)
+            if not writer.transport.is_closing():
+                writer.close()
+
+    def stop(self):
+        loop = self._loop
+        if loop is None:
+            return self
+
+        async def shutdown():
+            for s in self._servers:
+                s.close()
+            for w in list(self._writers):
+                w.transport.abort()
+            tasks = [t for t in self._asyncio.all_tasks() if t is not self._asyncio.current_task()]
+            for t in tasks:
+                t.cancel()
+            await self._asyncio.gather(*tasks, return_exceptions=True)
+            loop.stop()
+        if loop.is_running():
+            self._asyncio.run_coroutine_threadsafe(shutdown(), loop)
+        self._thread.join(10)
+        self._loop = None
+        return self
+
+    def __repr__(self):
+        return f"<RawServer {self.behaviour} x{len(self.sockets)}>"
+
+
+@pytest.fixture
+def raw_server():
+    """Factory: raw_server(behaviour, count=1, addrs=("127.0.0.1",)) -> a
+    started RawServer; all are stopped at teardown."""
+    servers = []
+
+    def make(behaviour, **kw):
+        s = RawServer(behaviour, **kw)
         servers.append(s)
         return s.start()
 
