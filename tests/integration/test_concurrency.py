@@ -1,0 +1,156 @@
+"""Runs started at the same moment on one state file (SPEC sections 2, 6).
+
+Twenty ddup-check runs start together against a real BIND; one health
+endpoint answers slowly, so the run that takes the lock holds it for a
+couple of seconds.  Exactly that one run works; every other one exits 3
+at once, without waiting for the lock and without SQLite's "database is
+locked" showing anywhere.  Readers (--status) started among them neither
+block nor fail.
+"""
+
+import json
+import sqlite3
+import subprocess
+import threading
+import time
+
+from conftest import DDUP
+from test_failover import NAME, write_config
+
+RUNS = 20
+DELAY = 4.0     # the slow endpoint: how long the holder keeps the lock, at least
+
+
+def start_together(cmds, timeout=60):
+    """Runs every command at the same moment (a barrier, one thread each).
+    Returns [(rc, stdout, stderr, seconds, end)] in order; end is the
+    time.monotonic() at which the process was seen to exit."""
+    out = [None] * len(cmds)
+    barrier = threading.Barrier(len(cmds))
+
+    def one(i):
+        barrier.wait()
+        t0 = time.monotonic()
+        p = subprocess.run(cmds[i], capture_output=True, text=True, timeout=timeout)
+        t1 = time.monotonic()
+        out[i] = (p.returncode, p.stdout, p.stderr, t1 - t0, t1)
+
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(len(cmds))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return out
+
+
+def integrity(path):
+    db = sqlite3.connect(path)
+    try:
+        return db.execute("PRAGMA integrity_check").fetchall()
+    finally:
+        db.close()
+
+
+def counts(path):
+    db = sqlite3.connect(path)
+    try:
+        checks = db.execute("SELECT count(*) FROM checks").fetchone()[0]
+        changes = db.execute("SELECT count(*) FROM changes").fetchone()[0]
+        return checks, changes
+    finally:
+        db.close()
+
+
+def assert_no_busy(results):
+    for rc, out, err, _, _ in results:
+        text = (out + err).lower()
+        assert "locked" not in text or "another ddup-check" in text, (rc, out, err)
+        assert "database is locked" not in text, (rc, out, err)
+        assert "busy" not in text, (rc, out, err)
+
+
+def servers(ddup, bind, http_server):
+    slow = http_server(delay=DELAY)
+    backup = http_server()
+    write_config(ddup, bind, [("primary", slow, "192.0.2.1", 0),
+                              ("backup", backup, "192.0.2.2", 10)],
+                 "timeout = 10s\nattempts = 1\n")
+    return slow, backup
+
+
+def race(ddup, bind, slow, fresh):
+    serial = bind.serial()
+    results = start_together([[DDUP, "-c", ddup.config]] * RUNS)
+    rcs = sorted(r[0] for r in results)
+    assert rcs == [0] + [3] * (RUNS - 1), results
+    holder = next(r for r in results if r[0] == 0)
+    losers = [r for r in results if r[0] == 3]
+    worst = max(r[3] for r in losers)
+    print(f"{'fresh' if fresh else 'existing'} state file: holder {holder[3]:.2f}s, "
+          f"slowest of {len(losers)} refused runs {worst:.2f}s")
+    # The holder waited for the slow endpoint; the others did not wait
+    # for the lock: each ended while the holder still ran.  (Twenty
+    # processes starting at once on a busy machine take a while to get
+    # going, so how long each took is printed, not asserted tightly.)
+    assert holder[3] >= DELAY * 0.9, holder
+    for rc, out, err, secs, end in losers:
+        assert end < holder[4], f"a refused run ended after the holder: it waited for the lock"
+        assert secs < DELAY, f"a refused run took {secs:.2f}s"
+        assert out == "", out
+        assert "another ddup-check" in err, err
+        assert ddup.state in err, err
+    assert_no_busy(results)
+    assert integrity(ddup.state) == [("ok",)]
+    return holder, serial
+
+
+def test_20_runs_on_a_fresh_state_file(ddup, bind_server, http_server):
+    slow, _ = servers(ddup, bind_server, http_server)
+    holder, serial = race(ddup, bind_server, slow, fresh=True)
+    # The one run did the work: one check per endpoint, one DNS change.
+    assert "DNS updated" in holder[2], holder
+    assert bind_server.query(NAME, "A") == ["192.0.2.1"]
+    assert bind_server.serial() == serial + 1
+    assert counts(ddup.state) == (2, 1)
+    assert len(slow.requests) == 1
+
+
+def test_20_runs_on_an_existing_state_file(ddup, bind_server, http_server):
+    slow, backup = servers(ddup, bind_server, http_server)
+    slow.set(delay=0)
+    r = ddup.run()
+    assert r.rc == 0, r
+    assert bind_server.query(NAME, "A") == ["192.0.2.1"]
+    checks0, changes0 = counts(ddup.state)
+    # The primary goes down, slowly: the holder fails over.
+    slow.set(status=503, delay=DELAY)
+    requests0 = len(slow.requests)
+    holder, serial = race(ddup, bind_server, slow, fresh=False)
+    assert "DNS updated" in holder[2] and "192.0.2.2" in holder[2], holder
+    assert bind_server.query(NAME, "A") == ["192.0.2.2"]
+    assert bind_server.serial() == serial + 1
+    assert counts(ddup.state) == (checks0 + 2, changes0 + 1)
+    assert len(slow.requests) == requests0 + 1
+    assert len(backup.requests) == 2
+
+
+def test_status_readers_during_a_run(ddup, bind_server, http_server):
+    """--status while a run holds the lock and writes: it reads the last
+    completed run, at once, whatever moment it lands on."""
+    slow, _ = servers(ddup, bind_server, http_server)
+    slow.set(delay=0)
+    assert ddup.run().rc == 0
+    slow.set(status=503, delay=DELAY)
+    cmds = [[DDUP, "-c", ddup.config]] * 5 + [[DDUP, "-c", ddup.config, "--status", "--json"]] * 10
+    results = start_together(cmds)
+    runs, readers = results[:5], results[5:]
+    assert sorted(r[0] for r in runs) == [0, 3, 3, 3, 3], runs
+    holder = next(r for r in runs if r[0] == 0)
+    for rc, out, err, secs, end in readers:
+        assert rc == 0, (rc, out, err)
+        assert end < holder[4], f"--status ended after the run: it waited for it"
+        assert secs < DELAY, f"--status took {secs:.2f}s"
+        assert json.loads(out)["domains"][0]["published"] == ["192.0.2.1"], out
+    assert_no_busy(results)
+    assert integrity(ddup.state) == [("ok",)]
+    assert bind_server.query(NAME, "A") == ["192.0.2.2"]
