@@ -208,6 +208,18 @@ body_write(char *data, size_t size, size_t nmemb, void *arg)
 }
 
 /*
+ * Replaces what could break or forge a log line (control characters,
+ * bytes outside ASCII) in text taken from an answer.
+ */
+static void
+printable(char *s)
+{
+	for (; *s != '\0'; s++)
+		if (!isprint((unsigned char)*s))
+			*s = '?';
+}
+
+/*
  * The `error` text of a PowerDNS error document
  * ({"error": "...", "errors": [...]}); -1 when there is none.
  */
@@ -223,6 +235,7 @@ parse_error(const char *buf, size_t len, char *out, size_t outlen)
 	if (json_is_object(root) && (e = json_object_get(root, "error")) !=
 	    NULL && json_is_string(e)) {
 		snprintf(out, outlen, "%s", json_string_value(e));
+		printable(out);
 		rv = 0;
 	}
 	json_decref(root);
@@ -408,6 +421,7 @@ parse_zone(const char *buf, size_t len, const char *name, struct rrset *sets,
 	    NULL) {
 		snprintf(err, errlen, "not JSON: %s (line %d)", je.text,
 		    je.line);
+		printable(err);
 		return -1;
 	}
 	rrsets = json_is_object(root) ? json_object_get(root, "rrsets") : NULL;
@@ -470,6 +484,9 @@ parse_zone(const char *buf, size_t len, const char *name, struct rrset *sets,
 	}
 	rv = 0;
 out:
+	/* The reason quotes the answer, and goes to the log. */
+	if (rv == -1)
+		printable(err);
 	json_decref(root);
 	return rv;
 }
