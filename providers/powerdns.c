@@ -302,6 +302,12 @@ status_error(const struct pdns *pd, const char *url, long status,
 		    "wrong serverId)", pd->zone);
 	} else if (status == 429)
 		e = PERR_RATELIMIT;
+	else if (status >= 300 && status <= 399) {
+		/* Following one could send the key to another host. */
+		e = PERR_INVALID;
+		snprintf(detail, sizeof(detail), ": redirects are not "
+		    "followed (check baseUrl)");
+	}
 	else if (status >= 500)
 		e = PERR_TEMP;
 	else
@@ -312,18 +318,21 @@ status_error(const struct pdns *pd, const char *url, long status,
 }
 
 /*
- * One API call.  Any 2xx is success with the body in *b; anything else
- * is classified into a perr with the URL and status in err.
+ * One API call.  Success is the status want (any 2xx when want is 0)
+ * with the body in *b; anything else is classified into a perr with the
+ * URL and status in err.
  */
 static enum perr
 api_call(const struct pdns *pd, const char *method, const char *url,
-    const char *json, struct body *b, char *err, size_t errlen)
+    const char *json, long want, struct body *b, char *err, size_t errlen)
 {
 	CURL *c;
 	CURLcode cc;
 	struct curl_slist *hdrs = NULL, *h;
 	char ebuf[CURL_ERROR_SIZE];
-	char *ctype = NULL;
+	char *ctype = NULL, text[128];
+	curl_off_t retry = -1;
+	size_t len;
 	long status = 0;
 	enum perr rv = PERR_TEMP;
 
@@ -387,6 +396,25 @@ api_call(const struct pdns *pd, const char *method, const char *url,
 	curl_easy_getinfo(c, CURLINFO_CONTENT_TYPE, &ctype);
 	if (status < 200 || status > 299) {
 		rv = status_error(pd, url, status, ctype, b, err, errlen);
+		/* A one-shot run does not wait: the next run is the retry. */
+		if (status == 429 && curl_easy_getinfo(c, CURLINFO_RETRY_AFTER,
+		    &retry) == CURLE_OK && retry > 0 &&
+		    (len = strlen(err)) + 1 < errlen)
+			snprintf(err + len, errlen - len, " (retry after "
+			    "%" CURL_FORMAT_CURL_OFF_T "s)", retry);
+		goto out;
+	}
+	/*
+	 * Another 2xx than PowerDNS gives (a proxy's page, a captive
+	 * portal) says nothing about the change: it failed, and the next
+	 * run tries again.
+	 */
+	if (want != 0 && status != want) {
+		excerpt(b, text, sizeof(text));
+		snprintf(err, errlen, "PowerDNS at %s: unexpected answer: %ld "
+		    "to a %s, where PowerDNS answers %ld%s%s", url, status,
+		    method, want, text[0] != '\0' ? ": " : "", text);
+		rv = PERR_TEMP;
 		goto out;
 	}
 	rv = PERR_OK;
@@ -530,7 +558,8 @@ powerdns_read(void *priv, const char *fqdn, struct rrset *sets, size_t nsets,
 	len = strlen(pd->zone_url) + strlen(esc) + 32;
 	url = xmalloc(len);
 	snprintf(url, len, "%s?rrset_name=%s", pd->zone_url, esc);
-	if ((rv = api_call(pd, "GET", url, NULL, &b, err, errlen)) != PERR_OK)
+	if ((rv = api_call(pd, "GET", url, NULL, 0, &b, err, errlen)) !=
+	    PERR_OK)
 		goto out;
 	if (parse_zone(b.p != NULL ? b.p : "", b.n, name, sets, nsets, perr_,
 	    sizeof(perr_)) == -1) {
@@ -600,7 +629,8 @@ powerdns_replace(void *priv, const char *fqdn, const struct rrset *sets,
 		rv = PERR_TEMP;
 		goto out;
 	}
-	rv = api_call(pd, "PATCH", pd->zone_url, json, &b, err, errlen);
+	/* PowerDNS answers a PATCH that worked with 204 No Content. */
+	rv = api_call(pd, "PATCH", pd->zone_url, json, 204, &b, err, errlen);
 out:
 	free(b.p);
 	free(json);
