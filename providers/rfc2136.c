@@ -413,10 +413,27 @@ r2_send(const struct r2 *r2, ldns_resolver *res, ldns_pkt *q, int tcp,
 	spent = mono_ms() - t0;
 	if (*ans == NULL) {
 		fmt_ms(r2->timeout_ms, tmo, sizeof(tmo));
-		if (spent >= r2->timeout_ms - 50 || e == EAGAIN ||
-		    e == EWOULDBLOCK || e == ETIMEDOUT || e == EINPROGRESS)
+		/*
+		 * A reply that came but does not parse: errno is whatever
+		 * the exchange left (EINPROGRESS from the TCP connect), so
+		 * the ldns status alone tells.
+		 */
+		if (*st != LDNS_STATUS_OK && *st != LDNS_STATUS_ERR &&
+		    *st != LDNS_STATUS_NETWORK_ERR &&
+		    *st != LDNS_STATUS_SOCKET_ERROR &&
+		    *st != LDNS_STATUS_RES_NO_NS && *st != LDNS_STATUS_MEM_ERR)
+			snprintf(err, errlen, "server %s: unreadable reply: %s "
+			    "(%s)", r2->label, ldns_get_errorstr_by_id(*st),
+			    tcp ? "tcp" : "udp");
+		else if (spent >= r2->timeout_ms - 50 || e == ETIMEDOUT ||
+		    ((e == EAGAIN || e == EWOULDBLOCK || e == EINPROGRESS) &&
+		    spent >= r2->timeout_ms / 2))
 			snprintf(err, errlen, "server %s: no answer within %s "
 			    "(%s)", r2->label, tmo, tcp ? "tcp" : "udp");
+		else if (e == EAGAIN || e == EWOULDBLOCK || e == EINPROGRESS)
+			snprintf(err, errlen, "server %s: connection closed "
+			    "without a complete reply (%s)", r2->label,
+			    tcp ? "tcp" : "udp");
 		else if (e != 0)
 			snprintf(err, errlen, "server %s: %s (%s)", r2->label,
 			    strerror(e), tcp ? "tcp" : "udp");
@@ -425,7 +442,8 @@ r2_send(const struct r2 *r2, ldns_resolver *res, ldns_pkt *q, int tcp,
 			    ldns_get_errorstr_by_id(*st), tcp ? "tcp" : "udp");
 		return PERR_TEMP;
 	}
-	if (!ldns_pkt_qr(*ans) || ldns_pkt_id(*ans) != ldns_pkt_id(q)) {
+	if (!ldns_pkt_qr(*ans) || ldns_pkt_id(*ans) != ldns_pkt_id(q) ||
+	    ldns_pkt_get_opcode(*ans) != ldns_pkt_get_opcode(q)) {
 		snprintf(err, errlen, "server %s: reply does not match the "
 		    "request", r2->label);
 		ldns_pkt_free(*ans);
