@@ -74,7 +74,7 @@ make_parent(struct state *st)
 {
 	struct stat	 sb;
 	char		*dir, *slash;
-	int		 rc = -1;
+	int		 rc = -1, fd;
 
 	dir = xstrdup(st->path);
 	slash = strrchr(dir, '/');
@@ -87,10 +87,30 @@ make_parent(struct state *st)
 		rc = 0;		/* open() reports anything else */
 		goto out;
 	}
-	if (mkdir(dir, 0700) == -1 && errno != EEXIST) {
+	if (mkdir(dir, 0700) == -1) {
+		if (errno == EEXIST) {
+			rc = 0;
+			goto out;
+		}
 		st_set_err(st, "cannot create folder %s: %s", dir,
 		    strerror(errno));
 		goto out;
+	}
+	/*
+	 * SQLite syncs the folder that holds the WAL, not the folder above
+	 * it: without this a power loss could take the new folder, and the
+	 * first run's state, away.  Best effort: some file systems refuse
+	 * fsync on folders, and they need none.
+	 */
+	slash = strrchr(dir, '/');
+	if (slash == dir)
+		slash[1] = '\0';
+	else if (slash != NULL)
+		*slash = '\0';
+	if ((fd = open(slash != NULL ? dir : ".",
+	    O_RDONLY | O_DIRECTORY | O_CLOEXEC)) != -1) {
+		(void)fsync(fd);
+		close(fd);
 	}
 	rc = 0;
  out:
@@ -129,12 +149,14 @@ take_lock(struct state *st)
 	return STATE_OK;
 }
 
+#define PROBE_HOT	(-2)
+
 /*
  * Looks at the file through a read-only connection, which writes
  * nothing, not even a checkpoint when it closes.  Ours carries our
  * application_id; a file without it is ours to set up only if it has no
  * schema at all (new or zero size).  Returns the schema version (0:
- * empty) or -1.
+ * empty), PROBE_HOT (a rollback journal it may not roll back) or -1.
  */
 static int
 probe(struct state *st, sqlite3 *db)
@@ -148,10 +170,17 @@ probe(struct state *st, sqlite3 *db)
 	    " (SELECT application_id FROM pragma_application_id),"
 	    " (SELECT count(*) FROM sqlite_master)", -1, &s, NULL)
 	    != SQLITE_OK || sqlite3_step(s) != SQLITE_ROW) {
-		if ((sqlite3_errcode(db) & 0xff) == SQLITE_NOTADB)
+		if ((sqlite3_errcode(db) & 0xff) == SQLITE_NOTADB) {
 			st_set_err(st, "not a ddup state file: %s",
 			    sqlite3_errmsg(db));
-		else
+		} else if (sqlite3_extended_errcode(db) ==
+		    SQLITE_READONLY_ROLLBACK) {
+			st_set_err(st, "cannot read: %s-journal holds an"
+			    " unfinished transaction of another program (the"
+			    " sqlite3 CLI recovers it): %s", st->path,
+			    sqlite3_errmsg(db));
+			rc = PROBE_HOT;
+		} else
 			st_db_err(st, db, "cannot read");
 		goto out;
 	}
@@ -176,6 +205,41 @@ probe(struct state *st, sqlite3 *db)
 	rc = (int)ver;
  out:
 	sqlite3_finalize(s);
+	return rc;
+}
+
+/*
+ * A run killed while it created the file can leave a rollback journal:
+ * switching a new, empty file to WAL is the one write SQLite makes to a
+ * state file in rollback mode.  A read-only connection cannot roll a
+ * journal back, so the file would stay unreadable.  Returns 1 if
+ * dbpath-journal says the database was empty (0 pages) when the
+ * transaction began: rolled back, it is an empty file again, ours to
+ * set up like a zero-size one.  Another program's journal is left alone.
+ */
+static int
+hot_journal_of_new(const char *dbpath)
+{
+	static const unsigned char magic[8] = {
+		0xd9, 0xd5, 0x05, 0xf9, 0x20, 0xa1, 0x63, 0xd7
+	};
+	unsigned char	 hdr[20];	/* magic, nRec, nonce, initial pages */
+	char		*jpath;
+	size_t		 len;
+	int		 fd, rc = 0;
+
+	len = strlen(dbpath) + sizeof("-journal");
+	jpath = xmalloc(len);
+	snprintf(jpath, len, "%s-journal", dbpath);
+	if ((fd = open(jpath, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1)
+		goto out;
+	if (pread(fd, hdr, sizeof(hdr), 0) == (ssize_t)sizeof(hdr) &&
+	    memcmp(hdr, magic, sizeof(magic)) == 0 &&
+	    hdr[16] == 0 && hdr[17] == 0 && hdr[18] == 0 && hdr[19] == 0)
+		rc = 1;
+	close(fd);
+ out:
+	free(jpath);
 	return rc;
 }
 
@@ -238,8 +302,9 @@ migrate(struct state *st)
 /*
  * Settings of the read-write connection.  WAL with synchronous=FULL: a
  * run commits once, so one fsync of the WAL per run costs nothing, and
- * the commit is durable when the run reports success; WAL also lets
- * --status read while a run is writing.
+ * the commit is durable when the run reports success, even across a
+ * power loss; a run killed at any moment loses only its own uncommitted
+ * transaction.  WAL also lets --status read while a run is writing.
  */
 static int
 setup_rw(struct state *st)
@@ -288,7 +353,13 @@ open_db(struct state *st, const char *dbpath, int flags)
 		return -1;
 	}
 	sqlite3_extended_result_codes(st->db, 1);
-	/* Only --status readers and a crashed run's recovery can block us. */
+	/*
+	 * Runs exclude each other by flock before SQLite is touched, so
+	 * this never waits for another run's transaction: only for a
+	 * writer's WAL recovery after a crash or its checkpoint on close
+	 * (milliseconds), which would otherwise fail a reader with
+	 * "database is locked".
+	 */
 	sqlite3_busy_timeout(st->db, BUSY_MS);
 	return 0;
 }
@@ -339,7 +410,20 @@ state_open(const char *path, int mode, struct state **out, char *err,
 
 	if (open_db(st, dbpath, SQLITE_OPEN_READONLY) == -1)
 		goto out;
-	if ((ver = probe(st, st->db)) == -1)
+	ver = probe(st, st->db);
+	if (ver == PROBE_HOT && hot_journal_of_new(dbpath)) {
+		if (!st->rw) {
+			rc = STATE_OK;	/* a first run died: empty */
+			goto out;
+		}
+		/* Under the run lock, so no live writer owns the journal. */
+		sqlite3_close(st->db);
+		st->db = NULL;
+		if (open_db(st, dbpath, SQLITE_OPEN_READWRITE) == -1)
+			goto out;
+		ver = probe(st, st->db);
+	}
+	if (ver < 0)
 		goto out;
 
 	if (!st->rw) {

@@ -1,7 +1,8 @@
 /*
  * state.c: round trips through a real SQLite file in a temporary folder,
- * the run lock, files that are not ours (left byte for byte), modes,
- * the end-of-run cleanup, and crashes.
+ * the run lock (also against 20 runs at once), readers during runs,
+ * files that are not ours (left byte for byte), modes, the end-of-run
+ * cleanup, and crashes.
  *
  * DDUP_TEST_KEEP=DIR keeps a populated state file at DIR/state.db for a
  * look with the sqlite3 CLI.
@@ -150,6 +151,25 @@ raw_int(const char *path, const char *sql)
 	sqlite3_finalize(s);
 	sqlite3_close(db);
 	return v;
+}
+
+/*
+ * Time bounds are for a normal build on a busy machine; under valgrind
+ * (which preloads its own libraries) everything runs 20 to 50 times
+ * slower, so the bounds stretch.  DDUP_TEST_TIME_SCALE overrides.
+ */
+static long long
+bound_ms(long long ms)
+{
+	const char	*v;
+	long		 k = 1;
+
+	if ((v = getenv("DDUP_TEST_TIME_SCALE")) != NULL)
+		k = strtol(v, NULL, 10);
+	else if ((v = getenv("LD_PRELOAD")) != NULL &&
+	    strstr(v, "vgpreload") != NULL)
+		k = 30;
+	return ms * (k > 0 ? k : 1);
 }
 
 static struct state *
@@ -764,6 +784,315 @@ test_crash(void **ctx)
 	    " WHERE integrity_check = 'ok'"), 1);
 }
 
+/*
+ * A first run killed while SQLite switched the new file to WAL leaves a
+ * rollback journal that a read-only connection cannot roll back.  Made
+ * here the same way: a transaction on an empty file that spills pages
+ * to it, then SIGKILL.
+ */
+static void
+make_hot_journal(const char *path, int was_empty)
+{
+	sqlite3		*db;
+	pid_t		 pid;
+	int		 status, i;
+
+	if (!was_empty)
+		raw_exec(path, "CREATE TABLE mail(id INTEGER PRIMARY KEY,"
+		    " body); INSERT INTO mail(body) VALUES ('hello')");
+	else
+		write_file(path, "", 0);
+	pid = fork();
+	assert_true(pid != -1);
+	if (pid == 0) {
+		if (sqlite3_open(path, &db) != SQLITE_OK ||
+		    sqlite3_exec(db, "PRAGMA cache_size = 1; BEGIN;"
+		    " CREATE TABLE t(x)", NULL, NULL, NULL) != SQLITE_OK)
+			_exit(1);
+		for (i = 0; i < 500; i++)
+			if (sqlite3_exec(db, "INSERT INTO t VALUES"
+			    " (printf('%.500c', 'x'))", NULL, NULL, NULL)
+			    != SQLITE_OK)
+				_exit(1);
+		kill(getpid(), SIGKILL);
+		_exit(1);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+}
+
+static void
+test_hot_journal(void **ctx)
+{
+	struct fx	*f = *ctx;
+	struct state	*st = (struct state *)1;
+	struct stat	 sb;
+	char		 jpath[160], err[512] = "";
+
+	snprintf(jpath, sizeof(jpath), "%s-journal", f->path);
+	make_hot_journal(f->path, 1);
+	assert_int_equal(stat(jpath, &sb), 0);
+	assert_int_equal(stat(f->path, &sb), 0);
+	assert_true(sb.st_size > 0);
+
+	/* Read-only: the state before that first run, which is none. */
+	assert_int_equal(state_open(f->path, STATE_RO, &st, err, sizeof(err)),
+	    STATE_OK);
+	assert_null(st);
+	/* A run rolls it back and sets the file up. */
+	populate(f->path);
+	assert_int_equal(stat(jpath, &sb), -1);
+	st = open_ok(f->path, STATE_RO);
+	check_populated(st);
+	state_close(st);
+	assert_int_equal(raw_int(f->path,
+	    "SELECT count(*) FROM pragma_integrity_check"
+	    " WHERE integrity_check = 'ok'"), 1);
+
+	/* Another program's unfinished transaction: not ours to undo. */
+	unlink(f->path);
+	make_hot_journal(f->path, 0);
+	assert_int_equal(stat(jpath, &sb), 0);
+	refused(f->path, "-journal holds an unfinished transaction");
+	assert_int_equal(stat(jpath, &sb), 0);
+}
+
+/* Reads end to end, for a child that must not use cmocka. */
+static int
+read_all(int fd, void *buf, size_t len)
+{
+	unsigned char	*p = buf;
+	ssize_t		 n;
+
+	while (len > 0) {
+		n = read(fd, p, len);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* Blocks until every writer of fd has closed it. */
+static void
+wait_eof(int fd)
+{
+	char	 c;
+
+	while (read(fd, &c, 1) > 0 || errno == EINTR)
+		;
+}
+
+/*
+ * --status and --dry-run open read-only while a run (another process)
+ * holds its write transaction: no SQLITE_BUSY, the last committed state,
+ * well within the busy timeout.
+ */
+static void
+test_ro_during_run(void **ctx)
+{
+	struct fx		*f = *ctx;
+	struct state		*st;
+	struct st_endpoint	 e;
+	int			 ready[2], go[2], status;
+	long long		 t;
+	pid_t			 pid;
+	char			 c = 'r';
+
+	populate(f->path);
+	assert_int_equal(pipe(ready), 0);
+	assert_int_equal(pipe(go), 0);
+	pid = fork();
+	assert_true(pid != -1);
+	if (pid == 0) {
+		close(ready[0]);
+		close(go[1]);
+		memset(&e, 0, sizeof(e));
+		e.failures = 5;
+		if (state_open(f->path, STATE_RW, &st, NULL, 0) != STATE_OK ||
+		    state_begin(st, NULL, 0) != 0 ||
+		    state_put_endpoint(st, "www.example.org", "web1",
+		    "192.0.2.1", "https://x.example/health", 10, &e) != 0 ||
+		    write(ready[1], &c, 1) != 1)
+			_exit(1);
+		wait_eof(go[0]);
+		if (state_commit(st, NULL, 0) != 0)
+			_exit(1);
+		state_close(st);
+		_exit(0);
+	}
+	close(ready[1]);
+	close(go[0]);
+	assert_int_equal(read_all(ready[0], &c, 1), 0);
+
+	t = mono_ms();
+	st = open_ok(f->path, STATE_RO);
+	check_populated(st);
+	state_close(st);
+	t = mono_ms() - t;
+	/* Milliseconds really; a wait for the lock would take 5 s. */
+	if (t > bound_ms(2500))
+		fail_msg("read-only open during a run took %lld ms", t);
+
+	close(go[1]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	close(ready[0]);
+	st = open_ok(f->path, STATE_RO);
+	assert_int_equal(state_get_endpoint(st, "www.example.org", "web1",
+	    "192.0.2.1", "https://x.example/health", &e), 0);
+	assert_true(e.found);
+	assert_int_equal(e.failures, 5);
+	state_close(st);
+}
+
+/*
+ * Readers while runs come and go, each with its whole open, commit and
+ * close (which checkpoints and removes the WAL): every read works and
+ * sees a committed run, never an older one than the read before.
+ */
+static void
+test_ro_while_runs(void **ctx)
+{
+	struct fx		*f = *ctx;
+	struct state		*st;
+	struct st_endpoint	 e;
+	char			 err[512];
+	long			 last = -1;
+	int			 status, i, reads = 0, done = 0;
+	pid_t			 pid;
+
+	populate(f->path);
+	pid = fork();
+	assert_true(pid != -1);
+	if (pid == 0) {
+		for (i = 1; i <= 60; i++) {
+			memset(&e, 0, sizeof(e));
+			e.failures = i;
+			if (state_open(f->path, STATE_RW, &st, NULL, 0)
+			    != STATE_OK || state_begin(st, NULL, 0) != 0 ||
+			    state_put_endpoint(st, "www.example.org", "web1",
+			    "192.0.2.1", "https://x.example/health", 10, &e)
+			    != 0 || state_commit(st, NULL, 0) != 0)
+				_exit(1);
+			state_close(st);
+		}
+		_exit(0);
+	}
+	while (!done) {
+		done = waitpid(pid, &status, WNOHANG) == pid;
+		st = NULL;
+		err[0] = '\0';
+		if (state_open(f->path, STATE_RO, &st, err, sizeof(err))
+		    != STATE_OK)
+			fail_msg("read-only open %d: %s", reads, err);
+		assert_non_null(st);
+		if (state_get_endpoint(st, "www.example.org", "web1",
+		    "192.0.2.1", "https://x.example/health", &e) != 0)
+			fail_msg("read %d: %s", reads, state_errmsg(st));
+		state_close(st);
+		assert_true(e.found);
+		assert_true(e.failures >= last);
+		last = e.failures;
+		reads++;
+	}
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_int_equal(last, 60);
+	assert_true(reads > 1);
+}
+
+struct race_result {
+	int		 rc;
+	int		 busy;		/* "database is locked" in the error */
+	long long	 ms;
+};
+
+/*
+ * 20 runs start at the same moment (released together by closing a
+ * pipe): one gets the state, the others STATE_LOCKED at once, without
+ * touching SQLite (no "database is locked").  The winner keeps the lock
+ * until every loser has answered.  First on a new file, then on an
+ * existing one.
+ */
+static void
+test_concurrent_runs(void **ctx)
+{
+	struct fx		*f = *ctx;
+	struct race_result	 r;
+	struct state		*st;
+	enum { NRUNS = 20 };
+	pid_t			 pids[NRUNS];
+	char			 err[512];
+	int			 go[2], res[2], rel[2], round, i, n_ok,
+				 n_locked, status;
+
+	for (round = 0; round < 2; round++) {
+		assert_int_equal(pipe(go), 0);
+		assert_int_equal(pipe(res), 0);
+		assert_int_equal(pipe(rel), 0);
+		for (i = 0; i < NRUNS; i++) {
+			pids[i] = fork();
+			assert_true(pids[i] != -1);
+			if (pids[i] != 0)
+				continue;
+			close(go[1]);
+			close(res[0]);
+			close(rel[1]);
+			wait_eof(go[0]);
+			st = NULL;
+			err[0] = '\0';
+			r.ms = mono_ms();
+			r.rc = state_open(f->path, STATE_RW, &st, err,
+			    sizeof(err));
+			r.ms = mono_ms() - r.ms;
+			r.busy = strstr(err, "database is locked") != NULL ||
+			    (r.rc == STATE_LOCKED &&
+			    strstr(err, "locked by another") == NULL);
+			if (write(res[1], &r, sizeof(r)) != (ssize_t)sizeof(r))
+				_exit(1);
+			wait_eof(rel[0]);
+			state_close(st);
+			_exit(0);
+		}
+		close(go[0]);
+		close(res[1]);
+		close(rel[0]);
+		close(go[1]);		/* all start now */
+
+		n_ok = n_locked = 0;
+		for (i = 0; i < NRUNS; i++) {
+			assert_int_equal(read_all(res[0], &r, sizeof(r)), 0);
+			assert_false(r.busy);
+			if (r.rc == STATE_OK) {
+				n_ok++;
+			} else {
+				assert_int_equal(r.rc, STATE_LOCKED);
+				n_locked++;
+				if (r.ms >= bound_ms(1000))
+					fail_msg("a second run took %lld ms"
+					    " to give up", r.ms);
+			}
+		}
+		close(rel[1]);		/* the winner may close now */
+		close(res[0]);
+		for (i = 0; i < NRUNS; i++) {
+			assert_int_equal(waitpid(pids[i], &status, 0), pids[i]);
+			assert_true(WIFEXITED(status) &&
+			    WEXITSTATUS(status) == 0);
+		}
+		assert_int_equal(n_ok, 1);
+		assert_int_equal(n_locked, NRUNS - 1);
+		if (round == 0)
+			assert_int_equal(raw_int(f->path,
+			    "PRAGMA user_version"), 1);
+		else
+			populate(f->path);	/* and the lock was let go */
+	}
+}
+
 /* 10,000 checks in one run stay cheap: one statement, one fsync. */
 static void
 test_many_checks(void **ctx)
@@ -787,7 +1116,7 @@ test_many_checks(void **ctx)
 	state_close(st);
 	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM checks"),
 	    10000);
-	if (t > 5000)
+	if (t > bound_ms(5000))
 		fail_msg("10000 checks took %lld ms", t);
 }
 
@@ -815,6 +1144,14 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_needs_tx, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_crash, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hot_journal, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_ro_during_run, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_ro_while_runs, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_concurrent_runs, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_many_checks, setup,
 		    teardown),
 	};
