@@ -1,5 +1,69 @@
-# libFuzzer targets (clang).  `make fuzz-smoke` runs each for a short
-# while and is part of `make check`.
-.PHONY: fuzz-smoke
-fuzz-smoke:
-	@echo "fuzz-smoke: no targets yet"
+# libFuzzer targets (clang, Debian's libclang-rt-14-dev).
+#
+#   make fuzz              build every target into build/fuzz/
+#   make fuzz-smoke        each target for FUZZ_SMOKE_TIME seconds (part of make check)
+#   make fuzz-long         each target for FUZZ_RUNS executions, niced
+#   make fuzz-long FUZZ_TARGETS=dns FUZZ_RUNS=100000000
+#
+# A target runs on a copy of fuzz/corpus/<target>/ in build/fuzz/run/;
+# a crash leaves its input there (minimised, it belongs in the corpus).
+# To replay one input: build/fuzz/fuzz_<target> FILE.
+#
+# The modules are compiled again with coverage and sanitizers into
+# build/fuzz/obj/ and gathered in an archive, so the main build is not
+# touched and a target that includes a provider's source (to reach its
+# static parsers) does not also pull in that provider's object.
+
+FUZZ_CC		 = clang
+FUZZ_O		 = build/fuzz
+FUZZ_TARGETS	?= duration expect addr isotime dns powerdns config
+FUZZ_SMOKE_TIME	?= 30
+FUZZ_RUNS	?= 10000000
+FUZZ_NICE	?= nice -n 19
+FUZZ_SAN	 = -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_CFLAGS	 = -O1 -g -fno-omit-frame-pointer
+FUZZ_OBJS	 = $(SRCS:%.c=$(FUZZ_O)/obj/%.o)
+FUZZ_LIB	 = $(FUZZ_O)/libddup.a
+FUZZ_BINS	 = $(FUZZ_TARGETS:%=$(FUZZ_O)/fuzz_%)
+# Longest input per target: a value, a stored list, a document, a file.
+FUZZ_MAXLEN_duration	 = 64
+FUZZ_MAXLEN_expect	 = 256
+FUZZ_MAXLEN_isotime	 = 64
+FUZZ_MAXLEN_addr	 = 2048
+FUZZ_MAXLEN_dns		 = 4096
+FUZZ_MAXLEN_powerdns	 = 4096
+FUZZ_MAXLEN_config	 = 4096
+fuzz_maxlen = $(or $(FUZZ_MAXLEN_$(1)),4096)
+
+.PHONY: fuzz fuzz-smoke fuzz-long
+
+fuzz: $(FUZZ_BINS)
+
+$(FUZZ_O)/obj/%.o: %.c $(HDRS)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(WARN) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link $(FUZZ_SAN) \
+	    $(DDUP_CPPFLAGS) $(CPPFLAGS) $(PKG_CFLAGS) -c -o $@ $<
+
+$(FUZZ_LIB): $(FUZZ_OBJS)
+	rm -f $@
+	ar rcs $@ $(FUZZ_OBJS)
+
+$(FUZZ_O)/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz.h $(FUZZ_LIB) $(HDRS)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(WARN) $(FUZZ_CFLAGS) -fsanitize=fuzzer $(FUZZ_SAN) \
+	    $(DDUP_CPPFLAGS) $(CPPFLAGS) $(PKG_CFLAGS) -o $@ $< $(FUZZ_LIB) \
+	    $(PKG_LIBS)
+
+$(FUZZ_O)/fuzz_dns: providers/rfc2136.c
+$(FUZZ_O)/fuzz_powerdns: providers/powerdns.c
+
+fuzz-smoke: $(FUZZ_BINS)
+	@$(foreach t,$(FUZZ_TARGETS),sh fuzz/run.sh $(FUZZ_O)/fuzz_$(t) \
+	    fuzz/corpus/$(t) $(FUZZ_O)/run/smoke-$(t) \
+	    -max_total_time=$(FUZZ_SMOKE_TIME) \
+	    -max_len=$(call fuzz_maxlen,$(t)) &&) true
+
+fuzz-long: $(FUZZ_BINS)
+	@$(foreach t,$(FUZZ_TARGETS),$(FUZZ_NICE) sh fuzz/run.sh \
+	    $(FUZZ_O)/fuzz_$(t) fuzz/corpus/$(t) $(FUZZ_O)/run/long-$(t) \
+	    -runs=$(FUZZ_RUNS) -max_len=$(call fuzz_maxlen,$(t)) &&) true

@@ -1,0 +1,155 @@
+/*
+ * The whole configuration loader: inih, the line reader and the
+ * validation, through config_parse() on the bytes of a file.  Messages
+ * go to /dev/null.  The file name lies in a folder that does not exist,
+ * so a relative !file secret reads nothing and the run does not depend
+ * on the machine.
+ *
+ * Invariants of a configuration that loads: what config.h promises of
+ * each value (ranges, canonical addresses, lower-case domain names
+ * without a trailing dot, A/AAAA management following the endpoints,
+ * providers from the table, with their required keys), and the
+ * validation rules of SPEC 3.4: every domain has endpoints, none twice
+ * by ip or name, inside its provider's zone.
+ */
+
+#include <ctype.h>
+#include <strings.h>
+
+#include "config.h"
+#include "fuzz.h"
+#include "provider.h"
+#include "util.h"
+
+#define NAME	"/nonexistent-ddup-fuzz/ddup.ini"
+
+/* name is zone or below it; zone may be NULL (no such key) or end in '.'. */
+static int
+in_zone(const char *name, const char *zone)
+{
+	size_t n, z;
+
+	if (zone == NULL)
+		return 1;
+	n = strlen(name);
+	z = strlen(zone);
+	if (z > 1 && zone[z - 1] == '.')
+		z--;
+	if (n == z)
+		return strncasecmp(name, zone, z) == 0;
+	return n > z && name[n - z - 1] == '.' &&
+	    strncasecmp(name + n - z, zone, z) == 0;
+}
+
+static void
+check_domain(const struct config *c, const struct domain_cfg *d)
+{
+	const struct endpoint_cfg *ep;
+	struct addr again;
+	size_t i, j, len;
+	int has4 = 0, has6 = 0;
+
+	len = strlen(d->name);
+	fuzz_check(len > 0 && d->name[len - 1] != '.', "domain name",
+	    d->name);
+	for (i = 0; i < len; i++)
+		fuzz_check(!isupper((unsigned char)d->name[i]), "domain name "
+		    "not lower case", d->name);
+	fuzz_check(d->provider >= c->providers &&
+	    d->provider < c->providers + c->nproviders, "domain provider",
+	    d->name);
+	fuzz_check(d->ttl >= 1 && d->ttl <= 2147483647, "ttl", d->name);
+	fuzz_check(d->timeout_ms > 0 && d->attempts >= 1 &&
+	    d->recover_after >= 1, "check settings", d->name);
+	fuzz_check(d->expect.n >= 1 && d->expect.n <= EXPECT_MAX,
+	    "expectStatus", d->name);
+	fuzz_check(d->neps > 0, "domain without endpoints", d->name);
+	for (i = 0; i < d->neps; i++) {
+		ep = &d->eps[i];
+		fuzz_check(ep->name != NULL && ep->url != NULL &&
+		    (strncasecmp(ep->url, "http://", 7) == 0 ||
+		    strncasecmp(ep->url, "https://", 8) == 0), "endpoint name "
+		    "and url", d->name);
+		fuzz_check(ep->ip.family == 4 || ep->ip.family == 6,
+		    "endpoint family", ep->name);
+		fuzz_check(addr_parse(ep->ip.s, &again) == 0 &&
+		    addr_cmp(&again, &ep->ip) == 0 &&
+		    strcmp(again.s, ep->ip.s) == 0, "endpoint ip not "
+		    "canonical", ep->ip.s);
+		fuzz_check(ep->priority >= 0, "endpoint priority", ep->name);
+		if (ep->ip.family == 4)
+			has4 = 1;
+		else
+			has6 = 1;
+	}
+	fuzz_check(d->has4 == has4 && d->has6 == has6, "has4/has6 do not "
+	    "follow the endpoints", d->name);
+	for (i = 0; i < d->neps; i++)
+		for (j = i + 1; j < d->neps; j++) {
+			fuzz_check(addr_cmp(&d->eps[i].ip, &d->eps[j].ip) != 0,
+			    "the same ip twice in a domain", d->eps[i].ip.s);
+			fuzz_check(strcmp(d->eps[i].name, d->eps[j].name) != 0,
+			    "the same endpoint name twice", d->eps[i].name);
+		}
+	fuzz_check(in_zone(d->name, provider_cfg_get(d->provider, "zone")),
+	    "domain outside its provider's zone", d->name);
+}
+
+static void
+check_config(const struct config *c)
+{
+	const struct provider_cfg *pc;
+	const struct provider_key *pk;
+	size_t i, j;
+
+	fuzz_check(c->path != NULL && strcmp(c->path, NAME) == 0, "path",
+	    c->path);
+	fuzz_check(c->state != NULL && c->state[0] != '\0', "state", NULL);
+	fuzz_check(c->interval_ms > 0 && c->history_ms >= 0 &&
+	    c->max_parallel >= 1, "top-level values", NULL);
+	fuzz_check(c->ndomains > 0, "no domain", NULL);
+	for (i = 0; i < c->nproviders; i++) {
+		pc = &c->providers[i];
+		fuzz_check(pc->ops != NULL &&
+		    provider_lookup(pc->ops->type) == pc->ops, "provider type",
+		    pc->name);
+		/* Every required key is there, every key is in the table. */
+		for (pk = pc->ops->keys; pk->name != NULL; pk++)
+			if (pk->flags & PK_REQUIRED)
+				fuzz_check(provider_cfg_get(pc, pk->name) !=
+				    NULL, "required key missing", pk->name);
+		for (j = 0; j < pc->nkv; j++) {
+			for (pk = pc->ops->keys; pk->name != NULL; pk++)
+				if (strcmp(pk->name, pc->kv[j].key) == 0)
+					break;
+			fuzz_check(pk->name != NULL, "key not in the table",
+			    pc->kv[j].key);
+			fuzz_check(pc->kv[j].secret ==
+			    ((pk->flags & PK_SECRET) != 0), "secret flag",
+			    pc->kv[j].key);
+		}
+	}
+	for (i = 0; i < c->ndomains; i++)
+		check_domain(c, &c->domains[i]);
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static FILE *devnull;
+	struct config *c;
+
+	if (devnull == NULL) {
+		if ((devnull = fopen("/dev/null", "w")) == NULL)
+			abort();
+		/* For "apiKey = !env DDUP_FUZZ_KEY" in the seeds. */
+		setenv("DDUP_FUZZ_KEY", "fuzz-api-key", 1);
+	}
+	c = config_parse(NAME, (const char *)data, size, devnull,
+	    (int)(size & 1));
+	if (c != NULL) {
+		check_config(c);
+		config_free(c);
+	}
+	return 0;
+}

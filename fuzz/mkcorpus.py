@@ -1,0 +1,286 @@
+#!/usr/bin/python3
+"""Writes the seed corpora of the fuzz targets into fuzz/corpus/.
+
+Each seed is a meaningful input: a value as an operator writes it, a
+real-looking DNS reply in wire format, a PowerDNS API answer.  Run it
+again after changing it; it rewrites only the files it owns (named
+seed-*), so minimised crash inputs kept in the corpus stay.
+"""
+
+import json
+import os
+import struct
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+NAME = "app.example.test."
+ZONE = "example.test."
+
+
+def write(target, name, data):
+    d = os.path.join(HERE, "corpus", target)
+    os.makedirs(d, exist_ok=True)
+    if isinstance(data, str):
+        data = data.encode()
+    with open(os.path.join(d, "seed-" + name), "wb") as f:
+        f.write(data)
+
+
+def text_seeds():
+    for i, v in enumerate(["250ms", "3s", "5m", "1h", "7d", "30", "0",
+                           "9223372036854775807ms", "9223372036854775s",
+                           "-5", "007", "1x", ""]):
+        write("duration", "%02d" % i, v)
+    for i, v in enumerate(["200", "2xx", "200, 204, 3xx", "2XX,404",
+                           "100,101,102,103,104,105,106,107,108,109,110,"
+                           "111,112,113,114,115", "600", " 204 ", "2x0",
+                           "200,,204"]):
+        write("expect", "%02d" % i, v)
+    for i, v in enumerate(["192.0.2.1", "2001:db8::1",
+                           "192.0.2.2 192.0.2.1 2001:db8::2",
+                           "::ffff:192.0.2.1 ::1 0.0.0.0",
+                           "2001:DB8:0:0:0:0:0:1\t2001:db8::1",
+                           "192.0.2.1 192.0.2.1", "192.0.2.256",
+                           "fe80::1%eth0", "1.2.3", ""]):
+        write("addr", "%02d" % i, v)
+    for i, v in enumerate(["2026-11-30T10:25:56Z", "2026-11-30T10:25:56.123Z",
+                           "1970-01-01T00:00:00Z", "2024-02-29 23:59:59z",
+                           "2023-02-29T00:00:00Z", "9999-12-31T23:59:59Z",
+                           "1000-01-01T00:00:00.5Z", "2026-11-30T10:25:60Z"]):
+        write("isotime", "%02d" % i, v)
+
+
+# DNS wire format (RFC 1035 section 4).
+
+def dname(name, ptr=None):
+    out = b""
+    for label in name.rstrip(".").split("."):
+        if label:
+            out += bytes([len(label)]) + label.encode()
+    return out + b"\0"
+
+
+def rr(owner, rtype, rclass, ttl, rdata):
+    return owner + struct.pack("!HHIH", rtype, rclass, ttl, len(rdata)) + rdata
+
+
+def a(ip):
+    return bytes(int(x) for x in ip.split("."))
+
+
+def aaaa(ip):
+    import ipaddress
+    return ipaddress.IPv6Address(ip).packed
+
+
+def msg(rid=0x1234, qr=1, opcode=0, aa=1, tc=0, rd=0, ra=0, rcode=0,
+        question=(NAME, 1), an=(), ns=(), ar=()):
+    flags = (qr << 15) | (opcode << 11) | (aa << 10) | (tc << 9) | \
+        (rd << 8) | (ra << 7) | rcode
+    qd = b""
+    qdcount = 0
+    if question is not None:
+        qd = dname(question[0]) + struct.pack("!HH", question[1], 1)
+        qdcount = 1
+    return struct.pack("!HHHHHH", rid, flags, qdcount, len(an), len(ns),
+                       len(ar)) + qd + b"".join(an) + b"".join(ns) + \
+        b"".join(ar)
+
+
+def soa():
+    rdata = dname("ns." + ZONE) + dname("hostmaster." + ZONE) + \
+        struct.pack("!IIIII", 2024010101, 3600, 600, 86400, 60)
+    return rr(dname(ZONE), 6, 1, 60, rdata)
+
+
+PTR_Q = b"\xc0\x0c"     # compressed pointer to the question name
+
+
+def tsig(error, mac=b"\x11" * 32):
+    rdata = dname("hmac-sha256.") + struct.pack("!HIH", 0, 1700000000, 300)
+    rdata += struct.pack("!H", len(mac)) + mac
+    rdata += struct.pack("!HHH", 0x1234, error, 0)
+    return rr(dname("ddup-key."), 250, 255, 0, rdata)
+
+
+def dns_seeds():
+    w = lambda n, d: write("dns", n, d)
+    w("a-two", msg(an=[rr(PTR_Q, 1, 1, 60, a("192.0.2.1")),
+                       rr(PTR_Q, 1, 1, 60, a("192.0.2.2"))]))
+    w("a-ttl-mixed", msg(an=[rr(PTR_Q, 1, 1, 300, a("192.0.2.9")),
+                             rr(PTR_Q, 1, 1, 0, a("192.0.2.1")),
+                             rr(PTR_Q, 1, 1, 60, a("192.0.2.1"))]))
+    w("aaaa", msg(question=(NAME, 28),
+                  an=[rr(PTR_Q, 28, 1, 60, aaaa("2001:db8::1")),
+                      rr(PTR_Q, 28, 1, 60, aaaa("2001:db8::2"))]))
+    w("a-uncompressed-mixed-case",
+      msg(an=[rr(dname("App.EXAMPLE.test."), 1, 1, 60, a("192.0.2.3"))]))
+    w("a-foreign", msg(an=[rr(dname("other.example.test."), 1, 1, 60,
+                              a("198.51.100.1")),
+                           rr(PTR_Q, 1, 3, 60, a("198.51.100.2")),
+                           rr(PTR_Q, 28, 1, 60, aaaa("2001:db8::9")),
+                           rr(PTR_Q, 1, 1, 60, b"\x01\x02\x03"),
+                           rr(PTR_Q, 1, 1, 60, a("192.0.2.4"))]))
+    w("cname", msg(an=[rr(PTR_Q, 5, 1, 60, dname("web.example.test.")),
+                       rr(dname("web.example.test."), 1, 1, 60,
+                          a("192.0.2.5"))]))
+    w("nodata", msg(ns=[soa()]))
+    w("nxdomain", msg(rcode=3, ns=[soa()]))
+    w("not-aa", msg(aa=0, ra=1, an=[rr(PTR_Q, 1, 1, 60, a("192.0.2.1"))]))
+    w("truncated", msg(tc=1))
+    for rcode, n in [(1, "formerr"), (2, "servfail"), (4, "notimpl"),
+                     (5, "refused"), (6, "yxdomain"), (7, "yxrrset"),
+                     (8, "nxrrset"), (9, "notauth"), (10, "notzone"),
+                     (15, "rcode15")]:
+        w("rcode-" + n, msg(rcode=rcode))
+    # Update replies: opcode 5, the zone in the question section.
+    w("update-ok", msg(opcode=5, aa=0, question=(ZONE, 6)))
+    w("update-ok-tsig", msg(opcode=5, aa=0, question=(ZONE, 6),
+                            ar=[tsig(0)]))
+    w("update-notauth-badsig", msg(opcode=5, aa=0, rcode=9,
+                                   question=(ZONE, 6),
+                                   ar=[tsig(16, mac=b"")]))
+    w("update-notauth-badkey", msg(opcode=5, aa=0, rcode=9,
+                                   question=(ZONE, 6),
+                                   ar=[tsig(17, mac=b"")]))
+    w("update-refused", msg(opcode=5, aa=0, rcode=5, question=(ZONE, 6)))
+    w("update-servfail", msg(opcode=5, aa=0, rcode=2, question=(ZONE, 6)))
+    w("edns", msg(an=[rr(PTR_Q, 1, 1, 60, a("192.0.2.1"))],
+                  ar=[b"\0" + struct.pack("!HHIH", 41, 1232, 0, 0)]))
+    w("loop-pointer", msg(question=None, an=[b"\xc0\x0c" + b"\0" * 10]))
+
+
+def zone_doc(rrsets):
+    return {"account": "", "api_rectify": False, "dnssec": False,
+            "edited_serial": 2024010102, "id": ZONE, "kind": "Native",
+            "last_check": 0, "master_tsig_key_ids": [], "masters": [],
+            "name": ZONE, "notified_serial": 0, "nsec3narrow": False,
+            "nsec3param": "", "rrsets": rrsets, "serial": 2024010102,
+            "slave_tsig_key_ids": [], "soa_edit": "",
+            "soa_edit_api": "DEFAULT",
+            "url": "/api/v1/servers/localhost/zones/" + ZONE}
+
+
+def rrset(name, rtype, ttl, contents, disabled=()):
+    return {"comments": [], "name": name, "type": rtype, "ttl": ttl,
+            "records": [{"content": c, "disabled": c in disabled}
+                        for c in contents]}
+
+
+def powerdns_seeds():
+    w = lambda n, d: write("powerdns", n, json.dumps(d, indent=1)
+                           if not isinstance(d, (str, bytes)) else d)
+    w("zone-a", zone_doc([rrset(NAME, "A", 60, ["192.0.2.1", "192.0.2.2"])]))
+    w("zone-both", zone_doc([
+        rrset(NAME, "A", 60, ["192.0.2.2", "192.0.2.1"]),
+        rrset(NAME, "AAAA", 300, ["2001:db8::1"]),
+        rrset(NAME, "TXT", 60, ['"v=spf1 -all"'])]))
+    w("zone-disabled", zone_doc([rrset(NAME, "A", 60,
+                                       ["192.0.2.1", "192.0.2.7"],
+                                       disabled=["192.0.2.7"])]))
+    w("zone-other-names", zone_doc([
+        rrset("other.example.test.", "A", 60, ["198.51.100.1"]),
+        rrset("APP.example.test.", "AAAA", 60, ["2001:DB8::5"]),
+        rrset(ZONE, "SOA", 3600, ["ns.example.test. hostmaster."
+                                  "example.test. 1 10800 3600 604800 3600"])]))
+    w("zone-empty", zone_doc([]))
+    w("zone-wrong-family", zone_doc([rrset(NAME, "A", 60, ["2001:db8::1"])]))
+    w("zone-bad-ttl", zone_doc([rrset(NAME, "A", -1, ["192.0.2.1"])]))
+    w("zone-ttl-string", '{"rrsets": [{"name": "%s", "type": "A", "ttl": '
+      '"60", "records": []}]}' % NAME)
+    w("zone-duplicate-key", '{"rrsets": [], "rrsets": []}')
+    w("zone-truncated", '{"rrsets": [{"name": "app.exa')
+    w("zone-escaped", '{"rrsets": [{"name": "app.example.test.", "type": '
+      '"A", "ttl": 60, "records": [{"content": "192.0.2.\\u0031", '
+      '"disabled": false}]}]}')
+    w("error-json", '{"error": "Backend error: database is locked"}')
+    w("error-json-errors", '{"error": "RRset app.example.test. IN A: '
+      'Conflicts with pre-existing RRset", "errors": ["a", "b"]}')
+    w("error-html", "<html><head><title>502 Bad Gateway</title></head>"
+      "<body><h1>Bad Gateway</h1></body></html>\n")
+    w("error-text", "Unauthorized")
+    w("error-empty", "")
+
+
+def config_seeds():
+    """Real files of the project, with !file secrets made literal (the
+    target's folder does not exist), and a few small ones."""
+    root = os.path.dirname(HERE)
+    files = [("example", os.path.join(root, "ddup.ini.example"))]
+    cfgdir = os.path.join(root, "tests", "unit", "configs")
+    for f in sorted(os.listdir(cfgdir)):
+        if f.endswith(".ini"):
+            files.append((f[:-4], os.path.join(cfgdir, f)))
+    for name, path in files:
+        with open(path, "rb") as f:
+            text = f.read()
+        text = text.replace(b"!file /etc/ddup/tsig.secret",
+                            b"c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0MTI=")
+        # The target sets DDUP_FUZZ_KEY itself.
+        text = text.replace(b"!env PDNS_API_KEY", b"!env DDUP_FUZZ_KEY")
+        write("config", name + ".ini", text)
+    small = {
+        "rfc2136-min": """[provider dns]
+type = rfc2136
+server = [::1]:53
+zone = example.test
+
+[domain app.example.test]
+provider = dns
+
+[endpoint a]
+url = http://[2001:db8::1]/
+ip = 2001:db8::1
+""",
+        "powerdns-env": """interval = 1m
+[provider p]
+type = powerdns
+baseUrl = https://pdns.example.test:8081/
+apiKey = !env DDUP_FUZZ_KEY
+zone = example.test
+
+[domain example.test]
+provider = p
+expectStatus = 200, 204, 3xx
+timeout = 250ms
+
+[endpoint]
+url = http://192.0.2.1:8080/health?x=1
+ip = 192.0.2.1
+""",
+        "crlf-comments": "; comment\r\n# other\r\n[provider dns]\r\n"
+        "type = RFC2136\r\nServer = 127.0.0.1:5353 ; inline\r\n"
+        "zone = example.test.\r\n\r\n[domain a.example.test]\r\n"
+        "provider = dns\r\n[endpoint x]\r\nurl = http://127.0.0.1/\r\n"
+        "ip = 127.0.0.1\r\npriority = 5\r\n",
+        "file-secret": """[provider dns]
+type = rfc2136
+server = 127.0.0.1
+zone = example.test
+keyName = k
+keySecret = !file tsig.secret
+
+[domain a.example.test]
+provider = dns
+
+[endpoint x]
+url = http://127.0.0.1/
+ip = 127.0.0.1
+""",
+        "empty": "",
+        "binary": "\0\xff[\x01]\n=\n",
+    }
+    for name, text in small.items():
+        write("config", name + ".ini", text.encode("latin-1"))
+
+
+def main():
+    config_seeds()
+    text_seeds()
+    dns_seeds()
+    powerdns_seeds()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
