@@ -28,9 +28,9 @@
  * No DNS cache between checks.  libcurl 7.88 puts every host in it, IP
  * literals too, in a hash of 7 lists, and walks the whole cache after each
  * transfer to prune it: quadratic, 10,000 checks took 6.6 s instead of
- * 1.8 s (bench/).  With 0 the cache only
- * holds lookups still in use, and every check resolves its name itself,
- * afresh on each run as SPEC section 4 asks.
+ * 1.8 s (bench/).  With 0 the cache only holds lookups still in use, and
+ * every check resolves its name itself, afresh on each run as SPEC
+ * section 4 asks.
  */
 #define CHECK_DNS_CACHE_S	0L
 #define CHECK_DEFAULT_PARALLEL	256L
@@ -120,8 +120,9 @@ body_has(const unsigned char *buf, size_t len, const char *text)
  * For `host`: the URL's host becomes `host` (so the Host header, SNI and
  * certificate check all use it) and CURLOPT_CONNECT_TO sends the
  * connection to the configured address.  Without `host` the URL is used
- * as written; orighost is still kept to name a host that does not
- * resolve.  Returns 0, or -1 with the reason set.
+ * as written, unparsed: libcurl parses it anyway, and orighost is only
+ * needed to name a host that does not resolve (see fail_reason()).
+ * Returns 0, or -1 with the reason set.
  */
 static int
 job_url(struct job *j)
@@ -133,6 +134,11 @@ job_url(struct job *j)
 	size_t		 ctlen;
 	int		 rc = -1;
 
+	if (j->req->host == NULL) {
+		j->url = xstrdup(j->req->url);
+		rc = 0;
+		goto out;
+	}
 	if ((u = curl_url()) == NULL) {
 		set_reason(j->res, "out of memory");
 		goto out;
@@ -144,21 +150,10 @@ job_url(struct job *j)
 		uc = curl_url_get(u, CURLUPART_PORT, &port,
 		    CURLU_DEFAULT_PORT);
 	if (uc != CURLUE_OK) {
-		if (j->req->host == NULL) {
-			/* libcurl will report it in its own words. */
-			j->url = xstrdup(j->req->url);
-			rc = 0;
-		} else
-			set_reason(j->res, "bad URL: %s",
-			    curl_url_strerror(uc));
+		set_reason(j->res, "bad URL: %s", curl_url_strerror(uc));
 		goto out;
 	}
 	j->orighost = xstrdup(host);
-	if (j->req->host == NULL) {
-		j->url = xstrdup(j->req->url);
-		rc = 0;
-		goto out;
-	}
 
 	uc = curl_url_set(u, CURLUPART_HOST, j->req->host, 0);
 	if (uc == CURLUE_OK)
@@ -293,6 +288,23 @@ is_tls_error(CURLcode cc)
 	}
 }
 
+/* The host of url as libcurl sees it (IPv6 in brackets), or NULL. */
+static char *
+url_host(const char *url)
+{
+	CURLU	*u;
+	char	*host = NULL, *copy = NULL;
+
+	if ((u = curl_url()) == NULL)
+		return NULL;
+	if (curl_url_set(u, CURLUPART_URL, url, 0) == CURLUE_OK &&
+	    curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK)
+		copy = xstrdup(host);
+	curl_free(host);
+	curl_url_cleanup(u);
+	return copy;
+}
+
 /* The reason of a transfer that ended with cc (not ours to ignore). */
 static void
 fail_reason(struct job *j, CURLcode cc)
@@ -311,9 +323,12 @@ fail_reason(struct job *j, CURLcode cc)
 		set_reason(res, "timeout");
 	else if (is_tls_error(cc))
 		set_reason(res, "TLS: %s", detail);
-	else if (cc == CURLE_COULDNT_RESOLVE_HOST)
+	else if (cc == CURLE_COULDNT_RESOLVE_HOST) {
+		if (j->orighost == NULL)
+			j->orighost = url_host(j->req->url);
 		set_reason(res, "could not resolve host %s",
 		    j->orighost != NULL ? j->orighost : j->req->url);
+	}
 	else if (oserr == ECONNREFUSED)
 		set_reason(res, "connection refused");
 	else if (oserr == ECONNRESET)
