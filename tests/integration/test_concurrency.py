@@ -15,6 +15,8 @@ import subprocess
 import threading
 import time
 
+import pytest
+
 from conftest import DDUP
 from test_failover import NAME, write_config
 
@@ -169,12 +171,17 @@ def test_20_runs_on_an_existing_state_file(ddup, bind_server, http_server):
     assert len(backup.requests) == 2
 
 
-def test_status_readers_during_a_run(ddup, bind_server, http_server):
-    """--status while a run holds the lock and writes: it reads the last
-    completed run, at once, whatever moment it lands on."""
+@pytest.mark.parametrize("fresh", [False, True], ids=["existing", "fresh"])
+def test_status_readers_during_a_run(ddup, bind_server, http_server, fresh):
+    """--status while a run holds the lock and writes (on a fresh state
+    file: while the run creates it): it reads the last completed run, at
+    once, whatever moment it lands on."""
     slow, _ = servers(ddup, bind_server, http_server)
-    slow.set(delay=0)
-    assert ddup.run().rc == 0
+    before = []
+    if not fresh:
+        slow.set(delay=0)
+        assert ddup.run().rc == 0
+        before = ["192.0.2.1"]
     slow.set(status=503, delay=DELAY)
     results = start_together(ddup, [[]] * 5 + [["--status", "--json"]] * 10)
     runs, readers = results[:5], results[5:]
@@ -184,7 +191,7 @@ def test_status_readers_during_a_run(ddup, bind_server, http_server):
         assert rc == 0, (rc, out, err)
         assert end < holder[4], "--status ended after the run: it waited for it"
         assert secs < PROMPT, f"--status took {secs:.2f}s"
-        assert json.loads(out)["domains"][0]["published"] == ["192.0.2.1"], out
+        assert json.loads(out)["domains"][0]["published"] == before, out
     assert_no_busy(results)
     assert integrity(ddup.state) == [("ok",)]
     assert bind_server.query(NAME, "A") == ["192.0.2.2"]
