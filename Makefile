@@ -20,11 +20,11 @@ DDUP_CPPFLAGS = -D_DEFAULT_SOURCE -I.
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
-SRCS	 = util.c log.c config.c check.c decide.c state.c state_data.c state_schema.c \
+SRCS	 = util.c log.c config.c config_read.c config_build.c check.c decide.c state.c state_data.c state_schema.c \
 	   status.c publish.c run.c \
 	   provider.c providers/rfc2136.c providers/powerdns.c
 OBJS	 = $(SRCS:%.c=$(O)/%.o)
-HDRS	 = util.h log.h config.h check.h decide.h state.h state_int.h status.h \
+HDRS	 = util.h log.h config.h config_int.h check.h decide.h state.h state_int.h status.h \
 	   provider.h publish.h run.h
 
 UNIT	 = test_util test_config test_decide test_state

@@ -3,10 +3,11 @@
 
 /*
  * The INI configuration (SPEC section 3), read with inih and validated
- * as a whole.  config_load() either returns a configuration in which
- * every value is valid, or NULL after printing every problem it found as
- * "FILE:LINE: message".  The structs are plain data owned by the config;
- * callers read them and never free parts of them.
+ * as a whole.  config_load() and config_parse() either return a
+ * configuration in which every value is valid, or NULL after printing
+ * every problem found as "FILE:LINE: message".  The structs are plain
+ * data owned by the config; callers read them and never free parts of
+ * them.
  */
 
 #include <stdio.h>
@@ -81,9 +82,21 @@ struct config {
 /*
  * Reads and validates path.  Problems go to errs as "FILE:LINE: message"
  * (all of them); warnings as "FILE:LINE: warning: message" unless
- * warnings is 0.  Returns NULL if the file cannot be used.
+ * warnings is 0.  Returns NULL if the file cannot be used.  A directory,
+ * an unreadable file or one larger than 1 MiB is refused.
  */
 struct config	*config_load(const char *path, FILE *errs, int warnings);
+
+/*
+ * config_load() on the len bytes of buf, which may hold anything (NUL
+ * bytes included; more than 1 MiB is refused as for a file).  name
+ * stands for the file in messages and c->path, and relative !file paths
+ * are taken from its folder.  Nothing but !file secrets and caFile
+ * (looked at, not read) touches the file system.  As the text has no
+ * file mode, a literal secret earns no warning here.
+ */
+struct config	*config_parse(const char *name, const char *buf,
+		    size_t len, FILE *errs, int warnings);
 void		 config_free(struct config *c);
 
 #endif

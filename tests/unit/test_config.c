@@ -6,6 +6,7 @@
 
 #include <sys/stat.h>
 
+#include <dirent.h>
 #include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -203,7 +204,17 @@ static const struct {
 	{ PROV DOM "[endpoint a]\nurl = http://:80/\nip = 192.0.2.1\n",
 	  "F:10: bad url 'http://:80/': No host part in the URL\n" },
 	{ PROV DOM EP "host = bad host!\n",
-	  "F:12: bad host name 'bad host!'\n" },
+	  "F:12: host must be a host name without port\n" },
+	{ PROV DOM EP "host = app.example.test:8443\n",
+	  "F:12: host must be a host name without port\n" },
+	{ PROV DOM EP "host = https://app.example.test\n",
+	  "F:12: host must be a host name without port\n" },
+	{ PROV DOM EP "host = [2001:db8::1]\n",
+	  "F:12: host must be a host name without port\n" },
+	{ PROV DOM EP "host = app.example.test/\n",
+	  "F:12: host must be a host name without port\n" },
+	{ PROV DOM EP "host = app..example.test\n",
+	  "F:12: bad host name 'app..example.test'\n" },
 	{ PROV DOM EP "priority = -1\n",
 	  "F:12: 'priority': expected an integer from 0 to 2147483647, not "
 	  "'-1'\n" },
@@ -259,6 +270,20 @@ static const struct {
 	  "such as 2xx, or a list of them, not '99'\n" },
 	{ PROV DOM "method = POST\n" EP,
 	  "F:9: 'method': expected GET or HEAD, not 'POST'\n" },
+
+	/* HEAD with expectBody, at the key that made the pair. */
+	{ PROV DOM "method = HEAD\nexpectBody = OK\n" EP,
+	  "F:10: expectBody needs method GET (a HEAD answer has no body)\n" },
+	{ PROV DOM "expectBody = OK\nmethod = head\n" EP,
+	  "F:10: expectBody needs method GET (a HEAD answer has no body)\n" },
+	{ "expectBody = OK\n" PROV DOM "method = HEAD\n" EP,
+	  "F:10: expectBody needs method GET (a HEAD answer has no body)\n" },
+	{ "method = HEAD\n" PROV DOM "expectBody = OK\n" EP,
+	  "F:10: expectBody needs method GET (a HEAD answer has no body)\n" },
+	/* A pair at the top is reported there, once for all domains. */
+	{ "method = HEAD\nexpectBody = OK\n" PROV DOM EP
+	  "[domain b.example.test]\nprovider = dns\n" EP2,
+	  "F:2: expectBody needs method GET (a HEAD answer has no body)\n" },
 
 	/* Top level. */
 	{ "maxParallel = 0\n" PROV DOM EP,
@@ -428,7 +453,6 @@ test_inherit_and_case(void **state)
 	    "RECOVERAFTER = 4\n"
 	    "method = head\n"
 	    "expectstatus = 200, 204\n"
-	    "expectBody = OK\n"
 	    "interval = 1m\n"
 	    "MaxParallel = 8\n"
 	    "LOGFORMAT = JSON\n"
@@ -446,6 +470,7 @@ test_inherit_and_case(void **state)
 	    "Provider = dns\n"
 	    "ttl = 300\n"
 	    "Method = GET\n"
+	    "EXPECTBODY = OK\n"
 	    "[ENDPOINT]\n"
 	    "URL = http://[2001:db8::1]:8080/health\n"
 	    "IP = 2001:DB8::1\n"
@@ -505,7 +530,7 @@ test_inherit_and_case(void **state)
 	assert_int_equal(d->ttl, 60);
 	assert_int_equal(d->head, 1);
 	assert_int_equal(d->recover_after, 4);
-	assert_string_equal(d->expect_body, "OK");
+	assert_null(d->expect_body);
 	assert_true(d->has4);
 	assert_false(d->has6);
 	config_free(c);
@@ -708,6 +733,222 @@ test_lines(void **state)
 	free(errs);
 }
 
+/* config_parse on a copy of len bytes of text, in a buffer of that size. */
+static char *
+parse(const char *name, const char *text, size_t len, int warnings,
+    struct config **out)
+{
+	struct config *c;
+	char *copy, *buf = NULL;
+	size_t blen = 0;
+	FILE *errs;
+
+	/* No terminating NUL: the sanitizer build catches reads past len. */
+	copy = len > 0 ? xmalloc(len) : NULL;
+	if (len > 0)
+		memcpy(copy, text, len);
+	errs = open_memstream(&buf, &blen);
+	assert_non_null(errs);
+	c = config_parse(name, copy, len, errs, warnings);
+	fclose(errs);
+	free(copy);
+	if (out != NULL)
+		*out = c;
+	else
+		config_free(c);
+	return buf;
+}
+
+static void
+test_parse(void **state)
+{
+	static const char nul[] = PROV DOM "ur\0l = x\n" EP;
+	static const char text[] = PROV DOM EP;
+	struct config *c;
+	char *errs, *name, *rel, *big, buf[1024];
+
+	(void)state;
+	/* No file mode: a literal secret earns no warning. */
+	errs = parse("mem.ini", text, strlen(text), 1, &c);
+	assert_string_equal(errs, "");
+	assert_non_null(c);
+	assert_string_equal(c->path, "mem.ini");
+	assert_string_equal(c->domains[0].eps[0].ip.s, "192.0.2.1");
+	config_free(c);
+	free(errs);
+
+	/* The last line needs no newline. */
+	errs = parse("mem.ini", text, strlen(text) - 1, 1, &c);
+	assert_string_equal(errs, "");
+	assert_non_null(c);
+	assert_string_equal(c->domains[0].eps[0].ip.s, "192.0.2.1");
+	config_free(c);
+	free(errs);
+
+	/* Only len bytes count, whatever follows them. */
+	errs = parse("mem.ini", text, strlen(text) - 4, 1, &c);
+	assert_null(c);
+	assert_string_equal(errs, "mem.ini:11: bad IP address '192.0.'\n");
+	free(errs);
+
+	errs = parse("mem.ini", nul, sizeof(nul) - 1, 1, &c);
+	assert_null(c);
+	assert_string_equal(errs, "mem.ini:9: NUL byte in line\n");
+	free(errs);
+
+	errs = parse("mem.ini", NULL, 0, 1, &c);
+	assert_null(c);
+	assert_string_equal(errs, "mem.ini: no [domain] section\n");
+	free(errs);
+
+	/* As for a file, at most 1 MiB. */
+	big = xcalloc(1, 1024 * 1024 + 1);
+	errs = parse("mem.ini", big, 1024 * 1024 + 1, 1, &c);
+	assert_null(c);
+	assert_string_equal(errs, "mem.ini: file too large (more than "
+	    "1048576 bytes)\n");
+	free(errs);
+	free(big);
+
+	/* The new checks, through the same door. */
+	errs = parse("mem.ini", PROV DOM "method = HEAD\nexpectBody = x\n" EP
+	    "host = 127.0.0.1:80\n", strlen(PROV DOM "method = HEAD\n"
+	    "expectBody = x\n" EP "host = 127.0.0.1:80\n"), 1, &c);
+	assert_null(c);
+	assert_string_equal(errs, "mem.ini:10: expectBody needs method GET (a "
+	    "HEAD answer has no body)\nmem.ini:14: host must be a host name "
+	    "without port\n");
+	free(errs);
+
+	/* A relative !file is taken from the folder of name. */
+	rel = write_file("k-from-a-file\n", 14, 0600);
+	name = xmalloc(strlen(tmpdir) + 16);
+	sprintf(name, "%s/virtual.ini", tmpdir);
+	snprintf(buf, sizeof(buf), "[provider p]\ntype = powerdns\n"
+	    "baseUrl = http://127.0.0.1:8081\napiKey = !file %s\n"
+	    "zone = example.test\n[domain app.example.test]\nprovider = p\n"
+	    EP, strrchr(rel, '/') + 1);
+	errs = parse(name, buf, strlen(buf), 1, &c);
+	assert_string_equal(errs, "");
+	assert_non_null(c);
+	assert_string_equal(provider_cfg_get(&c->providers[0], "apiKey"),
+	    "k-from-a-file");
+	config_free(c);
+	free(errs);
+	free(name);
+	free(rel);
+}
+
+/*
+ * Random mixes of the file's own words, for the sanitizer build: no
+ * crash, no leak, and a configuration or an error.  No !file: the texts
+ * must not reach for random paths.
+ */
+static void
+test_parse_mixes(void **state)
+{
+	static const char *const words[] = { "\n", "\n", "\n", "[", "]",
+	    "[domain ", "[endpoint", "[provider ", "a.example.test", "=",
+	    " = ", ";", "#", " ", "\t", "\r", "\0", "\xEF\xBB\xBF", "\xff",
+	    "type = rfc2136", "type = powerdns", "server = 127.0.0.1",
+	    "zone = example.test", "provider = p", "url = http://127.0.0.1/",
+	    "url = http://[::1]:8080/x", "ip = 192.0.2.", "ip = ::", "1",
+	    "host = ", "host = a:1", "method = HEAD", "method = GET",
+	    "expectBody = x", "ttl = ", "timeout = 1s", "interval = 1s",
+	    "expectStatus = 2xx, ", "name = ", "priority = 5",
+	    "keySecret = !env DDUP_TEST_SURELY_UNSET", "apiKey = k",
+	    "baseUrl = http://127.0.0.1:8081", "notify", "!env" };
+	unsigned int seed = 4711;
+	struct config *c;
+	char text[2048], *errs;
+	size_t i, n, w, len;
+	int nerrs = 0;
+
+	(void)state;
+	for (i = 0; i < 3000; i++) {
+		for (len = 0, n = 0; n < 80; n++) {
+			seed = seed * 1103515245 + 12345;
+			w = (seed >> 16) % (sizeof(words) / sizeof(words[0]));
+			/* "\0" is one byte, every other word its strlen. */
+			if (words[w][0] == '\0') {
+				text[len++] = '\0';
+				continue;
+			}
+			if (len + strlen(words[w]) > sizeof(text))
+				break;
+			memcpy(text + len, words[w], strlen(words[w]));
+			len += strlen(words[w]);
+		}
+		errs = parse("mix.ini", text, len, 1, &c);
+		if (c != NULL)
+			assert_true(c->ndomains > 0);
+		else {
+			assert_true(strlen(errs) > 0);
+			nerrs++;
+		}
+		config_free(c);
+		free(errs);
+	}
+	assert_true(nerrs > 0);
+}
+
+/* The sample files: config_load and config_parse agree on each. */
+static void
+test_samples(void **state)
+{
+	char dir[PATH_MAX], path[PATH_MAX], *via_load, *via_parse, *text;
+	struct config *cl, *cp;
+	struct dirent *de;
+	size_t len, nfound = 0;
+	FILE *fp;
+	DIR *d;
+
+	(void)state;
+	/* Next to this file; make runs the tests from the top folder. */
+	snprintf(dir, sizeof(dir), "%s", __FILE__);
+	*strrchr(dir, '/') = '\0';
+	strncat(dir, "/configs", sizeof(dir) - strlen(dir) - 1);
+	d = opendir(dir);
+	assert_non_null(d);
+	while ((de = readdir(d)) != NULL) {
+		len = strlen(de->d_name);
+		if (len < 4 || strcmp(de->d_name + len - 4, ".ini") != 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		text = xmalloc(1024 * 1024);
+		fp = fopen(path, "r");
+		assert_non_null(fp);
+		len = fread(text, 1, 1024 * 1024, fp);
+		fclose(fp);
+
+		/* Without warnings: only a file has a mode to warn about. */
+		via_load = load_path(path, 0, &cl);
+		/* load_path writes the path as "F". */
+		via_parse = parse("F", text, len, 0, &cp);
+		if (strcmp(via_load, via_parse) != 0)
+			fail_msg("%s: config_load said \"%s\", config_parse "
+			    "\"%s\"", de->d_name, via_load, via_parse);
+		assert_int_equal(cl != NULL, cp != NULL);
+		if (strncmp(de->d_name, "good-", 5) == 0) {
+			assert_string_equal(via_load, "");
+			assert_non_null(cl);
+			assert_int_equal(cl->ndomains, cp->ndomains);
+			assert_int_equal(cl->nproviders, cp->nproviders);
+		} else {
+			assert_null(cl);
+			assert_true(strlen(via_load) > 0);
+		}
+		config_free(cl);
+		config_free(cp);
+		free(via_load);
+		free(via_parse);
+		free(text);
+		nfound++;
+	}
+	closedir(d);
+	assert_true(nfound >= 4);
+}
+
 static void
 test_files(void **state)
 {
@@ -741,6 +982,27 @@ test_files(void **state)
 	assert_string_equal(errs, "F:9: NUL byte in line\n");
 	free(errs);
 	free(path);
+
+	/* At most 1 MiB: a file of comments that size is read. */
+	n = 1024 * 1024;
+	buf = xmalloc(n + 1);
+	for (i = 0; i < n; i++)
+		buf[i] = i % 64 == 63 ? '\n' : ';';
+	path = write_file(buf, n, 0600);
+	errs = load_path(path, 1, &c);
+	assert_null(c);
+	assert_string_equal(errs, "F: no [domain] section\n");
+	free(errs);
+	free(path);
+	buf[n] = '\n';
+	path = write_file(buf, n + 1, 0600);
+	errs = load_path(path, 1, &c);
+	assert_null(c);
+	assert_string_equal(errs, "F: file too large (more than 1048576 "
+	    "bytes)\n");
+	free(errs);
+	free(path);
+	free(buf);
 
 	/* Binary junk: errors, no crash (the sanitizer build checks more). */
 	n = 64 * 1024;
@@ -778,6 +1040,9 @@ main(void)
 		cmocka_unit_test(test_warnings),
 		cmocka_unit_test(test_lines),
 		cmocka_unit_test(test_files),
+		cmocka_unit_test(test_parse),
+		cmocka_unit_test(test_parse_mixes),
+		cmocka_unit_test(test_samples),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -1,0 +1,588 @@
+/*
+ * Checking the collected configuration and building struct config from
+ * it: the keys each section may hold, typed values, health-check
+ * settings inherited from the top of the file, providers with their
+ * secrets, domains and their endpoints.  Every problem is recorded with
+ * cfg_problem() and the checks go on, so that one run shows them all.
+ */
+
+#include <sys/stat.h>
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include <curl/curl.h>
+
+#include "config_int.h"
+#include "provider.h"
+#include "util.h"
+
+#define SECRET_MAX	65536		/* bytes read from a !file secret */
+
+/*
+ * HEAD with expectBody can never pass.  Reported at the later of the two
+ * keys, the one that made the pair; after is the line of the section
+ * header, so that a pair made at the top of the file is reported there
+ * once and not again by each domain that inherits it.
+ */
+static void
+check_head_body(struct ctx *x, const struct hc *h, int after)
+{
+	int line;
+
+	if (!h->head || h->body == NULL)
+		return;
+	line = h->method_line > h->body_line ? h->method_line : h->body_line;
+	if (line > after)
+		cfg_problem(x, line, 0, "expectBody needs method GET (a HEAD "
+		    "answer has no body)");
+}
+
+static void
+check_top(struct ctx *x, struct rsec *s, struct hc *h)
+{
+	struct config *c = x->c;
+	const struct rkey *k;
+	struct stat st;
+	int fd;
+
+	cfg_resolve_keys(x, s);
+	c->interval_ms = 30 * 1000LL;
+	c->max_parallel = 256;
+	c->history_ms = 7 * 86400 * 1000LL;
+	if ((k = cfg_get(x, s, "interval")) != NULL)
+		(void)cfg_get_duration(x, k, &c->interval_ms);
+	if ((k = cfg_get(x, s, "history")) != NULL)
+		(void)cfg_get_duration(x, k, &c->history_ms);
+	if ((k = cfg_get(x, s, "maxParallel")) != NULL)
+		cfg_get_long(x, k, 1, 2147483647, &c->max_parallel);
+	c->state = xstrdup((k = cfg_get(x, s, "state")) != NULL ? k->value :
+	    "/var/lib/ddup/ddup.db");
+	if ((k = cfg_get(x, s, "logFormat")) != NULL) {
+		if (strcasecmp(k->value, "json") == 0)
+			c->log_json = 1;
+		else if (strcasecmp(k->value, "text") != 0)
+			cfg_problem(x, k->line, 0, "'logFormat': expected "
+			    "text or json, not '%s'", k->value);
+	}
+	if ((k = cfg_get(x, s, "caFile")) != NULL) {
+		/*
+		 * Only a regular file is opened (a device or a FIFO could
+		 * act on an open), and only to see that it can be read.
+		 */
+		fd = -1;
+		if (stat(k->value, &st) == -1)
+			cfg_problem(x, k->line, 0, "caFile %s: cannot read: %s",
+			    k->value, strerror(errno));
+		else if (!S_ISREG(st.st_mode))
+			cfg_problem(x, k->line, 0, "caFile %s: not a regular "
+			    "file", k->value);
+		else if ((fd = open(k->value, O_RDONLY | O_NONBLOCK |
+		    O_CLOEXEC)) == -1)
+			cfg_problem(x, k->line, 0, "caFile %s: cannot read: %s",
+			    k->value, strerror(errno));
+		else
+			c->ca_file = xstrdup(k->value);
+		if (fd != -1)
+			close(fd);
+	}
+
+	h->ttl = 120;
+	h->timeout_ms = 3000;
+	h->attempts = 2;
+	h->recover_after = 1;
+	h->head = 0;
+	h->expect.n = 1;
+	h->expect.r[0].lo = 200;
+	h->expect.r[0].hi = 299;
+	h->body = NULL;
+	h->timeout_line = h->method_line = h->body_line = 0;
+	cfg_parse_hc(x, s, h);
+	check_head_body(x, h, 0);
+}
+
+/* Reads the file of a !file secret; NULL after reporting a problem. */
+static char *
+read_secret_file(struct ctx *x, const struct rkey *k, const char *canon,
+    const char *file)
+{
+	char *path = NULL, *buf = NULL, *ret = NULL;
+	const char *slash;
+	size_t n = 0;
+	FILE *fp = NULL;
+	struct stat st;
+	int len, fd;
+
+	/* Relative to the configuration, not to wherever cron runs us. */
+	slash = strrchr(x->path, '/');
+	if (*file != '/' && slash != NULL) {
+		len = (int)(slash - x->path);
+		path = xmalloc((size_t)len + strlen(file) + 2);
+		sprintf(path, "%.*s/%s", len, x->path, file);
+	} else
+		path = xstrdup(file);
+	/* As for caFile: nothing but a regular file is opened. */
+	if (stat(path, &st) == -1) {
+		cfg_problem(x, k->line, 0, "'%s': !file %s: cannot read: %s",
+		    canon, path, strerror(errno));
+		goto out;
+	}
+	fd = -1;
+	if (S_ISREG(st.st_mode) && ((fd = open(path, O_RDONLY | O_NONBLOCK |
+	    O_CLOEXEC)) == -1 || (fp = fdopen(fd, "r")) == NULL)) {
+		cfg_problem(x, k->line, 0, "'%s': !file %s: cannot read: %s",
+		    canon, path, strerror(errno));
+		if (fd != -1)
+			close(fd);
+		goto out;
+	}
+	/* fstat as well: it may have been replaced in between. */
+	if (fp == NULL || fstat(fileno(fp), &st) == -1 ||
+	    !S_ISREG(st.st_mode)) {
+		cfg_problem(x, k->line, 0, "'%s': !file %s: not a regular "
+		    "file", canon, path);
+		goto out;
+	}
+	buf = xmalloc(SECRET_MAX + 1);
+	n = fread(buf, 1, SECRET_MAX + 1, fp);
+	if (ferror(fp)) {
+		cfg_problem(x, k->line, 0, "'%s': !file %s: cannot read: %s",
+		    canon, path, strerror(errno));
+		goto out;
+	}
+	if (n > SECRET_MAX) {
+		cfg_problem(x, k->line, 0, "'%s': !file %s: larger than %d "
+		    "bytes", canon, path, SECRET_MAX);
+		goto out;
+	}
+	if (n > 0 && buf[n - 1] == '\n')
+		n--;
+	if (n > 0 && buf[n - 1] == '\r')
+		n--;
+	buf[n] = '\0';
+	if (memchr(buf, '\0', n) != NULL)
+		cfg_problem(x, k->line, 0, "'%s': !file %s: holds a NUL byte",
+		    canon, path);
+	else if (n == 0)
+		cfg_problem(x, k->line, 0, "'%s': !file %s: is empty", canon,
+		    path);
+	else {
+		ret = buf;
+		buf = NULL;
+	}
+out:
+	if (fp != NULL)
+		fclose(fp);
+	if (buf != NULL)
+		explicit_bzero(buf, SECRET_MAX + 1);
+	free(buf);
+	free(path);
+	return ret;
+}
+
+/* "!env NAME" / "!file PATH" prefix: the argument, else NULL. */
+static const char *
+directive(const char *v, const char *word)
+{
+	size_t n = strlen(word);
+
+	if (strncmp(v, word, n) != 0 ||
+	    (v[n] != '\0' && !isspace((unsigned char)v[n])))
+		return NULL;
+	for (v += n; isspace((unsigned char)*v); v++)
+		;
+	return v;
+}
+
+/* The value of a provider key, secrets resolved; NULL after a problem. */
+static char *
+provider_value(struct ctx *x, const struct provider_cfg *pc,
+    const struct rkey *k, const char *canon, int secret)
+{
+	const char *env, *file, *v;
+
+	env = directive(k->value, "!env");
+	file = directive(k->value, "!file");
+	if ((env != NULL || file != NULL) && !secret) {
+		cfg_problem(x, k->line, 0, "'%s' is not a secret: !env and "
+		    "!file work only for secrets", canon);
+		return NULL;
+	}
+	if (env != NULL) {
+		if (*env == '\0') {
+			cfg_problem(x, k->line, 0, "'%s': !env needs a "
+			    "variable name", canon);
+			return NULL;
+		}
+		if ((v = getenv(env)) == NULL || *v == '\0') {
+			cfg_problem(x, k->line, 0, "'%s': environment "
+			    "variable %s is %s", canon, env,
+			    v == NULL ? "not set" : "empty");
+			return NULL;
+		}
+		return xstrdup(v);
+	}
+	if (file != NULL) {
+		if (*file == '\0') {
+			cfg_problem(x, k->line, 0, "'%s': !file needs a path",
+			    canon);
+			return NULL;
+		}
+		return read_secret_file(x, k, canon, file);
+	}
+	if (*k->value == '\0') {
+		cfg_problem(x, k->line, 0, "'%s' has no value", canon);
+		return NULL;
+	}
+	if (secret && x->group_readable)
+		cfg_problem(x, k->line, 1, "provider '%s': secret '%s' is "
+		    "written in a file that group or others can read; use "
+		    "!env or !file, or make the file private", pc->name, canon);
+	return xstrdup(k->value);
+}
+
+static void
+build_provider(struct ctx *x, const struct rsec *s, struct provider_cfg *pc)
+{
+	const struct provider_key *pk;
+	const struct rkey *k, *type = NULL;
+	const char *key;
+	char err[512], *v;
+	size_t i;
+	int nerr = x->nerr;
+
+	pc->name = xstrdup(s->name);
+	pc->line = s->line;
+	for (i = 0; i < s->nkeys; i++)
+		if (strcasecmp(s->keys[i].key, "type") == 0)
+			type = &s->keys[i];
+	if (type == NULL) {
+		cfg_problem(x, s->line, 0, "provider '%s': missing 'type' "
+		    "(one of: %s)", pc->name, provider_types());
+		return;
+	}
+	if ((pc->ops = provider_lookup(type->value)) == NULL) {
+		cfg_problem(x, type->line, 0, "provider '%s': unknown type "
+		    "'%s' (known: %s)", pc->name, type->value,
+		    provider_types());
+		return;
+	}
+	pc->kv = xcalloc(s->nkeys, sizeof(*pc->kv));
+	for (i = 0; i < s->nkeys; i++) {
+		k = &s->keys[i];
+		if (k == type)
+			continue;
+		for (pk = pc->ops->keys; pk->name != NULL; pk++)
+			if (strcasecmp(pk->name, k->key) == 0)
+				break;
+		if (pk->name == NULL) {
+			cfg_problem(x, k->line, 0, "provider '%s': unknown "
+			    "key '%s' for type %s", pc->name, k->key,
+			    pc->ops->type);
+			continue;
+		}
+		v = provider_value(x, pc, k, pk->name,
+		    (pk->flags & PK_SECRET) != 0);
+		if (v == NULL)
+			continue;
+		pc->kv[pc->nkv].key = xstrdup(pk->name);
+		pc->kv[pc->nkv].value = v;
+		pc->kv[pc->nkv].line = k->line;
+		pc->kv[pc->nkv].secret = (pk->flags & PK_SECRET) != 0;
+		pc->nkv++;
+	}
+	for (pk = pc->ops->keys; pk->name != NULL; pk++) {
+		if ((pk->flags & PK_REQUIRED) == 0)
+			continue;
+		for (i = 0; i < s->nkeys; i++)
+			if (strcasecmp(pk->name, s->keys[i].key) == 0)
+				break;
+		if (i == s->nkeys)
+			cfg_problem(x, s->line, 0, "provider '%s': missing "
+			    "'%s'", pc->name, pk->name);
+	}
+	if (x->nerr != nerr)
+		return;
+	key = NULL;
+	err[0] = '\0';
+	if (pc->ops->check(pc, &key, err, sizeof(err)) == -1)
+		cfg_problem(x, provider_cfg_line(pc, key), 0, "provider '%s': "
+		    "%s", pc->name, err[0] != '\0' ? err : "invalid settings");
+	if (strcmp(pc->ops->type, "rfc2136") == 0 &&
+	    provider_cfg_get(pc, "keySecret") == NULL)
+		cfg_problem(x, s->line, 1, "provider '%s': updates will not be "
+		    "signed (no TSIG key)", pc->name);
+}
+
+/* Lower-cases s in place and drops one trailing dot; 0 if not a DNS name. */
+static int
+dns_name(char *s, int trailing_dot)
+{
+	size_t len = strlen(s), label = 0;
+	char *p;
+
+	if (trailing_dot && len > 1 && s[len - 1] == '.')
+		s[--len] = '\0';
+	if (len == 0 || len > 253)
+		return 0;
+	for (p = s;; p++) {
+		if (*p == '.' || *p == '\0') {
+			if (label == 0 || label > 63)
+				return 0;
+			if (*p == '\0')
+				return 1;
+			label = 0;
+			continue;
+		}
+		if (*p >= 'A' && *p <= 'Z')
+			*p = (char)(*p - 'A' + 'a');
+		if (!(*p >= 'a' && *p <= 'z') && !(*p >= '0' && *p <= '9') &&
+		    *p != '-' && *p != '_')
+			return 0;
+		label++;
+	}
+}
+
+/*
+ * `host` is sent as Host header and TLS server name while libcurl
+ * connects to the address of the url: a port, scheme or brackets here
+ * would end up in the wrong place.
+ */
+static int
+bare_host(const char *s)
+{
+	size_t len = strspn(s, "abcdefghijklmnopqrstuvwxyz"
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._");
+
+	return len > 0 && len <= 253 && s[len] == '\0';
+}
+
+static int
+url_ok(const char *v, char *err, size_t len)
+{
+	CURLU *u;
+	CURLUcode rc;
+	char *host = NULL;
+	int ok = 0;
+
+	if (strncasecmp(v, "http://", 7) != 0 &&
+	    strncasecmp(v, "https://", 8) != 0) {
+		snprintf(err, len, "must start with http:// or https://");
+		return 0;
+	}
+	if ((u = curl_url()) == NULL) {
+		snprintf(err, len, "out of memory");
+		return 0;
+	}
+	if ((rc = curl_url_set(u, CURLUPART_URL, v, 0)) != CURLUE_OK)
+		snprintf(err, len, "%s", curl_url_strerror(rc));
+	else if (curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK ||
+	    *host == '\0')
+		snprintf(err, len, "no host");
+	else
+		ok = 1;
+	curl_free(host);
+	curl_url_cleanup(u);
+	return ok;
+}
+
+/* Endpoint s of domain d; ips and names: those of d so far, their lines. */
+static void
+build_endpoint(struct ctx *x, struct rsec *s, struct domain_cfg *d,
+    struct nameset *ips, struct nameset *names)
+{
+	struct endpoint_cfg *e = &d->eps[d->neps];
+	const struct rkey *k;
+	char err[256], *host;
+	int ipline, nameline, first;
+
+	cfg_resolve_keys(x, s);
+	e->line = s->line;
+	ipline = nameline = s->line;
+	if ((k = cfg_get(x, s, "url")) != NULL) {
+		if (url_ok(k->value, err, sizeof(err)))
+			e->url = xstrdup(k->value);
+		else
+			cfg_problem(x, k->line, 0, "bad url '%s': %s", k->value,
+			    err);
+	} else if (!cfg_has_key(s, "url"))
+		cfg_problem(x, s->line, 0, "[endpoint] has no 'url'");
+	if ((k = cfg_get(x, s, "ip")) != NULL) {
+		ipline = k->line;
+		if (addr_parse(k->value, &e->ip) == -1)
+			cfg_problem(x, k->line, 0, "bad IP address '%s'",
+			    k->value);
+	} else if (!cfg_has_key(s, "ip"))
+		cfg_problem(x, s->line, 0, "[endpoint] has no 'ip'");
+	if ((k = cfg_get(x, s, "host")) != NULL && !bare_host(k->value))
+		cfg_problem(x, k->line, 0, "host must be a host name without "
+		    "port");
+	else if (k != NULL) {
+		host = xstrdup(k->value);
+		if (dns_name(host, 0))
+			e->host = host;
+		else {
+			cfg_problem(x, k->line, 0, "bad host name '%s'",
+			    k->value);
+			free(host);
+		}
+	}
+	if ((k = cfg_get(x, s, "priority")) != NULL)
+		cfg_get_long(x, k, 0, 2147483647, &e->priority);
+	if ((k = cfg_get(x, s, "name")) != NULL) {
+		e->name = xstrdup(k->value);
+		nameline = k->line;
+	} else if (s->name != NULL)
+		e->name = xstrdup(s->name);
+	else if (e->url != NULL)
+		e->name = xstrdup(e->url);
+
+	/* Canonical text: one address, one spelling. */
+	if (e->ip.family != 0 &&
+	    (first = cfg_nameset_add(ips, e->ip.s, e->line)) != 0)
+		cfg_problem(x, ipline, 0, "ip %s is also the ip of the "
+		    "endpoint at line %d", e->ip.s, first);
+	if (e->name != NULL &&
+	    (first = cfg_nameset_add(names, e->name, e->line)) != 0)
+		cfg_problem(x, nameline, 0, "endpoint name '%s' is also the "
+		    "name of the endpoint at line %d", e->name, first);
+	if (e->ip.family == 4)
+		d->has4 = 1;
+	else if (e->ip.family == 6)
+		d->has6 = 1;
+	d->neps++;
+}
+
+/* The domain of section idx; seen: the names of the domains so far. */
+static void
+build_domain(struct ctx *x, size_t idx, const struct hc *defaults,
+    struct nameset *seen)
+{
+	struct config *c = x->c;
+	struct rsec *s = &x->secs[idx];
+	struct domain_cfg *d = &c->domains[c->ndomains];
+	const struct rkey *k;
+	const char *zone;
+	char *z;
+	struct hc h = *defaults;
+	struct nameset ips, names;
+	int good, warnline, first, j;
+	size_t i, n, end, zl, dl;
+
+	cfg_resolve_keys(x, s);
+	d->line = s->line;
+	d->name = xstrdup(s->name);
+	if (!(good = dns_name(d->name, 1)))
+		cfg_problem(x, s->line, 0, "bad domain name '%s'", s->name);
+	if (good && (first = cfg_nameset_add(seen, d->name, d->line)) != 0)
+		cfg_problem(x, s->line, 0, "domain %s defined twice (first at "
+		    "line %d)", d->name, first);
+	c->ndomains++;
+
+	cfg_parse_hc(x, s, &h);
+	d->ttl = h.ttl;
+	d->timeout_ms = h.timeout_ms;
+	d->attempts = h.attempts;
+	d->recover_after = h.recover_after;
+	d->head = h.head;
+	d->expect = h.expect;
+	d->expect_body = h.body != NULL ? xstrdup(h.body) : NULL;
+	check_head_body(x, &h, d->line);
+
+	if ((k = cfg_get(x, s, "provider")) != NULL) {
+		if ((j = cfg_nameset_get(&x->provset, k->value)) != 0)
+			d->provider = &c->providers[j - 1];
+		else
+			cfg_problem(x, k->line, 0, "domain %s: unknown "
+			    "provider '%s'", d->name, k->value);
+	} else if (!cfg_has_key(s, "provider"))
+		cfg_problem(x, s->line, 0, "domain %s: missing 'provider'",
+		    d->name);
+	if (good && d->provider != NULL && d->provider->ops != NULL &&
+	    (zone = provider_cfg_get(d->provider, "zone")) != NULL) {
+		z = xstrdup(zone);
+		(void)dns_name(z, 1);
+		zl = strlen(z);
+		dl = strlen(d->name);
+		if (strcmp(d->name, z) != 0 && (dl <= zl ||
+		    strcmp(d->name + dl - zl, z) != 0 ||
+		    d->name[dl - zl - 1] != '.'))
+			cfg_problem(x, k->line, 0, "domain %s is not in zone "
+			    "%s of provider '%s'", d->name, z,
+			    d->provider->name);
+		free(z);
+	}
+	if (d->timeout_ms >= c->interval_ms) {
+		warnline = h.timeout_line != 0 ? h.timeout_line : d->line;
+		cfg_problem(x, warnline, 1, "domain %s: timeout (%lld ms) is "
+		    "not below interval (%lld ms)", d->name, d->timeout_ms,
+		    c->interval_ms);
+	}
+
+	/* Its endpoints are the sections up to the next domain. */
+	for (n = 0, end = idx + 1; end < x->nsecs &&
+	    x->secs[end].kind != S_DOMAIN; end++)
+		if (x->secs[end].kind == S_ENDPOINT &&
+		    x->secs[end].domain == (int)idx)
+			n++;
+	if (n == 0) {
+		cfg_problem(x, s->line, 0, "domain %s has no [endpoint]",
+		    d->name);
+		return;
+	}
+	d->eps = xcalloc(n, sizeof(*d->eps));
+	memset(&ips, 0, sizeof(ips));
+	memset(&names, 0, sizeof(names));
+	for (i = idx + 1; i < end; i++)
+		if (x->secs[i].kind == S_ENDPOINT &&
+		    x->secs[i].domain == (int)idx)
+			build_endpoint(x, &x->secs[i], d, &ips, &names);
+	cfg_nameset_free(&ips);
+	cfg_nameset_free(&names);
+}
+
+void
+cfg_build(struct ctx *x)
+{
+	struct config *c = x->c;
+	struct nameset domains;
+	struct hc defaults;
+	size_t i, np = 0, nd = 0;
+	int first;
+
+	check_top(x, &x->secs[0], &defaults);
+	for (i = 0; i < x->nsecs; i++) {
+		np += x->secs[i].kind == S_PROVIDER;
+		nd += x->secs[i].kind == S_DOMAIN;
+	}
+	/* Domains point into this array: it is sized once, never moved. */
+	c->providers = xcalloc(np, sizeof(*c->providers));
+	for (i = 0; i < x->nsecs; i++) {
+		if (x->secs[i].kind != S_PROVIDER)
+			continue;
+		if ((first = cfg_nameset_add(&x->provset, x->secs[i].name,
+		    (int)c->nproviders + 1)) != 0) {
+			cfg_problem(x, x->secs[i].line, 0, "provider '%s' "
+			    "defined twice (first at line %d)", x->secs[i].name,
+			    c->providers[first - 1].line);
+			continue;
+		}
+		build_provider(x, &x->secs[i], &c->providers[c->nproviders++]);
+	}
+	if (nd == 0) {
+		cfg_problem(x, 0, 0, "no [domain] section");
+		return;
+	}
+	c->domains = xcalloc(nd, sizeof(*c->domains));
+	memset(&domains, 0, sizeof(domains));
+	for (i = 0; i < x->nsecs; i++)
+		if (x->secs[i].kind == S_DOMAIN)
+			build_domain(x, i, &defaults, &domains);
+	cfg_nameset_free(&domains);
+}

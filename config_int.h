@@ -1,0 +1,137 @@
+#ifndef DDUP_CONFIG_INT_H
+#define DDUP_CONFIG_INT_H
+
+/*
+ * Private to the config module (config.c, config_read.c, config_build.c):
+ * no other file includes this header.
+ *
+ * Reading happens in two passes.  config_read.c splits the text into
+ * sections and key/value pairs with inih and only collects them, as
+ * written (struct rsec, struct rkey); config_build.c then checks the whole
+ * collection and turns it into struct config, so that every problem of
+ * the file is reported in one go.  Problems are gathered as struct msg
+ * and printed by config.c, sorted by line.
+ */
+
+#include <stddef.h>
+
+#include "config.h"
+#include "util.h"
+
+enum kind { S_TOP, S_PROVIDER, S_DOMAIN, S_ENDPOINT, S_SKIP };
+
+/* A key as written; canon is set once the key is known for its section. */
+struct rkey {
+	char		*key;
+	const char	*canon;
+	char		*value;
+	int		 line;
+};
+
+struct rsec {
+	enum kind	 kind;
+	char		*name;		/* NULL: none */
+	int		 line;
+	int		 domain;	/* endpoints: index of their [domain] */
+	struct rkey	*keys;
+	size_t		 nkeys;
+	size_t		 capkeys;
+};
+
+struct msg {
+	int		 line;		/* 0: the file as a whole */
+	size_t		 seq;		/* keeps the order of one line's messages */
+	int		 warn;
+	char		*text;
+};
+
+/* Health-check settings: built-in defaults, then top level, then domain. */
+struct hc {
+	long		 ttl;
+	long long	 timeout_ms;
+	long		 attempts;
+	long		 recover_after;
+	int		 head;
+	struct expect	 expect;
+	const char	*body;
+	int		 timeout_line;	/* 0: built-in default */
+	int		 method_line;	/* likewise */
+	int		 body_line;	/* likewise */
+};
+
+/* Names seen so far, for lookups and duplicate checks in linear time. */
+struct nameset {
+	const char	**name;		/* not owned; NULL: free */
+	int		*val;
+	size_t		 cap;		/* a power of two, or 0 */
+	size_t		 n;
+};
+
+struct ctx {
+	const char	*path;		/* for messages, relative !file */
+	int		 group_readable; /* literal secrets earn a warning */
+
+	/* The text being read (config_read.c). */
+	const char	*in;
+	size_t		 inlen;
+	size_t		 inpos;
+	char		*buf;		/* the current line, with NUL */
+	size_t		 bufsz;
+	int		 lineno;
+
+	/* What was read: secs[0] is the top of the file. */
+	struct rsec	*secs;
+	size_t		 nsecs;
+	size_t		 capsecs;
+	size_t		 cur;
+	struct nameset	 keyset;	/* keys of secs[cur]: lines */
+	int		 lastdomain;	/* -1: none yet, -2: a broken one */
+
+	struct msg	*msgs;
+	size_t		 nmsgs;
+	size_t		 capmsgs;
+	int		 nerr;
+
+	struct config	*c;		/* being built */
+	struct nameset	 provset;	/* c->providers: index + 1 */
+};
+
+/* Records a problem at line (0: the whole file); warn: not an error. */
+void	 cfg_problem(struct ctx *x, int line, int warn, const char *fmt,
+	    ...) __attribute__((format(printf, 4, 5)));
+
+/* Collects the sections and keys of x->in (config_read.c). */
+void	 cfg_read(struct ctx *x);
+
+/* Sets canon of every key of a top, domain or endpoint section. */
+void	 cfg_resolve_keys(struct ctx *x, struct rsec *s);
+/* A known key's value, or NULL; an empty value is reported here. */
+const struct rkey *cfg_get(struct ctx *x, const struct rsec *s,
+	    const char *canon);
+/* Whether the section holds the known key, empty or not. */
+int	 cfg_has_key(const struct rsec *s, const char *canon);
+/* Typed values of key k, reported when wrong (out untouched then). */
+void	 cfg_get_long(struct ctx *x, const struct rkey *k, long min,
+	    long max, long *out);
+int	 cfg_get_duration(struct ctx *x, const struct rkey *k,
+	    long long *out);
+/* The health-check keys of section s, over what h holds already. */
+void	 cfg_parse_hc(struct ctx *x, const struct rsec *s, struct hc *h);
+
+/* Checks what cfg_read collected and fills x->c (config_build.c). */
+void	 cfg_build(struct ctx *x);
+
+/*
+ * Adds name (compared without regard to case) with val, 1 or more (a
+ * line, an index + 1); when the name is there already, returns the val
+ * it came with instead, else 0.  name must outlive the set.
+ */
+int	 cfg_nameset_add(struct nameset *ns, const char *name, int val);
+/* The val of name, or 0. */
+int	 cfg_nameset_get(const struct nameset *ns, const char *name);
+void	 cfg_nameset_free(struct nameset *ns);
+
+/* Room for one more element in *v, doubling; returns *v. */
+void	*cfg_grow(void *v, size_t n, size_t *cap, size_t size);
+
+#endif

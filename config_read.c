@@ -1,0 +1,433 @@
+/*
+ * Reading the configuration text: sections and key/value pairs, collected
+ * as written (config_int.h tells the two passes apart); then which keys
+ * each kind of section may hold, and their values by type, for
+ * config_build.c.
+ *
+ * Debian builds inih with INI_MAX_LINE 200, multi-line values and no line
+ * numbers for the handler.  So inih reads the text through our own line
+ * reader, which counts lines, keeps the current section itself (inih cuts
+ * section names at 49 characters), and hands inih an empty line in place
+ * of any line inih would misread: too long (cut), indented (joined to the
+ * previous value) or malformed.  The text comes from memory and may hold
+ * anything, NUL bytes included.
+ */
+
+#include <sys/types.h>
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <ini.h>
+
+#include "config_int.h"
+#include "util.h"
+
+static void
+add_section(struct ctx *x, enum kind kind, const char *name, int line)
+{
+	struct rsec *s;
+
+	x->secs = cfg_grow(x->secs, x->nsecs, &x->capsecs, sizeof(*x->secs));
+	s = &x->secs[x->nsecs];
+	memset(s, 0, sizeof(*s));
+	s->kind = kind;
+	s->name = name != NULL && *name != '\0' ? xstrdup(name) : NULL;
+	s->line = line;
+	s->domain = -1;
+	x->cur = x->nsecs++;
+	cfg_nameset_free(&x->keyset);
+}
+
+/* A "[kind name]" header; text is what inih keeps between the brackets. */
+static void
+new_section(struct ctx *x, const char *text, size_t len)
+{
+	char *copy, *kind, *name, *end;
+	enum kind k = S_SKIP;
+
+	copy = xmalloc(len + 1);
+	memcpy(copy, text, len);
+	copy[len] = '\0';
+	for (kind = copy; isspace((unsigned char)*kind); kind++)
+		;
+	for (name = kind; *name != '\0' && !isspace((unsigned char)*name);
+	    name++)
+		;
+	if (*name != '\0')
+		*name++ = '\0';
+	while (isspace((unsigned char)*name))
+		name++;
+	for (end = name + strlen(name); end > name &&
+	    isspace((unsigned char)end[-1]); end--)
+		end[-1] = '\0';
+
+	if (strcasecmp(kind, "provider") == 0 ||
+	    strcasecmp(kind, "domain") == 0) {
+		k = tolower((unsigned char)*kind) == 'p' ? S_PROVIDER :
+		    S_DOMAIN;
+		if (*name == '\0') {
+			cfg_problem(x, x->lineno, 0,
+			    "[%s] needs a name: [%s NAME]",
+			    k == S_DOMAIN ? "domain" : "provider",
+			    k == S_DOMAIN ? "domain" : "provider");
+			k = S_SKIP;
+		}
+		if (k == S_DOMAIN)
+			x->lastdomain = (int)x->nsecs;
+		else if (tolower((unsigned char)*kind) == 'd')
+			x->lastdomain = -2;
+	} else if (strcasecmp(kind, "endpoint") == 0) {
+		if (x->lastdomain == -1)
+			cfg_problem(x, x->lineno, 0, "[endpoint] before any "
+			    "[domain]: an endpoint belongs to the [domain] "
+			    "above it");
+		else if (x->lastdomain >= 0)
+			k = S_ENDPOINT;
+	} else if (strcasecmp(kind, "notify") == 0)
+		cfg_problem(x, x->lineno, 0, "[notify] sections are not "
+		    "supported by this version of ddup-check");
+	else if (*kind == '\0')
+		cfg_problem(x, x->lineno, 0, "empty section header");
+	else
+		cfg_problem(x, x->lineno, 0, "unknown section kind '%s' "
+		    "(expected provider, domain or endpoint)", kind);
+	add_section(x, k, name, x->lineno);
+	if (k == S_ENDPOINT)
+		x->secs[x->cur].domain = x->lastdomain;
+	free(copy);
+}
+
+/* inih's own scan: up to one of chars, or a ';' comment after white space. */
+static const char *
+find_chars_or_comment(const char *s, const char *chars)
+{
+	int was_space = 0;
+
+	while (*s != '\0' && strchr(chars, *s) == NULL &&
+	    !(was_space && *s == ';')) {
+		was_space = isspace((unsigned char)*s);
+		s++;
+	}
+	return s;
+}
+
+/* Whether inih may see line s (already checked for length). */
+static int
+line_ok(struct ctx *x, const char *s)
+{
+	const char *t, *end;
+
+	for (t = s; isspace((unsigned char)*t); t++)
+		;
+	if (*t == '\0' || *t == ';' || *t == '#')
+		return 1;
+	if (t != s) {
+		cfg_problem(x, x->lineno, 0, "indented line: inih would join "
+		    "it to the previous value; remove the indentation");
+		return 0;
+	}
+	if (*t == '[') {
+		end = find_chars_or_comment(t + 1, "]");
+		if (*end != ']') {
+			cfg_problem(x, x->lineno, 0,
+			    "section header without ']'");
+			add_section(x, S_SKIP, NULL, x->lineno);
+			return 0;
+		}
+		new_section(x, t + 1, (size_t)(end - t - 1));
+		for (end++; isspace((unsigned char)*end); end++)
+			;
+		if (*end != '\0' && *end != ';' && *end != '#')
+			cfg_problem(x, x->lineno, 0, "text after ']'");
+		return 1;
+	}
+	end = find_chars_or_comment(t, "=:");
+	if (*end != '=' && *end != ':') {
+		cfg_problem(x, x->lineno, 0, "expected 'key = value'");
+		return 0;
+	}
+	return 1;
+}
+
+/* The next line of x->in into x->buf, without its end; -1 at the end. */
+static ssize_t
+next_line(struct ctx *x)
+{
+	const char *s, *nl;
+	size_t len;
+
+	if (x->inpos >= x->inlen)
+		return -1;
+	s = x->in + x->inpos;
+	nl = memchr(s, '\n', x->inlen - x->inpos);
+	len = nl != NULL ? (size_t)(nl - s) : x->inlen - x->inpos;
+	x->inpos += len + (nl != NULL);
+	if (len + 1 > x->bufsz) {
+		free(x->buf);
+		x->bufsz = len + 1;
+		x->buf = xmalloc(x->bufsz);
+	}
+	memcpy(x->buf, s, len);
+	x->buf[len] = '\0';
+	return (ssize_t)len;
+}
+
+static char *
+reader(char *str, int num, void *stream)
+{
+	struct ctx *x = stream;
+	ssize_t n;
+	size_t len, max = (size_t)num - 2;
+	char *s;
+
+	if ((n = next_line(x)) == -1)
+		return NULL;
+	x->lineno++;
+	s = x->buf;
+	len = (size_t)n;
+	if (len > 0 && s[len - 1] == '\r')
+		s[--len] = '\0';
+	if (x->lineno == 1 && len >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0) {
+		s += 3;
+		len -= 3;
+	}
+	strcpy(str, "\n");
+	if (memchr(s, '\0', len) != NULL)
+		cfg_problem(x, x->lineno, 0, "NUL byte in line");
+	else if (len > max)
+		cfg_problem(x, x->lineno, 0, "line too long (at most %zu "
+		    "characters)", max);
+	else if (line_ok(x, s)) {
+		memcpy(str, s, len);
+		strcpy(str + len, "\n");
+	}
+	return str;
+}
+
+static int
+handler(void *user, const char *section, const char *name, const char *value)
+{
+	struct ctx *x = user;
+	struct rsec *s = &x->secs[x->cur];
+	struct rkey *k;
+	int first;
+
+	(void)section;		/* ours is not cut short */
+	if (s->kind == S_SKIP)
+		return 1;
+	if (*name == '\0') {
+		cfg_problem(x, x->lineno, 0, "missing key name before '='");
+		return 1;
+	}
+	s->keys = cfg_grow(s->keys, s->nkeys, &s->capkeys, sizeof(*s->keys));
+	k = &s->keys[s->nkeys];
+	k->key = xstrdup(name);
+	if ((first = cfg_nameset_add(&x->keyset, k->key, x->lineno)) != 0) {
+		cfg_problem(x, x->lineno, 0, "'%s' given twice in one "
+		    "section (first at line %d)", name, first);
+		free(k->key);
+		return 1;
+	}
+	k->canon = NULL;
+	k->value = xstrdup(value);
+	k->line = x->lineno;
+	s->nkeys++;
+	return 1;
+}
+
+/* Where each key may be written. */
+#define W_TOP		0x01
+#define W_DOMAIN	0x02
+#define W_ENDPOINT	0x04
+#define W_NOTYET	0x08		/* in SPEC, not in this version */
+
+static const struct {
+	const char	*name;
+	int		 where;
+} keytab[] = {
+	{ "interval", W_TOP },
+	{ "state", W_TOP },
+	{ "maxParallel", W_TOP },
+	{ "caFile", W_TOP },
+	{ "logFormat", W_TOP },
+	{ "history", W_TOP },
+	{ "provider", W_DOMAIN },
+	{ "ttl", W_TOP | W_DOMAIN },
+	{ "timeout", W_TOP | W_DOMAIN },
+	{ "attempts", W_TOP | W_DOMAIN },
+	{ "recoverAfter", W_TOP | W_DOMAIN },
+	{ "method", W_TOP | W_DOMAIN },
+	{ "expectStatus", W_TOP | W_DOMAIN },
+	{ "expectBody", W_TOP | W_DOMAIN },
+	{ "url", W_ENDPOINT },
+	{ "ip", W_ENDPOINT },
+	{ "host", W_ENDPOINT },
+	{ "priority", W_ENDPOINT },
+	{ "name", W_ENDPOINT },
+	{ "statusHtml", W_NOTYET },
+	{ "metricsFile", W_NOTYET },
+	{ "cname", W_NOTYET },
+	{ "proxied", W_NOTYET },
+	{ "location", W_NOTYET },
+	{ "failoverLocations", W_NOTYET },
+	{ "failback", W_NOTYET },
+	{ "publish", W_NOTYET },
+	{ "minHealthy", W_NOTYET },
+	{ "controlUrl", W_NOTYET },
+};
+
+static const char *
+where_text(int where)
+{
+	if (where == W_TOP)
+		return "at the top of the file";
+	if (where == W_ENDPOINT)
+		return "in [endpoint]";
+	if (where == W_DOMAIN)
+		return "in [domain]";
+	return "in [domain] or at the top of the file";
+}
+
+/* Sets canon of every key of a top, domain or endpoint section. */
+void
+cfg_resolve_keys(struct ctx *x, struct rsec *s)
+{
+	static const char *const kname[] = { "at the top of the file",
+	    "in [provider]", "in [domain]", "in [endpoint]", "" };
+	static const int kwhere[] = { W_TOP, 0, W_DOMAIN, W_ENDPOINT, 0 };
+	struct rkey *k;
+	size_t i, j;
+
+	for (i = 0; i < s->nkeys; i++) {
+		k = &s->keys[i];
+		for (j = 0; j < sizeof(keytab) / sizeof(keytab[0]); j++)
+			if (strcasecmp(keytab[j].name, k->key) == 0)
+				break;
+		if (j == sizeof(keytab) / sizeof(keytab[0]))
+			cfg_problem(x, k->line, 0, "unknown key '%s' %s",
+			    k->key, kname[s->kind]);
+		else if (keytab[j].where == W_NOTYET)
+			cfg_problem(x, k->line, 0, "'%s' is not supported by "
+			    "this version of ddup-check", keytab[j].name);
+		else if ((keytab[j].where & kwhere[s->kind]) == 0)
+			cfg_problem(x, k->line, 0, "'%s' cannot be used %s "
+			    "(it belongs %s)", keytab[j].name, kname[s->kind],
+			    where_text(keytab[j].where));
+		else
+			k->canon = keytab[j].name;
+	}
+}
+
+/* A known key's value, or NULL; an empty value is reported here. */
+const struct rkey *
+cfg_get(struct ctx *x, const struct rsec *s, const char *canon)
+{
+	size_t i;
+
+	for (i = 0; i < s->nkeys; i++) {
+		if (s->keys[i].canon != NULL &&
+		    strcmp(s->keys[i].canon, canon) == 0) {
+			if (s->keys[i].value[0] == '\0') {
+				cfg_problem(x, s->keys[i].line, 0, "'%s' has "
+				    "no value", canon);
+				return NULL;
+			}
+			return &s->keys[i];
+		}
+	}
+	return NULL;
+}
+
+int
+cfg_has_key(const struct rsec *s, const char *canon)
+{
+	size_t i;
+
+	for (i = 0; i < s->nkeys; i++)
+		if (s->keys[i].canon != NULL &&
+		    strcmp(s->keys[i].canon, canon) == 0)
+			return 1;
+	return 0;
+}
+
+void
+cfg_get_long(struct ctx *x, const struct rkey *k, long min, long max, long *out)
+{
+	if (parse_long(k->value, min, max, out) == -1)
+		cfg_problem(x, k->line, 0, "'%s': expected an integer from "
+		    "%ld to %ld, not '%s'", k->canon, min, max, k->value);
+}
+
+int
+cfg_get_duration(struct ctx *x, const struct rkey *k, long long *out)
+{
+	long long ms;
+
+	if (parse_duration(k->value, &ms) == -1 || ms <= 0) {
+		cfg_problem(x, k->line, 0, "'%s': expected a duration above "
+		    "zero (such as 500ms, 30s, 5m, 1h or 7d), not '%s'",
+		    k->canon, k->value);
+		return -1;
+	}
+	*out = ms;
+	return 0;
+}
+
+/* The health-check keys of section s, over what h holds already. */
+void
+cfg_parse_hc(struct ctx *x, const struct rsec *s, struct hc *h)
+{
+	const struct rkey *k;
+
+	if ((k = cfg_get(x, s, "ttl")) != NULL)
+		cfg_get_long(x, k, 1, 2147483647, &h->ttl);
+	if ((k = cfg_get(x, s, "timeout")) != NULL &&
+	    cfg_get_duration(x, k, &h->timeout_ms) == 0)
+		h->timeout_line = k->line;
+	if ((k = cfg_get(x, s, "attempts")) != NULL)
+		cfg_get_long(x, k, 1, 2147483647, &h->attempts);
+	if ((k = cfg_get(x, s, "recoverAfter")) != NULL)
+		cfg_get_long(x, k, 1, 2147483647, &h->recover_after);
+	if ((k = cfg_get(x, s, "method")) != NULL) {
+		if (strcasecmp(k->value, "GET") == 0) {
+			h->head = 0;
+			h->method_line = k->line;
+		} else if (strcasecmp(k->value, "HEAD") == 0) {
+			h->head = 1;
+			h->method_line = k->line;
+		} else
+			cfg_problem(x, k->line, 0, "'method': expected GET or "
+			    "HEAD, not '%s'", k->value);
+	}
+	if ((k = cfg_get(x, s, "expectStatus")) != NULL &&
+	    parse_expect(k->value, &h->expect) == -1)
+		cfg_problem(x, k->line, 0, "'expectStatus': expected a status "
+		    "code (100-599), a class such as 2xx, or a list of them, "
+		    "not '%s'", k->value);
+	if ((k = cfg_get(x, s, "expectBody")) != NULL) {
+		h->body = k->value;
+		h->body_line = k->line;
+	}
+}
+
+void
+cfg_read(struct ctx *x)
+{
+	size_t i;
+	int rc, seen;
+
+	x->lastdomain = -1;
+	add_section(x, S_TOP, NULL, 0);
+	rc = ini_parse_stream(reader, x, handler, x);
+	if (rc > 0) {
+		/* A line inih refused that the reader let through. */
+		for (seen = 0, i = 0; i < x->nmsgs; i++)
+			seen |= x->msgs[i].line == rc && !x->msgs[i].warn;
+		if (!seen)
+			cfg_problem(x, rc, 0, "cannot parse this line");
+	} else if (rc < 0)
+		cfg_problem(x, 0, 0, "inih failed (%d)", rc);
+}
