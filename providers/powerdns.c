@@ -51,6 +51,7 @@ struct pdns {
 struct body {
 	char		*p;
 	size_t		 n;
+	size_t		 cap;	/* allocated, for body_write */
 	int		 over;
 };
 
@@ -200,7 +201,13 @@ body_write(char *data, size_t size, size_t nmemb, void *arg)
 		b->over = 1;
 		return 0;
 	}
-	b->p = xrealloc(b->p, b->n + n + 1);
+	/* Doubling: a body of many small pieces is not copied over and over. */
+	if (b->n + n + 1 > b->cap) {
+		b->cap = b->cap > 0 ? b->cap : 16384;
+		while (b->cap < b->n + n + 1)
+			b->cap *= 2;
+		b->p = xrealloc(b->p, b->cap);
+	}
 	memcpy(b->p + b->n, data, n);
 	b->n += n;
 	b->p[b->n] = '\0';
@@ -541,7 +548,7 @@ powerdns_read(void *priv, const char *fqdn, struct rrset *sets, size_t nsets,
     char *err, size_t errlen)
 {
 	struct pdns *pd = priv;
-	struct body b = { NULL, 0, 0 };
+	struct body b = { NULL, 0, 0, 0 };
 	char *name, *esc = NULL, *url = NULL, perr_[256];
 	size_t i, len;
 	enum perr rv = PERR_TEMP;
@@ -618,7 +625,7 @@ powerdns_replace(void *priv, const char *fqdn, const struct rrset *sets,
     size_t nsets, char *err, size_t errlen)
 {
 	struct pdns *pd = priv;
-	struct body b = { NULL, 0, 0 };
+	struct body b = { NULL, 0, 0, 0 };
 	char *name, *json;
 	enum perr rv;
 
