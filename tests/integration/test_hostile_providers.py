@@ -145,6 +145,13 @@ class _PdnsHandler(BaseHTTPRequestHandler):
                 for rec in rs["records"]:
                     rec["content"] = 3221225985
             return self._send(200, json.dumps(doc).encode())
+        if mode == "content-utf8":
+            # Not an address, and 64 bytes of it end inside a character.
+            doc = self._real_zone(body)
+            for rs in doc["rrsets"]:
+                for rec in rs["records"]:
+                    rec["content"] = "a" + "\u00e9" * 40
+            return self._send(200, json.dumps(doc).encode())
         if mode == "html":
             page = b"<!DOCTYPE html><html><body><h1>Welcome to nginx!</h1></body></html>\n"
             return self._send(200, page, "text/html")
@@ -628,12 +635,15 @@ def test_powerdns_hostile_answers_in_json_logs(ddup, pdns_server, pdns_fake, htt
     with open(ddup.config, "w") as f:
         f.write("logFormat = json\n" + text)
     os.chmod(ddup.config, 0o600)
-    for mode in ("html", "500-json", "truncated", "429"):
+    pdns_set(pdns_server, "192.0.2.9")
+    for mode in ("html", "500-json", "truncated", "429", "content-utf8"):
         pdns_fake.mode = mode
         r = ddup.run()
         assert r.rc == 1, r
         lines = [json.loads(ln) for ln in r.err.splitlines()]
         assert any(ln["level"] == "error" and "provider dns" in ln["msg"] for ln in lines), r
+        st = ddup.status()["domains"][0]
+        assert "PowerDNS" in st["lastError"], st
 
 
 # ---------------------------------------------------------------- rfc2136
@@ -768,3 +778,21 @@ def test_rfc2136_signed_but_unsigned_noerror_is_a_failure(ddup, bind_server, dns
     assert_failed(r, "TSIG")
     assert published(ddup)[0] == ["192.0.2.1", "192.0.2.2"]
     assert bind_server.query(NAME, "A") == ["192.0.2.1", "192.0.2.2"]
+
+
+@pytest.mark.xfail(strict=True, reason="run.c calls a provider that timed out again for "
+                   "each of its domains: N domains cost N timeouts")
+def test_hanging_provider_costs_one_timeout_per_run(ddup, pdns_server, pdns_fake, http_server):
+    """Several domains on one provider that never answers: the run must not
+    spend the timeout once per domain."""
+    a = http_server()
+    text = "interval = 30s\n" + pdns_section(pdns_fake)
+    for i in range(4):
+        text += (f"\n[domain d{i}.{ZONE}]\nprovider = dns\nttl = 60\n"
+                 f"\n[endpoint a]\nurl = {a.url}\nip = 192.0.2.{i + 1}\n")
+    ddup.write(text)
+    pdns_fake.mode = "hang"
+    r, took = timed_run(ddup)
+    assert r.rc == 1, r
+    assert r.err.count("provider dns") == 4, r
+    assert took < TIMEOUT * 2 + 2, took
