@@ -9,16 +9,27 @@ gives, and a run must last about its longest timeout, not the sum of
 them, also when the process may open only 256 files.
 
 Time bounds are generous (a busy 2-core machine, sanitizer builds): they
-tell "in parallel" from "one after the other", nothing finer.
+tell "in parallel" from "one after the other", nothing finer.  Messages
+name the unscaled figures.
 """
 
 import subprocess
 import time
 from collections import Counter
 
-from conftest import DDUP, Result
+import pytest
+
+from conftest import DDUP, TIME_SCALE, Result
 
 ZONE = "example.test"
+# Under valgrind (DDUP_TIME_SCALE=4) every timeout configured and every
+# bound on time grow alike: the same checks, in slow motion.
+T = TIME_SCALE
+
+
+def sec(n):
+    """A timeout of n seconds, scaled, as the configuration writes it."""
+    return f"{n * T:g}s"
 
 
 def config(domains, top=None):
@@ -68,7 +79,7 @@ def dry_run(ddup, domains, top=None, nofile=None, timeout=120):
 
 
 def one_domain(ddup, eps, top=None, nofile=None, **keys):
-    keys.setdefault("timeout", "3s")
+    keys.setdefault("timeout", sec(3))
     res, wall = dry_run(ddup, [(keys, eps)], top, nofile)
     return res[0], wall
 
@@ -88,29 +99,30 @@ def assert_fail(ep, reason=None, prefix=None):
 def assert_timed_out(ep, timeout_ms):
     """Failed for want of time, after its whole timeout and not much more."""
     assert_fail(ep, "timeout")
-    assert 0.9 * timeout_ms <= ep["latencyMs"] < timeout_ms + 1500, ep
+    timeout_ms *= T
+    assert 0.9 * timeout_ms <= ep["latencyMs"] < timeout_ms + 1500 * T, ep
 
 
 # ---------------------------------------------------------------- never answers
 
 def test_accepts_and_never_answers(ddup, raw_server):
     srv = raw_server("silent", count=10)
-    eps, wall = one_domain(ddup, srv.urls, timeout="1s")
+    eps, wall = one_domain(ddup, srv.urls, timeout=sec(1))
     for ep in eps:
         assert_timed_out(ep, 1000)
     assert srv.conns == 10
-    assert wall < 4, f"10 silent endpoints with a 1s timeout took {wall:.1f}s"
+    assert wall < 4 * T, f"10 silent endpoints with a 1s timeout took {wall:.1f}s"
 
 
 def test_tls_handshake_stalls(ddup, raw_server, certs):
     # The TCP connection is accepted, the ClientHello read, never answered.
     srv = raw_server("tls_stall", count=3)
     assert srv.url.startswith("https://")
-    eps, wall = one_domain(ddup, srv.urls, top={"caFile": certs.ca}, timeout="1s")
+    eps, wall = one_domain(ddup, srv.urls, top={"caFile": certs.ca}, timeout=sec(1))
     for ep in eps:
         assert_timed_out(ep, 1000)
     assert srv.conns == 3
-    assert wall < 4, f"stalled TLS handshakes with a 1s timeout took {wall:.1f}s"
+    assert wall < 4 * T, f"stalled TLS handshakes with a 1s timeout took {wall:.1f}s"
 
 
 # ---------------------------------------------------------------- too slow, too much
@@ -120,37 +132,37 @@ def test_drips_a_byte_a_second(ddup, raw_server):
     head = raw_server("drip", count=2)
     # Status and headers at once, the 20-byte body a byte a second.
     body = raw_server("drip_body", count=2)
-    eps, wall = one_domain(ddup, head.urls + body.urls, timeout="2s")
+    eps, wall = one_domain(ddup, head.urls + body.urls, timeout=sec(2))
     for ep in eps:
         assert_timed_out(ep, 2000)
-    assert wall < 6, f"dripping endpoints with a 2s timeout took {wall:.1f}s"
+    assert wall < 6 * T, f"dripping endpoints with a 2s timeout took {wall:.1f}s"
 
 
 def test_endless_body_costs_64k(ddup, raw_server):
     # No Content-Length, "x" forever: reading stops after 64 KiB.
     srv = raw_server("endless_body", count=3)
-    eps, wall = one_domain(ddup, srv.urls, timeout="5s")
+    eps, wall = one_domain(ddup, srv.urls, timeout=sec(5))
     for ep in eps:
         assert_ok(ep)
-        assert ep["latencyMs"] < 2500, ep
-    assert wall < 4, f"endless bodies took {wall:.1f}s"
+        assert ep["latencyMs"] < 2500 * T, ep
+    assert wall < 4 * T, f"endless bodies took {wall:.1f}s"
 
 
 def test_endless_body_expect_body_not_found(ddup, raw_server):
     srv = raw_server("endless_body")
-    eps, wall = one_domain(ddup, srv.urls, timeout="5s", expectBody="READY")
+    eps, wall = one_domain(ddup, srv.urls, timeout=sec(5), expectBody="READY")
     assert_fail(eps[0], "HTTP 200: expected text not found")
-    assert eps[0]["latencyMs"] < 2500, eps[0]
-    assert wall < 4
+    assert eps[0]["latencyMs"] < 2500 * T, eps[0]
+    assert wall < 4 * T
 
 
 def test_endless_headers_fail_before_the_timeout(ddup, raw_server):
     srv = raw_server("endless_headers")
-    eps, wall = one_domain(ddup, srv.urls, timeout="10s")
+    eps, wall = one_domain(ddup, srv.urls, timeout=sec(10))
     assert eps[0]["healthy"] is False, eps[0]
     assert eps[0]["lastResult"] != "timeout", eps[0]
     assert "header" in eps[0]["lastResult"].lower(), eps[0]
-    assert wall < 5, f"endless headers took {wall:.1f}s with a 10s timeout"
+    assert wall < 5 * T, f"endless headers took {wall:.1f}s with a 10s timeout"
 
 
 # ---------------------------------------------------------------- redirects
@@ -162,13 +174,13 @@ def test_redirect_loop_not_followed(ddup, http_server):
     a, b = http_server(status=301), http_server(status=307)
     a.set(headers={"Location": b.url})
     b.set(headers={"Location": a.url})
-    eps, wall = one_domain(ddup, [self_loop, a, b], timeout="2s")
+    eps, wall = one_domain(ddup, [self_loop, a, b], timeout=sec(2))
     assert_fail(eps[0], "HTTP 302")
     assert_fail(eps[1], "HTTP 301")
     assert_fail(eps[2], "HTTP 307")
     # One request each: nothing was followed.
     assert [len(s.requests) for s in (self_loop, a, b)] == [1, 1, 1]
-    assert wall < 4
+    assert wall < 4 * T
 
 
 def test_redirect_loop_passes_when_3xx_expected(ddup, http_server):
@@ -183,36 +195,36 @@ def test_redirect_loop_passes_when_3xx_expected(ddup, http_server):
 
 def test_garbage_instead_of_http(ddup, raw_server):
     srv = raw_server("garbage", count=2)
-    eps, wall = one_domain(ddup, srv.urls, timeout="5s")
+    eps, wall = one_domain(ddup, srv.urls, timeout=sec(5))
     for ep in eps:
         assert_fail(ep, prefix="not an HTTP answer: ")
-        assert ep["latencyMs"] < 2500, ep
-    assert wall < 4
+        assert ep["latencyMs"] < 2500 * T, ep
+    assert wall < 4 * T
 
 
 def test_garbage_instead_of_tls(ddup, raw_server, certs):
     # An https:// URL answered with bytes that are no TLS record.
     srv = raw_server("garbage")
     url = srv.url.replace("http://", "https://")
-    eps, wall = one_domain(ddup, [url], top={"caFile": certs.ca}, timeout="5s")
+    eps, wall = one_domain(ddup, [url], top={"caFile": certs.ca}, timeout=sec(5))
     assert_fail(eps[0], prefix="TLS: ")
-    assert wall < 4
+    assert wall < 4 * T
 
 
 def test_reset_after_the_headers(ddup, raw_server):
     # A 200 head announcing 100000 bytes, 1000 of them, then a RST.
     srv = raw_server("reset_after_headers", count=2)
-    eps, wall = one_domain(ddup, srv.urls, timeout="5s")
+    eps, wall = one_domain(ddup, srv.urls, timeout=sec(5))
     for ep in eps:
         assert_fail(ep, "connection reset")
-        assert ep["latencyMs"] < 2500, ep
-    assert wall < 4
+        assert ep["latencyMs"] < 2500 * T, ep
+    assert wall < 4 * T
 
 
 def test_reset_after_the_headers_head_passes(ddup, raw_server):
     # HEAD needs only the status line and headers, which arrived whole.
     srv = raw_server("reset_after_headers")
-    eps, _ = one_domain(ddup, srv.urls, timeout="5s", method="HEAD")
+    eps, _ = one_domain(ddup, srv.urls, timeout=sec(5), method="HEAD")
     assert_ok(eps[0])
 
 
@@ -229,9 +241,9 @@ def test_every_kind_at_once_lasts_the_longest_timeout(ddup, raw_server, http_ser
     loop = http_server(status=302)
     loop.set(headers={"Location": loop.url})
     domains = [
-        ({"timeout": "1s"}, silent.urls + [g.url for g in good[:2]]),
-        ({"timeout": "2s"}, stall.urls + drip.urls + [loop.url]),
-        ({"timeout": "3s"}, endless.urls + garbage.urls + reset.urls
+        ({"timeout": sec(1)}, silent.urls + [g.url for g in good[:2]]),
+        ({"timeout": sec(2)}, stall.urls + drip.urls + [loop.url]),
+        ({"timeout": sec(3)}, endless.urls + garbage.urls + reset.urls
          + [g.url for g in good[2:]]),
     ]
     (d0, d1, d2), wall = dry_run(ddup, domains, top={"caFile": certs.ca})
@@ -245,7 +257,7 @@ def test_every_kind_at_once_lasts_the_longest_timeout(ddup, raw_server, http_ser
     reasons = Counter(ep["lastResult"].split(":")[0] for ep in d2)
     assert reasons == Counter({"ok": 6, "not an HTTP answer": 4, "connection reset": 4}), d2
     # The sum of the timeouts is 4 * 1 + 8 * 2 = 20s; the longest, 2s.
-    assert wall < 6, f"a run whose longest timeout is 2s took {wall:.1f}s"
+    assert wall < 6 * T, f"a run whose longest timeout is 2s took {wall:.1f}s"
 
 
 # ---------------------------------------------------------------- file limit
@@ -261,7 +273,7 @@ def test_2000_endpoints_with_256_files(ddup, raw_server):
         urls.append(ok.urls[i % 20].replace("/health", f"/health/{i}"))
     for i, u in enumerate(silent.urls):
         urls.insert(100 * i + 50, u)
-    eps, wall = one_domain(ddup, urls, nofile="256", timeout="2s")
+    eps, wall = one_domain(ddup, urls, nofile="256", timeout=sec(2))
     assert len(eps) == 2000
     results = Counter(ep["lastResult"] for ep in eps)
     assert results == Counter({"ok": 1980, "timeout": 20}), results
@@ -270,32 +282,33 @@ def test_2000_endpoints_with_256_files(ddup, raw_server):
             assert_timed_out(ep, 2000)
         else:
             assert_ok(ep)
-            assert ep["latencyMs"] < 2000, ep
+            assert ep["latencyMs"] < 2000 * T, ep
     # Each check once, on a connection of its own.
     assert sorted(ok.paths) == sorted(f"/health/{i}" for i in range(1980))
     assert ok.conns == 1980
     assert silent.conns == 20
     print(f"2000 checks under a 256-file limit: {wall:.2f}s")
-    assert wall < 12, f"2000 checks, the longest timeout 2s, took {wall:.1f}s"
+    assert wall < 12 * T, f"2000 checks, the longest timeout 2s, took {wall:.1f}s"
 
 
 def test_hard_file_limit_queues_checks_each_with_its_full_timeout(ddup, raw_server):
     # 256 files hold about 64 checks in flight: 200 silent endpoints go in
     # rounds, and a check waiting for its turn does not lose time for it.
     srv = raw_server("silent", count=200)
-    eps, wall = one_domain(ddup, srv.urls, nofile="256", timeout="1s")
+    eps, wall = one_domain(ddup, srv.urls, nofile="256", timeout=sec(1))
     for ep in eps:
         assert_timed_out(ep, 1000)
     assert srv.conns == 200
-    assert wall >= 2.5, f"200 checks in {wall:.1f}s: more in flight than 256 files allow?"
+    assert wall >= 2.5 * T, f"200 checks in {wall:.1f}s: more in flight than 256 files allow?"
 
 
+@pytest.mark.skipif(T > 1, reason="valgrind keeps the soft file limit where it found it")
 def test_soft_file_limit_is_raised_for_the_checks(ddup, raw_server):
     # Soft limit 256, hard 4096: ddup raises its own soft limit, and the
     # 200 checks run all at once (maxParallel 256 by default).
     srv = raw_server("silent", count=200)
-    eps, wall = one_domain(ddup, srv.urls, nofile="256:4096", timeout="1s")
+    eps, wall = one_domain(ddup, srv.urls, nofile="256:4096", timeout=sec(1))
     for ep in eps:
         assert_timed_out(ep, 1000)
     assert srv.conns == 200
-    assert wall < 3.5, f"200 silent endpoints with a 1s timeout took {wall:.1f}s"
+    assert wall < 3.5 * T, f"200 silent endpoints with a 1s timeout took {wall:.1f}s"
