@@ -140,6 +140,37 @@ def remove_state(path):
         os.unlink(f)
 
 
+# What LeakSanitizer says when the process it inspects at exit is killed
+# under it: not a finding, the kill's doing.
+KILL_NOISE = ("Unable to get registers from thread", "LeakSanitizer has encountered a fatal error",
+              "HINT: ", "Tracer caught signal", "Could not attach to thread",
+              "Failed to suspend thread")
+
+
+def killable_env(reports):
+    """The environment of a run that will be killed: sanitizer reports go
+    to the folder reports (see kill_reports), not to the suite's."""
+    env = dict(os.environ)
+    for var, name in (("ASAN_OPTIONS", "asan"), ("UBSAN_OPTIONS", "ubsan")):
+        if "log_path=" in env.get(var, ""):
+            opts = [o for o in env[var].split(":") if not o.startswith("log_path=")]
+            env[var] = ":".join(opts + [f"log_path={os.path.join(reports, name)}"])
+    return env
+
+
+def kill_reports(reports):
+    """Sanitizer reports of killed runs, less the noise of the kill itself."""
+    found = []
+    for f in sorted(os.listdir(reports)):
+        with open(os.path.join(reports, f), errors="replace") as fh:
+            lines = [ln for ln in fh.read().splitlines()
+                     if ln.strip() and not any(n in ln for n in KILL_NOISE)]
+        if lines:
+            found.append(f"{f}: " + "\n".join(lines[:40]))
+        os.unlink(os.path.join(reports, f))
+    return found
+
+
 def run_ok(ddup):
     r = ddup.run()
     assert r.rc == 0, r
@@ -170,7 +201,10 @@ def test_kill_between_dns_update_and_state_write(ddup, bind_server, http_server,
     except BlockingIOError:
         pass
     os.set_blocking(wfd, True)
-    proc = subprocess.Popen([DDUP, "-c", ddup.config], stdout=subprocess.DEVNULL, stderr=wfd)
+    reports = str(tmp_path / "kill-reports")
+    os.makedirs(reports)
+    proc = subprocess.Popen([DDUP, "-c", ddup.config], stdout=subprocess.DEVNULL, stderr=wfd,
+                            env=killable_env(reports))
     os.close(wfd)
     try:
         deadline = time.monotonic() + 20
@@ -184,6 +218,7 @@ def test_kill_between_dns_update_and_state_write(ddup, bind_server, http_server,
         proc.send_signal(signal.SIGKILL)
         proc.wait()
         os.close(rfd)
+    assert kill_reports(reports) == []
     assert integrity(ddup.state, str(tmp_path / "scratch")) == "ok"
     # The window: DNS changed, the state file still says p1 p2.
     assert stored_set(ddup.state) == ["192.0.2.1", "192.0.2.2"]
@@ -206,6 +241,9 @@ def test_sigkill_at_random_moments(ddup, bind_server, http_server, tmp_path):
     print(f"\ncrash test: DDUP_CRASH_SEED={seed}")
     rng = random.Random(seed)
     scratch = str(tmp_path / "scratch")
+    reports = str(tmp_path / "kill-reports")
+    os.makedirs(reports)
+    env = killable_env(reports)
     srvs = start(ddup, bind_server, http_server)
 
     def dns(when):
@@ -239,7 +277,7 @@ def test_sigkill_at_random_moments(ddup, bind_server, http_server, tmp_path):
         set_health(srvs, up)
         before = dns("before a run")
         proc = subprocess.Popen([DDUP, "-c", ddup.config], stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL)
+                                stderr=subprocess.DEVNULL, env=env)
         time.sleep(rng.uniform(0, typical))
         if proc.poll() is None:
             proc.send_signal(signal.SIGKILL)
@@ -251,6 +289,8 @@ def test_sigkill_at_random_moments(ddup, bind_server, http_server, tmp_path):
             assert rc == 0, f"seed {seed}: a run exited {rc}"
             finished += 1
             what = f"finished run (seed {seed})"
+        found = kill_reports(reports)
+        assert found == [], f"{what}: sanitizer: {found}"
         result = integrity(ddup.state, scratch)
         assert result in ("ok", "missing"), f"{what}: integrity_check: {result}"
         after = dns(f"after {what}")
