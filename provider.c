@@ -56,6 +56,8 @@ perr_str(enum perr e)
 		return "rate limited";
 	case PERR_TEMP:
 		return "temporary failure";
+	case PERR_NET:
+		return "unreachable";
 	}
 	return "unknown error";
 }

@@ -22,7 +22,8 @@ enum perr {
 	PERR_NOTFOUND,		/* zone or name unknown to the provider: 404, NOTZONE */
 	PERR_INVALID,		/* the provider rejected the request: 400/422, FORMERR */
 	PERR_RATELIMIT,		/* 429 and friends: try again later */
-	PERR_TEMP		/* network, timeout, 5xx, SERVFAIL: try again next run */
+	PERR_TEMP,		/* 5xx, SERVFAIL, an answer that makes no sense: next run */
+	PERR_NET		/* no answer at all: refused, unreachable, timed out */
 };
 
 /* Flags of a provider key. */

@@ -29,13 +29,14 @@ publication_managed(const struct publication *p, int i)
 
 void
 publication_init(struct publication *p, const struct domain_cfg *cfg,
-    const struct st_domain *st, long tier)
+    const struct st_domain *st, struct state *db, long tier)
 {
 	int i;
 
 	memset(p, 0, sizeof(*p));
 	p->cfg = cfg;
 	p->st = st;
+	p->db = db;
 	p->tier = tier;
 	for (i = 0; i < 2; i++) {
 		p->want[i].family = i == 0 ? 4 : 6;
@@ -88,8 +89,19 @@ publish_failed(struct publication *p, const char *fmt, ...)
 }
 
 /*
+ * Whether the stored set of family index i is what DNS holds: not on a
+ * domain's first run, nor after a run that sent an update and did not
+ * live to record its outcome.
+ */
+static int
+trusted(const struct publication *p, int i)
+{
+	return p->st->has_pub[i] && !p->st->unsure;
+}
+
+/*
  * The sets DNS holds now as far as ddup knows: the stored ones, and for a
- * managed family without one (first run), what the provider answers.
+ * managed family without a trusted one, what the provider answers.
  */
 static int
 current_sets(struct publication *p, struct provider *prov, struct rrset *cur,
@@ -106,7 +118,7 @@ current_sets(struct publication *p, struct provider *prov, struct rrset *cur,
 		cur[i].family = i == 0 ? 4 : 6;
 		if (!publication_managed(p, (int)i))
 			continue;
-		if (p->st->has_pub[i]) {
+		if (trusted(p, (int)i)) {
 			cur[i].ttl = p->st->pub[i].ttl;
 			addrset_copy(&cur[i].addrs, &p->st->pub[i].addrs);
 		} else
@@ -119,6 +131,7 @@ current_sets(struct publication *p, struct provider *prov, struct rrset *cur,
 	if (pe != PERR_OK) {
 		publish_failed(p, "reading current records from provider %s: "
 		    "%s: %s", p->cfg->provider->name, perr_str(pe), err);
+		p->perr = pe;
 		goto out;
 	}
 	for (i = 0; i < k; i++) {
@@ -167,6 +180,17 @@ publish(struct publication *p, struct provider *prov)
 		p->synced = 1;
 		goto out;
 	}
+	/*
+	 * Recorded before the update goes out: if this run dies before its
+	 * state is saved, the next one reads DNS instead of trusting a
+	 * stored set that may no longer be there.
+	 */
+	if (p->db != NULL && state_mark_unsure(p->db, p->cfg->name,
+	    p->cfg->provider->name, p->cfg->ttl, err, sizeof(err)) == -1) {
+		publish_failed(p, "not updated: cannot record the update in "
+		    "the state file: %s", err);
+		goto out;
+	}
 	pe = provider_replace(prov, p->cfg->name, sets, nsets, err,
 	    sizeof(err));
 	for (i = 0; i < 2; i++) {
@@ -185,6 +209,7 @@ publish(struct publication *p, struct provider *prov)
 		log_change(LOG_ERR, "dns_update_failed", p->cfg->name, old,
 		    new, p->tier, p->error);
 		p->failed = 1;
+		p->perr = pe;
 		goto out;
 	}
 	log_change(LOG_INFO, "dns_updated", p->cfg->name, old, new, p->tier,
@@ -209,7 +234,7 @@ publish_explain(const struct publication *p, int any_healthy, char *why,
 	for (i = 0; i < 2; i++) {
 		if (!publication_managed(p, i))
 			continue;
-		if (!st->has_pub[i])
+		if (!trusted(p, i))
 			first = 1;
 		else if (!rrset_same(&p->want[i], st->pub[i].ttl,
 		    &st->pub[i].addrs))
@@ -222,9 +247,10 @@ publish_explain(const struct publication *p, int any_healthy, char *why,
 		snprintf(why, len, "no healthy endpoint: DNS would be left as "
 		    "it is [%s]", old);
 	else if (first)
-		snprintf(why, len, "would publish [%s] (tier %ld): first run "
-		    "for this domain, so the provider's records would be read "
-		    "and written only if they differ", new, p->tier);
+		snprintf(why, len, "would publish [%s] (tier %ld): %s, so the "
+		    "provider's records would be read and written only if they "
+		    "differ", new, p->tier, st->unsure ? "the last update's "
+		    "outcome was not recorded" : "first run for this domain");
 	else if (differs)
 		snprintf(why, len, "would change DNS: [%s] -> [%s] (tier %ld)",
 		    old, new, p->tier);

@@ -15,6 +15,7 @@
 
 struct domain_cfg;
 struct st_domain;
+struct state;
 
 /* One attempted change of one RRset, for the history table. */
 struct pub_change {
@@ -27,6 +28,7 @@ struct publication {
 	/* in: publication_init() and publication_add() */
 	const struct domain_cfg	*cfg;
 	const struct st_domain	*st;	/* the sets last published */
+	struct state		*db;	/* marks an update as under way; NULL: dry run */
 	struct rrset		 want[2];	/* [0] A, [1] AAAA */
 	long			 tier;	/* for logs: the tier published */
 
@@ -34,13 +36,14 @@ struct publication {
 	int			 synced;	/* DNS holds want (written, or found so) */
 	int			 wrote;		/* this run changed DNS */
 	int			 failed;	/* reading or writing failed */
+	enum perr		 perr;		/* the provider's error class */
 	char			 error[512];
 	struct pub_change	 changes[2];
 	size_t			 nchanges;
 };
 
 void	 publication_init(struct publication *p, const struct domain_cfg *cfg,
-	    const struct st_domain *st, long tier);
+	    const struct st_domain *st, struct state *db, long tier);
 /* Adds an address of the tier to publish. */
 void	 publication_add(struct publication *p, const struct addr *a);
 /* Does the domain manage family index i (0: A, 1: AAAA)? */

@@ -44,6 +44,7 @@ struct run {
 	struct config		*cfg;
 	struct state		*st;
 	struct provider		**provs;	/* parallel to cfg->providers */
+	int			*unreachable;	/* parallel: did not answer this run */
 	struct dom_run		*doms;
 	size_t			 ndoms;
 	long long		 now;
@@ -154,31 +155,46 @@ out:
 
 /* The tier to publish, for the managed families. */
 static void
-build_want(struct dom_run *d)
+build_want(struct run *r, struct dom_run *d)
 {
 	size_t j;
 
-	publication_init(&d->pub, d->cfg, &d->st, d->dec.tier);
+	publication_init(&d->pub, d->cfg, &d->st, r->dry_run ? NULL : r->st,
+	    d->dec.tier);
 	for (j = 0; j < d->cfg->neps; j++)
 		if (d->dep[j].publish)
 			publication_add(&d->pub, &d->cfg->eps[j].ip);
 }
 
-/* Providers are made when a domain first needs one, once per section. */
+/*
+ * Providers are made when a domain first needs one, once per section.  A
+ * provider that did not answer at all is not asked again in this run:
+ * with many domains on one dead server, a run would otherwise wait one
+ * timeout per domain and overrun its interval.
+ */
 static void
 publish_domain(struct run *r, struct dom_run *d)
 {
 	size_t	 i = (size_t)(d->cfg->provider - r->cfg->providers);
 	char	 err[512] = "";
 
+	if (r->unreachable[i]) {
+		publish_failed(&d->pub, "provider %s: unreachable, not tried "
+		    "again in this run", d->cfg->provider->name);
+		d->pub.perr = PERR_NET;
+		return;
+	}
 	if (r->provs[i] == NULL)
 		r->provs[i] = provider_create(d->cfg->provider, err,
 		    sizeof(err));
-	if (r->provs[i] == NULL)
+	if (r->provs[i] == NULL) {
 		publish_failed(&d->pub, "provider %s: %s",
 		    d->cfg->provider->name, err);
-	else
-		publish(&d->pub, r->provs[i]);
+		return;
+	}
+	publish(&d->pub, r->provs[i]);
+	if (d->pub.failed && d->pub.perr == PERR_NET)
+		r->unreachable[i] = 1;
 }
 
 /* Marks which endpoints DNS holds after the run, then their states. */
@@ -257,6 +273,11 @@ save(struct run *r)
 				goto dberr;
 		}
 		sd.unhealthy = !d->dec.any_healthy;
+		/* An update that failed may still have reached DNS. */
+		if (d->pub.synced)
+			sd.unsure = 0;
+		else if (d->pub.nchanges > 0)
+			sd.unsure = 1;
 		if (d->pub.synced) {
 			sd.has_tier = 1;
 			sd.tier = d->dec.tier;
@@ -402,6 +423,7 @@ free_run(struct run *r)
 		for (i = 0; i < r->cfg->nproviders; i++)
 			provider_free(r->provs[i]);
 	free(r->provs);
+	free(r->unreachable);
 	state_close(r->st);
 }
 
@@ -457,14 +479,15 @@ do_run(struct run *r, int dry_run, int json)
 	r->now = now_ms();
 	if (run_checks(r) == -1)
 		return RUN_FAILED;
-	r->provs = xcalloc(r->cfg->nproviders ? r->cfg->nproviders : 1,
-	    sizeof(*r->provs));
+	r->provs = xcalloc(r->cfg->nproviders + 1, sizeof(r->provs[0]));
+	r->unreachable = xcalloc(r->cfg->nproviders + 1,
+	    sizeof(r->unreachable[0]));
 	rc = 0;
 	for (i = 0; i < r->ndoms; i++) {
 		struct dom_run *d = &r->doms[i];
 
 		decide(&d->dec, d->dep, d->cfg->neps);
-		build_want(d);
+		build_want(r, d);
 		if (dry_run)
 			publish_explain(&d->pub, d->dec.any_healthy, d->why,
 			    sizeof(d->why));

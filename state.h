@@ -55,6 +55,8 @@ struct st_domain {
 	long long	 last_change;	/* ms of the last successful DNS change, 0: none */
 	char		 last_error[512];	/* "" when none */
 	int		 unhealthy;	/* last run found no healthy endpoint */
+	int		 unsure;	/* an update was sent whose outcome was
+					   not recorded: pub may not be in DNS */
 	int		 has_pub[2];	/* [0] A, [1] AAAA: a set was written */
 	struct rrset_pub {
 		long		 ttl;
@@ -90,6 +92,15 @@ int	 state_put_domain(struct state *st, const char *domain,
 /* family 4 or 6; set NULL drops the row (the type is no longer managed). */
 int	 state_put_published(struct state *st, const char *domain, int family,
 	    long ttl, const struct addrset *set);
+/*
+ * Records, in a transaction of its own committed at once, that an update
+ * of domain is about to be sent.  Until a later run saves the domain with
+ * unsure = 0, the stored sets are not trusted and the provider is read
+ * again: a run killed between the update and its commit cannot leave DNS
+ * on a set the state file does not know.  Call outside state_begin().
+ */
+int	 state_mark_unsure(struct state *st, const char *domain,
+	    const char *provider, long ttl, char *err, size_t errlen);
 /* One check to history. */
 int	 state_add_check(struct state *st, long long when, const char *domain,
 	    const char *endpoint, const char *ip, int ok, long status,

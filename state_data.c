@@ -26,7 +26,7 @@ static const char *const stmt_sql[S_MAX] = {
 	[S_GET_EP] = "SELECT ip, url, failures, passes, removed, last_check,"
 	    " last_ok, last_status, latency_ms, last_result"
 	    " FROM endpoints WHERE domain = ?1 AND name = ?2",
-	[S_GET_DOM] = "SELECT tier, last_change, last_error, unhealthy"
+	[S_GET_DOM] = "SELECT tier, last_change, last_error, unhealthy, unsure"
 	    " FROM domains WHERE name = ?1",
 	[S_GET_PUB] = "SELECT type, ttl, addresses FROM published"
 	    " WHERE domain = ?1",
@@ -43,12 +43,13 @@ static const char *const stmt_sql[S_MAX] = {
 	    " last_result = excluded.last_result,"
 	    " latency_ms = excluded.latency_ms",
 	[S_PUT_DOM] = "INSERT INTO domains (name, provider, ttl, tier,"
-	    " last_change, last_error, unhealthy)"
-	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"
+	    " last_change, last_error, unhealthy, unsure)"
+	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
 	    " ON CONFLICT (name) DO UPDATE SET provider = excluded.provider,"
 	    " ttl = excluded.ttl, tier = excluded.tier,"
 	    " last_change = excluded.last_change,"
-	    " last_error = excluded.last_error, unhealthy = excluded.unhealthy",
+	    " last_error = excluded.last_error, unhealthy = excluded.unhealthy,"
+	    " unsure = excluded.unsure",
 	[S_PUT_PUB] = "INSERT INTO published (domain, type, ttl, addresses)"
 	    " VALUES (?1, ?2, ?3, ?4)"
 	    " ON CONFLICT (domain, type) DO UPDATE SET ttl = excluded.ttl,"
@@ -80,6 +81,9 @@ static const char *const stmt_sql[S_MAX] = {
 	    " OR (published.type = 'AAAA' AND c.has6)))",
 	[S_PRUNE_CHECKS] = "DELETE FROM checks WHERE time < ?1",
 	[S_PRUNE_CHANGES] = "DELETE FROM changes WHERE time < ?1",
+	[S_MARK_UNSURE] = "INSERT INTO domains (name, provider, ttl, unhealthy,"
+	    " unsure) VALUES (?1, ?2, ?3, 0, 1)"
+	    " ON CONFLICT (name) DO UPDATE SET unsure = 1",
 };
 
 static void
@@ -314,6 +318,7 @@ state_get_domain(struct state *st, const char *domain, struct st_domain *out)
 		snprintf(out->last_error, sizeof(out->last_error), "%s",
 		    v != NULL ? v : "");
 		out->unhealthy = sqlite3_column_int(s, 3);
+		out->unsure = sqlite3_column_int(s, 4);
 	} else if (step != SQLITE_DONE) {
 		st_set_err(st, "domain %s: %s", domain, sqlite3_errmsg(st->db));
 		goto out;
@@ -413,7 +418,29 @@ state_put_domain(struct state *st, const char *domain, const char *provider,
 	if (d->last_error[0] != '\0')
 		b |= bind_text(s, 6, d->last_error);
 	b |= sqlite3_bind_int(s, 7, d->unhealthy != 0);
+	b |= sqlite3_bind_int(s, 8, d->unsure != 0);
 	return run_stmt(st, s, b, "domain");
+}
+
+int
+state_mark_unsure(struct state *st, const char *domain, const char *provider,
+    long ttl, char *err, size_t errlen)
+{
+	sqlite3_stmt	*s;
+	int		 b = 0;
+
+	if (state_begin(st, err, errlen) == -1)
+		return -1;
+	s = st->stmt[S_MARK_UNSURE];
+	b |= bind_text(s, 1, domain);
+	b |= bind_text(s, 2, provider);
+	b |= sqlite3_bind_int64(s, 3, ttl);
+	if (run_stmt(st, s, b, "domain") == -1) {
+		state_rollback(st);
+		snprintf(err, errlen, "%s", st->err);
+		return -1;
+	}
+	return state_commit(st, err, errlen);
 }
 
 int

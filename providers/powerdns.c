@@ -392,11 +392,18 @@ api_call(const struct pdns *pd, const char *method, const char *url,
 		if (pd->timeout_ms % 1000 == 0)
 			snprintf(err, errlen, "PowerDNS at %s: no answer "
 			    "within %llds", url, pd->timeout_ms / 1000);
+		rv = PERR_NET;
 		goto out;
 	}
 	if (cc != CURLE_OK) {
 		snprintf(err, errlen, "PowerDNS at %s: %s", url,
 		    ebuf[0] != '\0' ? ebuf : curl_easy_strerror(cc));
+		/* Nothing came back: the server is not there for this run. */
+		if (cc == CURLE_COULDNT_CONNECT ||
+		    cc == CURLE_COULDNT_RESOLVE_HOST ||
+		    cc == CURLE_SEND_ERROR || cc == CURLE_RECV_ERROR ||
+		    cc == CURLE_GOT_NOTHING)
+			rv = PERR_NET;
 		goto out;
 	}
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);

@@ -395,7 +395,8 @@ fmt_ms(long long ms, char *buf, size_t len)
 /*
  * Sends q on res.  On success *ans holds the reply and *st the ldns
  * status (LDNS_STATUS_CRYPTO_TSIG_BOGUS: the reply did not verify).
- * Otherwise PERR_TEMP with the reason in err.
+ * Otherwise PERR_NET when nothing came back, PERR_TEMP when what came
+ * back is no reply to q, with the reason in err.
  */
 static enum perr
 r2_send(const struct r2 *r2, ldns_resolver *res, ldns_pkt *q, int tcp,
@@ -421,11 +422,12 @@ r2_send(const struct r2 *r2, ldns_resolver *res, ldns_pkt *q, int tcp,
 		if (*st != LDNS_STATUS_OK && *st != LDNS_STATUS_ERR &&
 		    *st != LDNS_STATUS_NETWORK_ERR &&
 		    *st != LDNS_STATUS_SOCKET_ERROR &&
-		    *st != LDNS_STATUS_RES_NO_NS && *st != LDNS_STATUS_MEM_ERR)
+		    *st != LDNS_STATUS_RES_NO_NS && *st != LDNS_STATUS_MEM_ERR) {
 			snprintf(err, errlen, "server %s: unreadable reply: %s "
 			    "(%s)", r2->label, ldns_get_errorstr_by_id(*st),
 			    tcp ? "tcp" : "udp");
-		else if (spent >= r2->timeout_ms - 50 || e == ETIMEDOUT ||
+			return PERR_TEMP;
+		} else if (spent >= r2->timeout_ms - 50 || e == ETIMEDOUT ||
 		    ((e == EAGAIN || e == EWOULDBLOCK || e == EINPROGRESS) &&
 		    spent >= r2->timeout_ms / 2))
 			snprintf(err, errlen, "server %s: no answer within %s "
@@ -440,7 +442,7 @@ r2_send(const struct r2 *r2, ldns_resolver *res, ldns_pkt *q, int tcp,
 		else
 			snprintf(err, errlen, "server %s: %s (%s)", r2->label,
 			    ldns_get_errorstr_by_id(*st), tcp ? "tcp" : "udp");
-		return PERR_TEMP;
+		return PERR_NET;
 	}
 	if (!ldns_pkt_qr(*ans) || ldns_pkt_id(*ans) != ldns_pkt_id(q) ||
 	    ldns_pkt_get_opcode(*ans) != ldns_pkt_get_opcode(q)) {

@@ -684,6 +684,41 @@ test_finish_run(void **ctx)
 	}
 }
 
+/* An update under way is on disk before it is sent, and cleared by a save. */
+static void
+test_unsure(void **ctx)
+{
+	struct fx		*f = *ctx;
+	struct state		*st;
+	struct st_domain	 d;
+	char			 err[256];
+
+	st = open_ok(f->path, STATE_RW);
+	/* Refused inside the run's transaction: it must commit alone. */
+	begin(st);
+	assert_int_equal(state_mark_unsure(st, "d.example", "p", 60, err,
+	    sizeof(err)), -1);
+	state_rollback(st);
+	assert_int_equal(state_mark_unsure(st, "d.example", "p", 60, err,
+	    sizeof(err)), 0);
+	state_close(st);	/* as a killed run would leave it */
+
+	st = open_ok(f->path, STATE_RW);
+	assert_int_equal(state_get_domain(st, "d.example", &d), 0);
+	assert_true(d.found);
+	assert_true(d.unsure);
+	assert_false(d.has_tier);
+	d.unsure = 0;
+	begin(st);
+	assert_int_equal(state_put_domain(st, "d.example", "p", 60, &d), 0);
+	commit(st);
+	state_domain_free(&d);
+	assert_int_equal(state_get_domain(st, "d.example", &d), 0);
+	assert_false(d.unsure);
+	state_domain_free(&d);
+	state_close(st);
+}
+
 static void
 test_rollback(void **ctx)
 {
@@ -1129,6 +1164,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_redefined, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_lock, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unsure, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_junk, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_foreign, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_future, setup, teardown),
