@@ -473,7 +473,9 @@ do_run(struct run *r, int dry_run, int json)
 			logx(LOG_ERR, NULL, NULL, "%s", err);
 		return rc;
 	}
+	state_read_begin(r->st);
 	load(r);
+	state_read_end(r->st);
 	for (i = 0; i < r->ndoms; i++)
 		states_before(&r->doms[i]);
 	r->now = now_ms();

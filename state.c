@@ -500,6 +500,7 @@ state_begin(struct state *st, char *err, size_t errlen)
 			snprintf(err, errlen, "no state file");
 		return -1;
 	}
+	state_read_end(st);
 	if (!st->rw || st->in_tx) {
 		st_set_err(st, "cannot begin: %s", st->rw ?
 		    "a transaction is open" : "state opened read-only");
@@ -517,6 +518,26 @@ state_begin(struct state *st, char *err, size_t errlen)
 	if (rc == -1 && err != NULL && errlen > 0)
 		snprintf(err, errlen, "%s", st->err);
 	return rc;
+}
+
+void
+state_read_begin(struct state *st)
+{
+	if (st == NULL || !st->rw || st->in_tx || st->in_read)
+		return;
+	/* Should it fail, each read simply runs in a transaction of its own. */
+	if (sqlite3_exec(st->db, "BEGIN", NULL, NULL, NULL) == SQLITE_OK)
+		st->in_read = 1;
+}
+
+void
+state_read_end(struct state *st)
+{
+	if (st == NULL || !st->in_read)
+		return;
+	if (!sqlite3_get_autocommit(st->db))
+		sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL);
+	st->in_read = 0;
 }
 
 int

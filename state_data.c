@@ -149,11 +149,16 @@ bind_text(sqlite3_stmt *s, int i, const char *v)
 static int
 bind_time(sqlite3_stmt *s, int i, long long ms)
 {
-	char	 buf[80];	/* the compiler counts int ranges */
+	/* A run stamps every row with one time: format it once. */
+	static long long last_ms;
+	static char	 buf[80];	/* the compiler counts int ranges */
 
 	if (ms == 0)
 		return sqlite3_bind_null(s, i);
-	fmt_ms(ms, buf, sizeof(buf));
+	if (ms != last_ms) {
+		fmt_ms(ms, buf, sizeof(buf));
+		last_ms = ms;
+	}
 	return sqlite3_bind_text(s, i, buf, -1, SQLITE_TRANSIENT);
 }
 

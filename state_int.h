@@ -46,6 +46,7 @@ struct state {
 	int		 lockfd;	/* flock holder (read-write), else -1 */
 	int		 rw;
 	int		 in_tx;
+	int		 in_read;	/* state_read_begin() opened a read transaction */
 	char		 err[768];	/* last error, for state_errmsg() */
 };
 
