@@ -33,12 +33,12 @@ UNITBIN	 = $(UNIT:%=$(O)/tests/%)
 # Debian packages: to build, to test, and for the demo.
 BUILD_DEBS = build-essential pkg-config clang libcurl4-openssl-dev libinih-dev \
 	   libsqlite3-dev libldns-dev libjansson-dev
-TEST_DEBS  = libcmocka-dev libclang-rt-14-dev valgrind python3-pytest bind9 bind9-utils bind9-dnsutils \
+TEST_DEBS  = libcmocka-dev libclang-rt-14-dev valgrind cppcheck clang-tidy python3-pytest bind9 bind9-utils bind9-dnsutils \
 	   pdns-server pdns-backend-sqlite3 sqlite3 openssl ca-certificates
 DEMO_DEBS  = bind9 bind9-utils bind9-dnsutils python3 python3-pytest openssl sqlite3
 
 .PHONY: all clean check check-deps demo demo-deps unit integration \
-	check-asan check-valgrind
+	check-asan check-valgrind lint
 
 all: ddup-check
 
@@ -83,6 +83,7 @@ integration: $(O)/ddup-check
 
 # The whole suite, with gcc, then clang under ASan + UBSan.
 check: check-deps
+	$(MAKE) lint
 	$(MAKE) CC=gcc O=build all unit integration
 	$(MAKE) check-asan
 	$(MAKE) check-valgrind
@@ -103,6 +104,21 @@ check-asan:
 	    cat $(SAN_DIR)/*; echo "sanitizer reports: see above"; exit 1; \
 	fi
 	@echo "sanitizers: 0 reports"
+
+# Static analysis: cppcheck and clang-tidy (its check set, and why, in
+# .clang-tidy), one translation unit at a time; any finding fails.
+# cppcheck's variableScope is left out: declarations stand at the top of
+# a function here, as in OpenBSD's style.
+LINT_SRCS = $(SRCS) ddup-check.c
+lint:
+	cppcheck -q --enable=warning,style,performance,portability --std=c11 \
+	    -D_DEFAULT_SOURCE -I. --suppress=variableScope --inline-suppr \
+	    --error-exitcode=1 $(LINT_SRCS)
+	@for f in $(LINT_SRCS); do \
+	    out=$$(clang-tidy --quiet $$f -- -std=c11 $(DDUP_CPPFLAGS) \
+	    $(PKG_CFLAGS) 2>&1) || { echo "$$out"; exit 1; }; \
+	done
+	@echo "lint: cppcheck and clang-tidy report nothing"
 
 # The gcc build once more, every process under valgrind memcheck: zero
 # errors and zero definite leaks, or the suite fails.

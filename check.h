@@ -10,7 +10,7 @@
 
 #include "util.h"
 
-#define CHECK_BODY_MAX	(64 * 1024)	/* bytes of body read at most */
+#define CHECK_BODY_MAX	((size_t)64 * 1024)	/* bytes of body read at most */
 #define CHECK_REASON_MAX 160
 
 struct check_req {

@@ -19,7 +19,7 @@
 #include "config_int.h"
 #include "util.h"
 
-#define CONFIG_MAX	(1024 * 1024)	/* bytes in a configuration file */
+#define CONFIG_MAX	((size_t)1024 * 1024)	/* bytes in a configuration file */
 
 void
 cfg_problem(struct ctx *x, int line, int warn, const char *fmt, ...)
@@ -172,7 +172,7 @@ parse(const char *name, const char *buf, size_t len, FILE *errs,
 	x.path = name != NULL ? name : "(configuration)";
 	/* Also keeps line numbers and counts far from overflowing. */
 	if (len > CONFIG_MAX) {
-		fprintf(errs, "%s: file too large (more than %d bytes)\n",
+		fprintf(errs, "%s: file too large (more than %zu bytes)\n",
 		    x.path, CONFIG_MAX);
 		goto out;
 	}

@@ -50,12 +50,12 @@ check_top(struct ctx *x, struct rsec *s, struct hc *h)
 	struct config *c = x->c;
 	const struct rkey *k;
 	struct stat st;
-	int fd;
+	int fd, oserr;
 
 	cfg_resolve_keys(x, s);
 	c->interval_ms = 30 * 1000LL;
 	c->max_parallel = 256;
-	c->history_ms = 7 * 86400 * 1000LL;
+	c->history_ms = 7LL * 86400 * 1000;
 	if ((k = cfg_get(x, s, "interval")) != NULL)
 		(void)cfg_get_duration(x, k, &c->interval_ms);
 	if ((k = cfg_get(x, s, "history")) != NULL)
@@ -77,16 +77,20 @@ check_top(struct ctx *x, struct rsec *s, struct hc *h)
 		 * act on an open), and only to see that it can be read.
 		 */
 		fd = -1;
+		oserr = 0;
 		if (stat(k->value, &st) == -1)
+			oserr = errno;
+		else if (S_ISREG(st.st_mode)) {
+			fd = open(k->value, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+			if (fd == -1)
+				oserr = errno;
+		}
+		if (oserr != 0)
 			cfg_problem(x, k->line, 0, "caFile %s: cannot read: %s",
-			    k->value, strerror(errno));
+			    k->value, strerror(oserr));
 		else if (!S_ISREG(st.st_mode))
 			cfg_problem(x, k->line, 0, "caFile %s: not a regular "
 			    "file", k->value);
-		else if ((fd = open(k->value, O_RDONLY | O_NONBLOCK |
-		    O_CLOEXEC)) == -1)
-			cfg_problem(x, k->line, 0, "caFile %s: cannot read: %s",
-			    k->value, strerror(errno));
 		else
 			c->ca_file = xstrdup(k->value);
 		if (fd != -1)
@@ -133,14 +137,17 @@ read_secret_file(struct ctx *x, const struct rkey *k, const char *canon,
 		    canon, path, strerror(errno));
 		goto out;
 	}
-	fd = -1;
-	if (S_ISREG(st.st_mode) && ((fd = open(path, O_RDONLY | O_NONBLOCK |
-	    O_CLOEXEC)) == -1 || (fp = fdopen(fd, "r")) == NULL)) {
-		cfg_problem(x, k->line, 0, "'%s': !file %s: cannot read: %s",
-		    canon, path, strerror(errno));
+	if (S_ISREG(st.st_mode)) {
+		fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 		if (fd != -1)
-			close(fd);
-		goto out;
+			fp = fdopen(fd, "r");
+		if (fp == NULL) {
+			cfg_problem(x, k->line, 0, "'%s': !file %s: cannot "
+			    "read: %s", canon, path, strerror(errno));
+			if (fd != -1)
+				close(fd);
+			goto out;
+		}
 	}
 	/* fstat as well: it may have been replaced in between. */
 	if (fp == NULL || fstat(fileno(fp), &st) == -1 ||

@@ -194,7 +194,8 @@ reader(char *str, int num, void *stream)
 		s += 3;
 		len -= 3;
 	}
-	strcpy(str, "\n");
+	str[0] = '\n';
+	str[1] = '\0';
 	if (memchr(s, '\0', len) != NULL)
 		cfg_problem(x, x->lineno, 0, "NUL byte in line");
 	else if (len > max)
@@ -202,7 +203,8 @@ reader(char *str, int num, void *stream)
 		    "characters)", max);
 	else if (line_ok(x, s)) {
 		memcpy(str, s, len);
-		strcpy(str + len, "\n");
+		str[len] = '\n';
+		str[len + 1] = '\0';
 	}
 	return str;
 }

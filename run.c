@@ -40,11 +40,16 @@ struct dom_run {
 	char			 why[600];	/* dry run: what would happen */
 };
 
+/* A provider section's provider, made when a domain first needs it. */
+struct prov_slot {
+	struct provider		*p;
+	int			 unreachable;	/* did not answer in this run */
+};
+
 struct run {
 	struct config		*cfg;
 	struct state		*st;
-	struct provider		**provs;	/* parallel to cfg->providers */
-	int			*unreachable;	/* parallel: did not answer this run */
+	struct prov_slot	*provs;		/* parallel to cfg->providers */
 	struct dom_run		*doms;
 	size_t			 ndoms;
 	long long		 now;
@@ -178,23 +183,23 @@ publish_domain(struct run *r, struct dom_run *d)
 	size_t	 i = (size_t)(d->cfg->provider - r->cfg->providers);
 	char	 err[512] = "";
 
-	if (r->unreachable[i]) {
+	if (r->provs[i].unreachable) {
 		publish_failed(&d->pub, "provider %s: unreachable, not tried "
 		    "again in this run", d->cfg->provider->name);
 		d->pub.perr = PERR_NET;
 		return;
 	}
-	if (r->provs[i] == NULL)
-		r->provs[i] = provider_create(d->cfg->provider, err,
+	if (r->provs[i].p == NULL)
+		r->provs[i].p = provider_create(d->cfg->provider, err,
 		    sizeof(err));
-	if (r->provs[i] == NULL) {
+	if (r->provs[i].p == NULL) {
 		publish_failed(&d->pub, "provider %s: %s",
 		    d->cfg->provider->name, err);
 		return;
 	}
-	publish(&d->pub, r->provs[i]);
+	publish(&d->pub, r->provs[i].p);
 	if (d->pub.failed && d->pub.perr == PERR_NET)
-		r->unreachable[i] = 1;
+		r->provs[i].unreachable = 1;
 }
 
 /* Marks which endpoints DNS holds after the run, then their states. */
@@ -421,9 +426,8 @@ free_run(struct run *r)
 	free(r->doms);
 	if (r->provs != NULL)
 		for (i = 0; i < r->cfg->nproviders; i++)
-			provider_free(r->provs[i]);
+			provider_free(r->provs[i].p);
 	free(r->provs);
-	free(r->unreachable);
 	state_close(r->st);
 }
 
@@ -482,8 +486,6 @@ do_run(struct run *r, int dry_run, int json)
 	if (run_checks(r) == -1)
 		return RUN_FAILED;
 	r->provs = xcalloc(r->cfg->nproviders + 1, sizeof(r->provs[0]));
-	r->unreachable = xcalloc(r->cfg->nproviders + 1,
-	    sizeof(r->unreachable[0]));
 	rc = 0;
 	for (i = 0; i < r->ndoms; i++) {
 		struct dom_run *d = &r->doms[i];

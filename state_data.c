@@ -107,34 +107,15 @@ fmt_ms(long long ms, char *buf, size_t len)
 	    tm.tm_min, tm.tm_sec, (int)frac);
 }
 
-/* The inverse of fmt_ms(); also takes whole seconds.  0 on junk. */
+/* The inverse of fmt_ms() (util.h's parser); 0 for NULL or junk. */
 static long long
 parse_ms(const char *s)
 {
-	struct tm	 tm;
-	int		 n = 0, ms = 0, digits = 0;
-	time_t		 t;
+	long long ms;
 
-	if (s == NULL)
+	if (s == NULL || parse_iso_time(s, &ms) == -1)
 		return 0;
-	memset(&tm, 0, sizeof(tm));
-	if (sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon,
-	    &tm.tm_mday, &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &n) != 6)
-		return 0;
-	s += n;
-	if (*s == '.') {
-		for (s++; *s >= '0' && *s <= '9'; s++, digits++)
-			if (digits < 3)
-				ms = ms * 10 + (*s - '0');
-		for (; digits < 3; digits++)
-			ms *= 10;
-	}
-	if (strcmp(s, "Z") != 0)
-		return 0;
-	tm.tm_year -= 1900;
-	tm.tm_mon -= 1;
-	t = timegm(&tm);
-	return (long long)t * 1000 + ms;
+	return ms;
 }
 
 static int

@@ -309,15 +309,16 @@ char *
 addrset_join(const struct addrset *set)
 {
 	char *s;
-	size_t i, off = 0;
+	size_t i, off = 0, len;
 
 	s = xmalloc(set->n * ADDR_STRLEN + 1);
 	s[0] = '\0';
 	for (i = 0; i < set->n; i++) {
 		if (i > 0)
 			s[off++] = ' ';
-		strcpy(s + off, set->v[i].s);
-		off += strlen(set->v[i].s);
+		len = strlen(set->v[i].s);
+		memcpy(s + off, set->v[i].s, len + 1);
+		off += len;
 	}
 	return s;
 }

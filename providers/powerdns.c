@@ -28,7 +28,7 @@
 #include "util.h"
 
 #define PD_DEFAULT_TIMEOUT	"10s"
-#define PD_BODY_MAX		(4 * 1024 * 1024)
+#define PD_BODY_MAX		((size_t)4 * 1024 * 1024)
 #define PD_USER_AGENT		"ddup/1.0"
 
 static const struct provider_key powerdns_keys[] = {
@@ -382,7 +382,7 @@ api_call(const struct pdns *pd, const char *method, const char *url,
 	if ((cc == CURLE_WRITE_ERROR && b->over) ||
 	    cc == CURLE_FILESIZE_EXCEEDED) {
 		snprintf(err, errlen, "PowerDNS at %s: unexpected answer: "
-		    "body larger than %d bytes", url, PD_BODY_MAX);
+		    "body larger than %zu bytes", url, PD_BODY_MAX);
 		rv = PERR_INVALID;
 		goto out;
 	}

@@ -367,7 +367,7 @@ r2_resolver(const struct r2 *r2, int tcp, int sign)
 	}
 	ldns_rdf_deep_free(ns);
 	ldns_resolver_set_port(res, (uint16_t)r2->port);
-	ldns_resolver_set_usevc(res, tcp);
+	ldns_resolver_set_usevc(res, (bool)(tcp != 0));
 	tv.tv_sec = (time_t)(r2->timeout_ms / 1000);
 	tv.tv_usec = (suseconds_t)(r2->timeout_ms % 1000) * 1000;
 	ldns_resolver_set_timeout(res, tv);
