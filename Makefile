@@ -127,7 +127,8 @@ check-valgrind: $(O)/ddup-check $(UNITBIN)
 	rm -rf $(VG_DIR) && mkdir -p $(VG_DIR)
 	@for t in $(UNITBIN); do echo "== valgrind $$t"; \
 	    valgrind -q --error-exitcode=97 --leak-check=full \
-	    --errors-for-leak-kinds=definite --log-file=$(VG_DIR)/unit.%p $$t \
+	    --errors-for-leak-kinds=definite --show-leak-kinds=definite \
+	    --log-file=$(VG_DIR)/unit.%p $$t \
 	    || exit 1; done
 	cd tests/integration && DDUP_VALGRIND_LOGS=$(VG_DIR) \
 	    DDUP_VALGRIND_BIN=$(CURDIR)/$(O)/ddup-check DDUP_TIME_SCALE=4 \
