@@ -73,9 +73,8 @@ decide(struct dec_domain *d, struct dec_ep *eps, size_t n)
 }
 
 static int
-ep_state(const struct dec_domain *d, const struct dec_ep *e)
+ep_state(const struct dec_ep *e)
 {
-	(void)d;
 	if (!e->has_state && e->result == CR_NONE)
 		return EP_UNKNOWN;
 	if (e->new_removed)
@@ -94,7 +93,7 @@ decide_states(struct dec_domain *d, struct dec_ep *eps, size_t n)
 	int	 known = 0, all_fine = 1, healthy = 0;
 
 	for (i = 0; i < n; i++) {
-		eps[i].state = ep_state(d, &eps[i]);
+		eps[i].state = ep_state(&eps[i]);
 		if (eps[i].state != EP_UNKNOWN)
 			known = 1;
 		if (eps[i].healthy)

@@ -24,8 +24,7 @@
 struct ep_run {
 	const struct endpoint_cfg *cfg;
 	struct st_endpoint	 st;	/* as stored before the run */
-	struct check_res	 res;	/* this run's check */
-	int			 checked;
+	struct check_res	 res;	/* this run's check, if dep's result says so */
 	int			 before;/* state before the run */
 };
 
@@ -145,7 +144,6 @@ run_checks(struct run *r)
 
 		for (j = 0; j < d->cfg->neps; j++, k++) {
 			d->eps[j].res = res[k];
-			d->eps[j].checked = 1;
 			d->dep[j].result = res[k].ok ? CR_PASS : CR_FAIL;
 			logx(LOG_DEBUG, d->cfg->name, d->eps[j].cfg->name,
 			    "%s (%ld ms)", res[k].reason, res[k].latency_ms);
@@ -366,7 +364,7 @@ build_report(struct run *r, struct report *rep, int from_run)
 			re->passes = d->dep[j].new_passes;
 			if (re->published)
 				addrset_add_addr(&rd->published, &e->cfg->ip);
-			if (e->checked) {
+			if (d->dep[j].result != CR_NONE) {
 				re->last_check = r->now;
 				re->last_result = e->res.reason;
 				re->latency_ms = e->res.latency_ms;
