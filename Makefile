@@ -22,12 +22,12 @@ PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
 SRCS	 = util.c log.c config.c config_read.c config_build.c check.c decide.c state.c state_data.c state_schema.c \
 	   status.c publish.c run.c \
-	   provider.c providers/rfc2136.c providers/powerdns.c
+	   http.c provider.c providers/rfc2136.c providers/powerdns.c
 OBJS	 = $(SRCS:%.c=$(O)/%.o)
 HDRS	 = util.h log.h config.h config_int.h check.h decide.h state.h state_int.h status.h \
-	   provider.h publish.h run.h
+	   http.h provider.h publish.h run.h
 
-UNIT	 = test_util test_config test_decide test_state
+UNIT	 = test_util test_config test_decide test_state test_http
 UNITBIN	 = $(UNIT:%=$(O)/tests/%)
 
 # Debian packages: to build, to test, and for the demo.

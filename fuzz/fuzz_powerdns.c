@@ -1,7 +1,7 @@
 /*
  * PowerDNS API answers as the powerdns provider reads them: the zone
  * document of a read (parse_zone) and the body of an error answer
- * (status_error, which uses parse_error).  The provider file is included
+ * (http_status_error with parse_error, as the provider calls it).  The provider file is included
  * to reach its static functions.
  *
  * Invariants: a parse that fails says why in one printable line; a
@@ -98,22 +98,29 @@ error_answer(const char *buf, size_t len)
 	    503, 302 };
 	static const char *ctypes[] = { "application/json",
 	    "application/json; charset=utf-8", "text/html", NULL };
-	struct pdns pd;
-	struct body b;
-	char zname[] = "example.test", err[512];
+	struct http_req rq = {
+		.who = "PowerDNS",
+		.method = "GET",
+		.url = "http://127.0.0.1:8081/api",
+		.errtext = parse_error,
+		.auth_hint = "check apiKey",
+		.notfound_hint = "zone example.test. not found",
+	};
+	struct http_resp rs;
+	char err[512];
 	enum perr e, want;
 	long code;
 
-	memset(&pd, 0, sizeof(pd));
-	pd.zone = zname;
-	b.p = (char *)(uintptr_t)buf;
-	b.n = len;
-	b.over = 0;
+	memset(&rs, 0, sizeof(rs));
+	rs.body = (char *)(uintptr_t)buf;
+	rs.len = len;
+	rs.retry_after = (long long)(len % 5) - 1;
 	code = codes[len % (sizeof(codes) / sizeof(codes[0]))];
+	rs.status = code;
+	rs.ctype = (char *)(uintptr_t)ctypes[len / 7 %
+	    (sizeof(ctypes) / sizeof(ctypes[0]))];
 	err[0] = '\0';
-	e = status_error(&pd, "http://127.0.0.1:8081/api", code,
-	    ctypes[len / 7 % (sizeof(ctypes) / sizeof(ctypes[0]))], &b, err,
-	    sizeof(err));
+	e = http_status_error(&rq, &rs, err, sizeof(err));
 	want = code == 401 || code == 403 ? PERR_AUTH : code == 404 ?
 	    PERR_NOTFOUND : code == 429 ? PERR_RATELIMIT : code >= 500 ?
 	    PERR_TEMP : PERR_INVALID;

@@ -24,12 +24,11 @@
 #include <jansson.h>
 
 #include "config.h"
+#include "http.h"
 #include "provider.h"
 #include "util.h"
 
 #define PD_DEFAULT_TIMEOUT	"10s"
-#define PD_BODY_MAX		((size_t)4 * 1024 * 1024)
-#define PD_USER_AGENT		"ddup/1.0"
 
 static const struct provider_key powerdns_keys[] = {
 	{ "baseUrl", PK_REQUIRED },
@@ -45,14 +44,6 @@ struct pdns {
 	char		*zone;		/* lower case, no trailing dot */
 	char		*key_hdr;	/* "X-API-Key: ..." */
 	long long	 timeout_ms;
-};
-
-/* A response body, at most PD_BODY_MAX bytes. */
-struct body {
-	char		*p;
-	size_t		 n;
-	size_t		 cap;	/* allocated, for body_write */
-	int		 over;
 };
 
 static int
@@ -190,42 +181,6 @@ fail:
 	return NULL;
 }
 
-static size_t
-body_write(char *data, size_t size, size_t nmemb, void *arg)
-{
-	struct body *b = arg;
-	size_t n = size * nmemb;
-
-	/* A short count makes libcurl abort with CURLE_WRITE_ERROR. */
-	if (n > PD_BODY_MAX - b->n) {
-		b->over = 1;
-		return 0;
-	}
-	/* Doubling: a body of many small pieces is not copied over and over. */
-	if (b->n + n + 1 > b->cap) {
-		b->cap = b->cap > 0 ? b->cap : 16384;
-		while (b->cap < b->n + n + 1)
-			b->cap *= 2;
-		b->p = xrealloc(b->p, b->cap);
-	}
-	memcpy(b->p + b->n, data, n);
-	b->n += n;
-	b->p[b->n] = '\0';
-	return n;
-}
-
-/*
- * Replaces what could break or forge a log line (control characters,
- * bytes outside ASCII) in text taken from an answer.
- */
-static void
-printable(char *s)
-{
-	for (; *s != '\0'; s++)
-		if (!isprint((unsigned char)*s))
-			*s = '?';
-}
-
 /*
  * The `error` text of a PowerDNS error document
  * ({"error": "...", "errors": [...]}); -1 when there is none.
@@ -242,203 +197,43 @@ parse_error(const char *buf, size_t len, char *out, size_t outlen)
 	if (json_is_object(root) && (e = json_object_get(root, "error")) !=
 	    NULL && json_is_string(e)) {
 		snprintf(out, outlen, "%s", json_string_value(e));
-		printable(out);
+		http_printable(out);
 		rv = 0;
 	}
 	json_decref(root);
 	return rv;
 }
 
-/* A short printable excerpt of a text body, for error messages. */
-static void
-excerpt(const struct body *b, char *out, size_t outlen)
-{
-	size_t i, j;
-
-	for (i = 0, j = 0; i < b->n && j + 1 < outlen && j < 120; i++) {
-		if (b->p[i] == '\n' || b->p[i] == '\r')
-			break;
-		out[j++] = isprint((unsigned char)b->p[i]) ? b->p[i] : '?';
-	}
-	out[j] = '\0';
-}
-
-static const char *
-reason(long status)
-{
-	switch (status) {
-	case 400: return "Bad Request";
-	case 401: return "Unauthorized";
-	case 403: return "Forbidden";
-	case 404: return "Not Found";
-	case 405: return "Method Not Allowed";
-	case 409: return "Conflict";
-	case 422: return "Unprocessable Entity";
-	case 429: return "Too Many Requests";
-	case 500: return "Internal Server Error";
-	case 502: return "Bad Gateway";
-	case 503: return "Service Unavailable";
-	case 504: return "Gateway Timeout";
-	}
-	return "";
-}
-
-/* Classifies a non-2xx answer and writes the message. */
-static enum perr
-status_error(const struct pdns *pd, const char *url, long status,
-    const char *ctype, const struct body *b, char *err, size_t errlen)
-{
-	char detail[256], text[128];
-	enum perr e;
-
-	detail[0] = '\0';
-	if (ctype != NULL && strncasecmp(ctype, "application/json", 16) == 0
-	    && parse_error(b->p, b->n, text, sizeof(text)) == 0)
-		snprintf(detail, sizeof(detail), ": %s", text);
-	else if (b->n > 0) {
-		excerpt(b, text, sizeof(text));
-		if (text[0] != '\0' && strcasecmp(text, reason(status)) != 0)
-			snprintf(detail, sizeof(detail), ": %s", text);
-	}
-	if (status == 401 || status == 403) {
-		e = PERR_AUTH;
-		snprintf(detail, sizeof(detail), ": check apiKey");
-	} else if (status == 404) {
-		e = PERR_NOTFOUND;
-		snprintf(detail, sizeof(detail), ": zone %s. not found (or "
-		    "wrong serverId)", pd->zone);
-	} else if (status == 429)
-		e = PERR_RATELIMIT;
-	else if (status >= 300 && status <= 399) {
-		/* Following one could send the key to another host. */
-		e = PERR_INVALID;
-		snprintf(detail, sizeof(detail), ": redirects are not "
-		    "followed (check baseUrl)");
-	}
-	else if (status >= 500)
-		e = PERR_TEMP;
-	else
-		e = PERR_INVALID;
-	snprintf(err, errlen, "PowerDNS at %s: %ld%s%s%s", url, status,
-	    reason(status)[0] != '\0' ? " " : "", reason(status), detail);
-	return e;
-}
-
 /*
  * One API call.  Success is the status want (any 2xx when want is 0)
- * with the body in *b; anything else is classified into a perr with the
- * URL and status in err.
+ * with the answer in *rs; anything else is classified into a perr with
+ * the URL and status in err.
  */
 static enum perr
 api_call(const struct pdns *pd, const char *method, const char *url,
-    const char *json, long want, struct body *b, char *err, size_t errlen)
+    const char *json, long want, struct http_resp *rs, char *err,
+    size_t errlen)
 {
-	CURL *c;
-	CURLcode cc;
-	struct curl_slist *hdrs = NULL, *h;
-	char ebuf[CURL_ERROR_SIZE];
-	char *ctype = NULL, text[128];
-	curl_off_t retry = -1;
-	size_t len;
-	long status = 0;
-	enum perr rv = PERR_TEMP;
+	const char *hdrs[] = { pd->key_hdr, "Accept: application/json",
+	    json != NULL ? "Content-Type: application/json" : NULL, NULL };
+	char nf[320];
+	struct http_req rq = {
+		.who = "PowerDNS",
+		.method = method,
+		.url = url,
+		.headers = hdrs,
+		.body = json,
+		.body_len = json != NULL ? strlen(json) : 0,
+		.timeout_ms = pd->timeout_ms,
+		.want = want,
+		.errtext = parse_error,
+		.auth_hint = "check apiKey",
+		.notfound_hint = nf,
+	};
 
-	if ((c = curl_easy_init()) == NULL) {
-		snprintf(err, errlen, "PowerDNS at %s: cannot start libcurl",
-		    url);
-		return PERR_TEMP;
-	}
-	if ((h = curl_slist_append(hdrs, pd->key_hdr)) == NULL)
-		goto oom;
-	hdrs = h;
-	if ((h = curl_slist_append(hdrs, "Accept: application/json")) == NULL)
-		goto oom;
-	hdrs = h;
-	if (json != NULL) {
-		if ((h = curl_slist_append(hdrs,
-		    "Content-Type: application/json")) == NULL)
-			goto oom;
-		hdrs = h;
-		curl_easy_setopt(c, CURLOPT_POSTFIELDS, json);
-		curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, (long)strlen(json));
-	}
-	ebuf[0] = '\0';
-	curl_easy_setopt(c, CURLOPT_URL, url);
-	curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
-	curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
-	curl_easy_setopt(c, CURLOPT_USERAGENT, PD_USER_AGENT);
-	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
-	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)pd->timeout_ms);
-	curl_easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE,
-	    (curl_off_t)PD_BODY_MAX);
-	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, body_write);
-	curl_easy_setopt(c, CURLOPT_WRITEDATA, b);
-	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, ebuf);
-	/* The system trust store: caFile is for health checks only. */
-
-	cc = curl_easy_perform(c);
-	if ((cc == CURLE_WRITE_ERROR && b->over) ||
-	    cc == CURLE_FILESIZE_EXCEEDED) {
-		snprintf(err, errlen, "PowerDNS at %s: unexpected answer: "
-		    "body larger than %zu bytes", url, PD_BODY_MAX);
-		rv = PERR_INVALID;
-		goto out;
-	}
-	if (cc == CURLE_OPERATION_TIMEDOUT) {
-		snprintf(err, errlen, "PowerDNS at %s: no answer within "
-		    "%lldms", url, pd->timeout_ms);
-		if (pd->timeout_ms % 1000 == 0)
-			snprintf(err, errlen, "PowerDNS at %s: no answer "
-			    "within %llds", url, pd->timeout_ms / 1000);
-		rv = PERR_NET;
-		goto out;
-	}
-	if (cc != CURLE_OK) {
-		snprintf(err, errlen, "PowerDNS at %s: %s", url,
-		    ebuf[0] != '\0' ? ebuf : curl_easy_strerror(cc));
-		/* Nothing came back: the server is not there for this run. */
-		if (cc == CURLE_COULDNT_CONNECT ||
-		    cc == CURLE_COULDNT_RESOLVE_HOST ||
-		    cc == CURLE_SEND_ERROR || cc == CURLE_RECV_ERROR ||
-		    cc == CURLE_GOT_NOTHING)
-			rv = PERR_NET;
-		goto out;
-	}
-	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
-	curl_easy_getinfo(c, CURLINFO_CONTENT_TYPE, &ctype);
-	if (status < 200 || status > 299) {
-		rv = status_error(pd, url, status, ctype, b, err, errlen);
-		/* A one-shot run does not wait: the next run is the retry. */
-		if (status == 429 && curl_easy_getinfo(c, CURLINFO_RETRY_AFTER,
-		    &retry) == CURLE_OK && retry > 0 &&
-		    (len = strlen(err)) + 1 < errlen)
-			snprintf(err + len, errlen - len, " (retry after "
-			    "%" CURL_FORMAT_CURL_OFF_T "s)", retry);
-		goto out;
-	}
-	/*
-	 * Another 2xx than PowerDNS gives (a proxy's page, a captive
-	 * portal) says nothing about the change: it failed, and the next
-	 * run tries again.
-	 */
-	if (want != 0 && status != want) {
-		excerpt(b, text, sizeof(text));
-		snprintf(err, errlen, "PowerDNS at %s: unexpected answer: %ld "
-		    "to a %s, where PowerDNS answers %ld%s%s", url, status,
-		    method, want, text[0] != '\0' ? ": " : "", text);
-		rv = PERR_TEMP;
-		goto out;
-	}
-	rv = PERR_OK;
-	goto out;
-oom:
-	snprintf(err, errlen, "PowerDNS at %s: out of memory", url);
-out:
-	curl_slist_free_all(hdrs);
-	curl_easy_cleanup(c);
-	return rv;
+	snprintf(nf, sizeof(nf), "zone %s. not found (or wrong serverId)",
+	    pd->zone);
+	return http_call(&rq, rs, err, errlen);
 }
 
 /*
@@ -463,7 +258,7 @@ parse_zone(const char *buf, size_t len, const char *name, struct rrset *sets,
 	    NULL) {
 		snprintf(err, errlen, "not JSON: %s (line %d)", je.text,
 		    je.line);
-		printable(err);
+		http_printable(err);
 		return -1;
 	}
 	rrsets = json_is_object(root) ? json_object_get(root, "rrsets") : NULL;
@@ -528,7 +323,7 @@ parse_zone(const char *buf, size_t len, const char *name, struct rrset *sets,
 out:
 	/* The reason quotes the answer, and goes to the log. */
 	if (rv == -1)
-		printable(err);
+		http_printable(err);
 	json_decref(root);
 	return rv;
 }
@@ -555,11 +350,12 @@ powerdns_read(void *priv, const char *fqdn, struct rrset *sets, size_t nsets,
     char *err, size_t errlen)
 {
 	struct pdns *pd = priv;
-	struct body b = { NULL, 0, 0, 0 };
+	struct http_resp rs;
 	char *name, *esc = NULL, *url = NULL, perr_[256];
 	size_t i, len;
 	enum perr rv = PERR_TEMP;
 
+	memset(&rs, 0, sizeof(rs));
 	for (i = 0; i < nsets; i++) {
 		sets[i].ttl = 0;
 		addrset_free(&sets[i].addrs);
@@ -572,10 +368,10 @@ powerdns_read(void *priv, const char *fqdn, struct rrset *sets, size_t nsets,
 	len = strlen(pd->zone_url) + strlen(esc) + 32;
 	url = xmalloc(len);
 	snprintf(url, len, "%s?rrset_name=%s", pd->zone_url, esc);
-	if ((rv = api_call(pd, "GET", url, NULL, 0, &b, err, errlen)) !=
+	if ((rv = api_call(pd, "GET", url, NULL, 0, &rs, err, errlen)) !=
 	    PERR_OK)
 		goto out;
-	if (parse_zone(b.p != NULL ? b.p : "", b.n, name, sets, nsets, perr_,
+	if (parse_zone(rs.body, rs.len, name, sets, nsets, perr_,
 	    sizeof(perr_)) == -1) {
 		for (i = 0; i < nsets; i++) {
 			sets[i].ttl = 0;
@@ -588,7 +384,7 @@ powerdns_read(void *priv, const char *fqdn, struct rrset *sets, size_t nsets,
 	}
 	rv = PERR_OK;
 out:
-	free(b.p);
+	http_resp_free(&rs);
 	free(url);
 	curl_free(esc);
 	free(name);
@@ -632,10 +428,11 @@ powerdns_replace(void *priv, const char *fqdn, const struct rrset *sets,
     size_t nsets, char *err, size_t errlen)
 {
 	struct pdns *pd = priv;
-	struct body b = { NULL, 0, 0, 0 };
+	struct http_resp rs;
 	char *name, *json;
 	enum perr rv;
 
+	memset(&rs, 0, sizeof(rs));
 	name = abs_name(fqdn);
 	if ((json = patch_body(name, sets, nsets)) == NULL) {
 		snprintf(err, errlen, "PowerDNS: cannot build the request for "
@@ -644,9 +441,9 @@ powerdns_replace(void *priv, const char *fqdn, const struct rrset *sets,
 		goto out;
 	}
 	/* PowerDNS answers a PATCH that worked with 204 No Content. */
-	rv = api_call(pd, "PATCH", pd->zone_url, json, 204, &b, err, errlen);
+	rv = api_call(pd, "PATCH", pd->zone_url, json, 204, &rs, err, errlen);
 out:
-	free(b.p);
+	http_resp_free(&rs);
 	free(json);
 	free(name);
 	return rv;

@@ -1,0 +1,303 @@
+/*
+ * The HTTP client of the provider APIs: see http.h.  Answers are
+ * untrusted: bodies are capped while they arrive, and whatever is quoted
+ * from them is cut to one printable line.
+ */
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <curl/curl.h>
+
+#include "http.h"
+#include "util.h"
+
+void
+http_printable(char *s)
+{
+	for (; *s != '\0'; s++)
+		if (!isprint((unsigned char)*s))
+			*s = '?';
+}
+
+static size_t
+body_write(char *data, size_t size, size_t nmemb, void *arg)
+{
+	struct http_resp *rs = arg;
+	size_t n = size * nmemb;
+
+	/* A short count makes libcurl abort with CURLE_WRITE_ERROR. */
+	if (n > rs->max - rs->len) {
+		rs->over = 1;
+		return 0;
+	}
+	/* Doubling: a body of many small pieces is not copied over and over. */
+	if (rs->len + n + 1 > rs->cap) {
+		rs->cap = rs->cap > 16384 ? rs->cap : 16384;
+		while (rs->cap < rs->len + n + 1)
+			rs->cap *= 2;
+		rs->body = xrealloc(rs->body, rs->cap);
+	}
+	memcpy(rs->body + rs->len, data, n);
+	rs->len += n;
+	rs->body[rs->len] = '\0';
+	return n;
+}
+
+/* A short printable excerpt of a text body: its first line. */
+static void
+excerpt(const struct http_resp *rs, char *out, size_t outlen)
+{
+	size_t i, j;
+
+	out[0] = '\0';
+	if (rs->body == NULL)
+		return;
+	for (i = 0, j = 0; i < rs->len && j + 1 < outlen && j < 120; i++) {
+		if (rs->body[i] == '\n' || rs->body[i] == '\r')
+			break;
+		out[j++] = isprint((unsigned char)rs->body[i]) ? rs->body[i] :
+		    '?';
+	}
+	out[j] = '\0';
+}
+
+static const char *
+reason(long status)
+{
+	switch (status) {
+	case 400: return "Bad Request";
+	case 401: return "Unauthorized";
+	case 403: return "Forbidden";
+	case 404: return "Not Found";
+	case 405: return "Method Not Allowed";
+	case 409: return "Conflict";
+	case 412: return "Precondition Failed";
+	case 422: return "Unprocessable Entity";
+	case 429: return "Too Many Requests";
+	case 500: return "Internal Server Error";
+	case 502: return "Bad Gateway";
+	case 503: return "Service Unavailable";
+	case 504: return "Gateway Timeout";
+	}
+	return "";
+}
+
+enum perr
+http_status_class(long status)
+{
+	if (status == 401 || status == 403)
+		return PERR_AUTH;
+	if (status == 404)
+		return PERR_NOTFOUND;
+	if (status == 429)
+		return PERR_RATELIMIT;
+	if (status >= 500)
+		return PERR_TEMP;
+	/* 3xx (not followed), 400, 409, 422...: the request was wrong. */
+	return PERR_INVALID;
+}
+
+enum perr
+http_status_error(const struct http_req *rq, const struct http_resp *rs,
+    char *err, size_t errlen)
+{
+	char detail[256], text[160];
+	const char *ct = rs->ctype;
+	enum perr e;
+	size_t len;
+
+	e = http_status_class(rs->status);
+	detail[0] = '\0';
+	if (rq->errtext != NULL && ct != NULL &&
+	    strncasecmp(ct, "application/json", 16) == 0 &&
+	    rq->errtext(rs->body != NULL ? rs->body : "", rs->len, text,
+	    sizeof(text)) == 0) {
+		http_printable(text);
+		snprintf(detail, sizeof(detail), ": %s", text);
+	} else if (rs->len > 0) {
+		excerpt(rs, text, sizeof(text));
+		if (text[0] != '\0' && strcasecmp(text, reason(rs->status)) !=
+		    0)
+			snprintf(detail, sizeof(detail), ": %s", text);
+	}
+	if (e == PERR_AUTH && rq->auth_hint != NULL)
+		snprintf(detail, sizeof(detail), ": %s", rq->auth_hint);
+	else if (e == PERR_NOTFOUND && rq->notfound_hint != NULL)
+		snprintf(detail, sizeof(detail), ": %s", rq->notfound_hint);
+	else if (rs->status >= 300 && rs->status <= 399)
+		snprintf(detail, sizeof(detail), ": redirects are not "
+		    "followed (check baseUrl)");
+	snprintf(err, errlen, "%s at %s: %ld%s%s%s", rq->who, rq->url,
+	    rs->status, reason(rs->status)[0] != '\0' ? " " : "",
+	    reason(rs->status), detail);
+	/* A one-shot run does not wait: the next run is the retry. */
+	if (e == PERR_RATELIMIT && rs->retry_after > 0 &&
+	    (len = strlen(err)) + 1 < errlen)
+		snprintf(err + len, errlen - len, " (retry after %llds)",
+		    rs->retry_after);
+	http_printable(err);
+	return e;
+}
+
+/* The message of a transfer that got no usable answer. */
+static enum perr
+transfer_error(const struct http_req *rq, const struct http_resp *rs,
+    CURLcode cc, const char *ebuf, char *err, size_t errlen)
+{
+	enum perr e = PERR_TEMP;
+
+	if ((cc == CURLE_WRITE_ERROR && rs->over) ||
+	    cc == CURLE_FILESIZE_EXCEEDED) {
+		snprintf(err, errlen, "%s at %s: unexpected answer: body "
+		    "larger than %zu bytes", rq->who, rq->url, rs->max);
+		e = PERR_INVALID;
+	} else if (cc == CURLE_OPERATION_TIMEDOUT) {
+		if (rq->timeout_ms % 1000 == 0)
+			snprintf(err, errlen, "%s at %s: no answer within "
+			    "%llds", rq->who, rq->url, rq->timeout_ms / 1000);
+		else
+			snprintf(err, errlen, "%s at %s: no answer within "
+			    "%lldms", rq->who, rq->url, rq->timeout_ms);
+		e = PERR_NET;
+	} else {
+		snprintf(err, errlen, "%s at %s: %s", rq->who, rq->url,
+		    ebuf[0] != '\0' ? ebuf : curl_easy_strerror(cc));
+		/* Nothing came back: the server is not there for this run. */
+		if (cc == CURLE_COULDNT_CONNECT ||
+		    cc == CURLE_COULDNT_RESOLVE_HOST ||
+		    cc == CURLE_SEND_ERROR || cc == CURLE_RECV_ERROR ||
+		    cc == CURLE_GOT_NOTHING)
+			e = PERR_NET;
+	}
+	http_printable(err);
+	return e;
+}
+
+/* Every option a provider call needs; CURLE_OK or the first failure. */
+static CURLcode
+set_options(CURL *c, const struct http_req *rq, struct curl_slist *hdrs,
+    struct http_resp *rs, char *ebuf)
+{
+	CURLcode cc;
+
+	if ((cc = curl_easy_setopt(c, CURLOPT_URL, rq->url)) != CURLE_OK ||
+	    (cc = curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, rq->method)) !=
+	    CURLE_OK ||
+	    (cc = curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs)) != CURLE_OK ||
+	    (cc = curl_easy_setopt(c, CURLOPT_USERAGENT, HTTP_USER_AGENT)) !=
+	    CURLE_OK ||
+	    (cc = curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https")) !=
+	    CURLE_OK ||
+	    (cc = curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L)) !=
+	    CURLE_OK ||
+	    (cc = curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 1L)) !=
+	    CURLE_OK ||
+	    (cc = curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 2L)) !=
+	    CURLE_OK ||
+	    (cc = curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L)) != CURLE_OK ||
+	    (cc = curl_easy_setopt(c, CURLOPT_TIMEOUT_MS,
+	    (long)rq->timeout_ms)) != CURLE_OK ||
+	    (cc = curl_easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE,
+	    (curl_off_t)rs->max)) != CURLE_OK ||
+	    (cc = curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, body_write)) !=
+	    CURLE_OK ||
+	    (cc = curl_easy_setopt(c, CURLOPT_WRITEDATA, rs)) != CURLE_OK ||
+	    (cc = curl_easy_setopt(c, CURLOPT_ERRORBUFFER, ebuf)) != CURLE_OK)
+		return cc;
+	if (rq->body != NULL &&
+	    ((cc = curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE,
+	    (curl_off_t)rq->body_len)) != CURLE_OK ||
+	    (cc = curl_easy_setopt(c, CURLOPT_POSTFIELDS, rq->body)) !=
+	    CURLE_OK))
+		return cc;
+	return CURLE_OK;
+}
+
+enum perr
+http_call(const struct http_req *rq, struct http_resp *rs, char *err,
+    size_t errlen)
+{
+	CURL *c = NULL;
+	CURLcode cc;
+	struct curl_slist *hdrs = NULL, *h;
+	char ebuf[CURL_ERROR_SIZE], *ct = NULL, text[128];
+	curl_off_t retry = -1;
+	size_t i;
+	enum perr rv = PERR_TEMP;
+
+	memset(rs, 0, sizeof(*rs));
+	rs->retry_after = -1;
+	rs->max = rq->max_body > 0 ? rq->max_body : HTTP_BODY_MAX;
+	rs->body = xstrdup("");
+	ebuf[0] = '\0';
+	if ((c = curl_easy_init()) == NULL) {
+		snprintf(err, errlen, "%s at %s: cannot start libcurl",
+		    rq->who, rq->url);
+		goto out;
+	}
+	for (i = 0; rq->headers != NULL && rq->headers[i] != NULL; i++) {
+		if ((h = curl_slist_append(hdrs, rq->headers[i])) == NULL) {
+			snprintf(err, errlen, "%s at %s: out of memory",
+			    rq->who, rq->url);
+			goto out;
+		}
+		hdrs = h;
+	}
+	if ((cc = set_options(c, rq, hdrs, rs, ebuf)) != CURLE_OK) {
+		snprintf(err, errlen, "%s at %s: libcurl refused an option: "
+		    "%s", rq->who, rq->url, curl_easy_strerror(cc));
+		goto out;
+	}
+	if ((cc = curl_easy_perform(c)) != CURLE_OK) {
+		rv = transfer_error(rq, rs, cc, ebuf, err, errlen);
+		goto out;
+	}
+	if (curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &rs->status) !=
+	    CURLE_OK || curl_easy_getinfo(c, CURLINFO_CONTENT_TYPE, &ct) !=
+	    CURLE_OK) {
+		snprintf(err, errlen, "%s at %s: no status in the answer",
+		    rq->who, rq->url);
+		goto out;
+	}
+	if (ct != NULL)
+		rs->ctype = xstrdup(ct);
+	if (curl_easy_getinfo(c, CURLINFO_RETRY_AFTER, &retry) == CURLE_OK &&
+	    retry > 0)
+		rs->retry_after = (long long)retry;
+	if (rs->status < 200 || rs->status > 299) {
+		rv = http_status_error(rq, rs, err, errlen);
+		goto out;
+	}
+	/*
+	 * Another 2xx than the API gives (a proxy's page, a captive
+	 * portal) says nothing about the change: it failed, and the next
+	 * run tries again.
+	 */
+	if (rq->want != 0 && rs->status != rq->want) {
+		excerpt(rs, text, sizeof(text));
+		snprintf(err, errlen, "%s at %s: unexpected answer: %ld to a "
+		    "%s, where %s answers %ld%s%s", rq->who, rq->url,
+		    rs->status, rq->method, rq->who, rq->want,
+		    text[0] != '\0' ? ": " : "", text);
+		http_printable(err);
+		goto out;
+	}
+	rv = PERR_OK;
+out:
+	curl_slist_free_all(hdrs);
+	curl_easy_cleanup(c);
+	return rv;
+}
+
+void
+http_resp_free(struct http_resp *rs)
+{
+	free(rs->body);
+	free(rs->ctype);
+	rs->body = rs->ctype = NULL;
+	rs->len = rs->cap = 0;
+}

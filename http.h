@@ -1,0 +1,99 @@
+#ifndef DDUP_HTTP_H
+#define DDUP_HTTP_H
+
+/*
+ * The HTTP client of the provider APIs (and of webhooks): one request,
+ * one capped answer, classified into the provider error classes of
+ * provider.h.  libcurl easy interface; the options every API call needs
+ * are set here once: a total timeout, no redirects (following one could
+ * carry a credential to another host), http and https only, TLS verified
+ * against the system trust store (caFile is for health checks only),
+ * `User-Agent: ddup/1.0`.
+ *
+ * How a provider uses it:
+ *
+ *	const char *hdrs[] = { pv->auth_hdr, "Accept: application/json",
+ *	    NULL };
+ *	struct http_req rq = {
+ *		.who = "Example", .method = "GET", .url = url,
+ *		.headers = hdrs, .timeout_ms = pv->timeout_ms,
+ *		.errtext = example_errtext, .auth_hint = "check apiToken",
+ *	};
+ *	struct http_resp rs;
+ *
+ *	if ((e = http_call(&rq, &rs, err, errlen)) == PERR_OK)
+ *		... parse rs.body, rs.len (the answer was a 2xx) ...
+ *	http_resp_free(&rs);
+ *
+ * Secrets go in headers (or the body), never in the URL: every message
+ * quotes the URL, never a header or the request body.  Messages start
+ * with "WHO at URL: " and are one printable line; on failure the answer
+ * stays in rs for a provider that wants to look closer (e.g. an API
+ * whose errors come with 200).
+ */
+
+#include <stddef.h>
+
+#include "provider.h"
+
+#define HTTP_BODY_MAX	((size_t)4 * 1024 * 1024)
+#define HTTP_USER_AGENT	"ddup/1.0"
+
+struct http_req {
+	const char	 *who;		/* "PowerDNS": starts every message */
+	const char	 *method;	/* "GET", "PATCH", ... */
+	const char	 *url;		/* quoted in messages: no secret */
+	const char *const *headers;	/* "Name: value", NULL-terminated; may be NULL */
+	const char	 *body;		/* NULL: none */
+	size_t		  body_len;
+	long long	  timeout_ms;	/* the whole exchange */
+	size_t		  max_body;	/* 0: HTTP_BODY_MAX */
+	long		  want;		/* the one success status; 0: any 2xx */
+
+	/*
+	 * Optional: the API's own error text in an answer (printable, one
+	 * line); 0 when found, -1 when the body has none.  Must take any
+	 * bytes: it is fuzzed with everything else.
+	 */
+	int		(*errtext)(const char *body, size_t len, char *out,
+			    size_t outlen);
+	const char	 *auth_hint;	/* for 401/403, e.g. "check apiKey" */
+	const char	 *notfound_hint; /* for 404, e.g. "zone x. not found" */
+};
+
+struct http_resp {
+	long		 status;	/* 0: no answer */
+	char		*body;		/* NUL-terminated (len bytes before it) */
+	size_t		 len;
+	char		*ctype;		/* Content-Type, or NULL */
+	long long	 retry_after;	/* seconds from Retry-After; -1: none */
+
+	/* private */
+	size_t		 cap;
+	size_t		 max;
+	int		 over;
+};
+
+/*
+ * Sends rq.  PERR_OK when the answer's status is rq->want (any 2xx when
+ * want is 0); anything else is classified, with the message in err.  rs
+ * is always initialised and must be freed with http_resp_free().
+ */
+enum perr	 http_call(const struct http_req *rq, struct http_resp *rs,
+		    char *err, size_t errlen);
+void		 http_resp_free(struct http_resp *rs);
+
+/*
+ * The class and message of an answer that is not a success (non-2xx),
+ * as http_call() gives them; for providers that find an error in a 2xx
+ * answer, and for the fuzz targets.
+ */
+enum perr	 http_status_error(const struct http_req *rq,
+		    const struct http_resp *rs, char *err, size_t errlen);
+/* The class of an HTTP status that is not a success. */
+enum perr	 http_status_class(long status);
+
+/* Replaces control characters and bytes outside ASCII with '?'. */
+void		 http_printable(char *s);
+
+#endif

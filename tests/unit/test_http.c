@@ -1,0 +1,116 @@
+/*
+ * The classification of provider API answers (http_status_error): the
+ * class of each status, what the message quotes and what it hides.
+ */
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "http.h"
+
+static int
+fake_errtext(const char *body, size_t len, char *out, size_t outlen)
+{
+	(void)len;
+	if (strncmp(body, "{\"error\":", 9) != 0)
+		return -1;
+	snprintf(out, outlen, "%s", body + 9);
+	return 0;
+}
+
+struct answer {
+	long		 status;
+	const char	*ctype;
+	const char	*body;
+	long long	 retry;
+	enum perr	 want;
+	const char	*has;		/* must occur in the message */
+	const char	*hasnt;		/* must not; NULL: no such check */
+};
+
+static const struct answer answers[] = {
+	{ 401, NULL, "", -1, PERR_AUTH, "401 Unauthorized: check apiKey", NULL },
+	{ 403, "application/json", "{\"error\":nope", -1, PERR_AUTH,
+	    "403 Forbidden: check apiKey", "nope" },
+	{ 404, NULL, "", -1, PERR_NOTFOUND, "404 Not Found: zone z. not found",
+	    NULL },
+	{ 400, "application/json", "{\"error\":bad ttl", -1, PERR_INVALID,
+	    "400 Bad Request: bad ttl", NULL },
+	{ 422, "text/plain", "first line\nsecond", -1, PERR_INVALID,
+	    "422 Unprocessable Entity: first line", "second" },
+	{ 429, NULL, "", 120, PERR_RATELIMIT, "429 Too Many Requests "
+	    "(retry after 120s)", NULL },
+	{ 429, NULL, "", -1, PERR_RATELIMIT, "429", "retry after" },
+	{ 500, "text/html", "Internal Server Error", -1, PERR_TEMP,
+	    "500 Internal Server Error", "Error: Internal" },
+	{ 503, "application/json", "{\"error\":db\x1b[31m\xc3\xa9", -1,
+	    PERR_TEMP, "503 Service Unavailable: db?[31m??", "\x1b" },
+	{ 307, NULL, "", -1, PERR_INVALID, "307: redirects are not followed",
+	    NULL },
+	{ 418, NULL, "", -1, PERR_INVALID, "418", NULL },
+};
+
+static void
+test_answers(void **unused)
+{
+	struct http_req rq = {
+		.who = "API",
+		.method = "GET",
+		.url = "http://127.0.0.1:1/x",
+		.errtext = fake_errtext,
+		.auth_hint = "check apiKey",
+		.notfound_hint = "zone z. not found",
+	};
+	struct http_resp rs;
+	char err[512];
+	size_t i;
+
+	(void)unused;
+	for (i = 0; i < sizeof(answers) / sizeof(answers[0]); i++) {
+		const struct answer *a = &answers[i];
+
+		memset(&rs, 0, sizeof(rs));
+		rs.status = a->status;
+		rs.ctype = (char *)(size_t)a->ctype;
+		rs.body = (char *)(size_t)a->body;
+		rs.len = strlen(a->body);
+		rs.retry_after = a->retry;
+		if (http_status_error(&rq, &rs, err, sizeof(err)) != a->want)
+			fail_msg("%ld: class %d, want %d (%s)", a->status,
+			    (int)http_status_class(a->status), (int)a->want,
+			    err);
+		if (strncmp(err, "API at http://127.0.0.1:1/x: ", 29) != 0 ||
+		    strstr(err, a->has) == NULL)
+			fail_msg("%ld: \"%s\" lacks \"%s\"", a->status, err,
+			    a->has);
+		if (a->hasnt != NULL && strstr(err, a->hasnt) != NULL)
+			fail_msg("%ld: \"%s\" has \"%s\"", a->status, err,
+			    a->hasnt);
+	}
+}
+
+static void
+test_printable(void **unused)
+{
+	char s[] = "a\tb\nc\x7f\xff z";
+
+	(void)unused;
+	http_printable(s);
+	assert_string_equal(s, "a?b?c?? z");
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_answers),
+		cmocka_unit_test(test_printable),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
