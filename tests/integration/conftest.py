@@ -15,6 +15,12 @@ import pytest
 from httpfix import *  # noqa: F401,F403  (fixtures)
 from dnsfix import *  # noqa: F401,F403  (fixtures)
 
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "serial: bounds its own wall time or needs the machine to itself; "
+        "make integration runs these one at a time after the others (tests/pytest-passes)")
+
+
 # Wall-time bounds in tests are multiplied by this: the valgrind pass of
 # make check runs every ddup-check many times slower.
 TIME_SCALE = float(os.environ.get("DDUP_TIME_SCALE", "1"))

@@ -138,6 +138,7 @@ def test_connection_reset(ddup, http_server):
     assert len(srv.requests) == 1
 
 
+@pytest.mark.serial
 def test_timeout(ddup, http_server):
     srv = http_server(delay=3)
     ep, wall = check(ddup, [srv], timeout="500ms")
@@ -152,6 +153,7 @@ def test_slow_answer_within_timeout(ddup, http_server):
     assert ep["latencyMs"] >= 250, ep
 
 
+@pytest.mark.serial
 def test_checks_run_in_parallel(ddup, http_server):
     servers = [http_server(delay=2) for _ in range(20)]
     eps, wall = check(ddup, servers, timeout="1s")
@@ -233,6 +235,7 @@ def test_expect_body_near_the_64k_limit(ddup, http_server):
     assert_ok(eps[2])
 
 
+@pytest.mark.serial
 def test_endless_body_is_cut_at_64k(ddup, http_server):
     plain = http_server(endless=True)
     eps, wall = check(ddup, [plain], timeout="5s")
@@ -241,6 +244,7 @@ def test_endless_body_is_cut_at_64k(ddup, http_server):
     assert wall < 4
 
 
+@pytest.mark.serial
 def test_endless_body_expect_body(ddup, http_server):
     found = http_server(endless=True, body="READY ")
     missing = http_server(endless=True, body="BOOTING ")

@@ -21,6 +21,9 @@ import pytest
 
 from conftest import DDUP, TIME_SCALE, Result
 
+# Every test here bounds the run's wall time: alone, after the others.
+pytestmark = pytest.mark.serial
+
 ZONE = "example.test"
 # Under valgrind (DDUP_TIME_SCALE=4) every timeout configured and every
 # bound on time grow alike: the same checks, in slow motion.

@@ -10,6 +10,8 @@ import stat
 import subprocess
 import time
 
+import pytest
+
 from conftest import DDUP, TIME_SCALE
 from test_failover import NAME, nsupdate, write_config
 
@@ -96,6 +98,7 @@ def test_wrong_key_is_an_authentication_failure(ddup, bind_server, http_server):
     assert bind_server.query(NAME, "A") == []
 
 
+@pytest.mark.serial
 def test_lock_held_exits_3_at_once(ddup, bind_server, http_server):
     two(ddup, bind_server, http_server)
     assert ddup.run().rc == 0
