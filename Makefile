@@ -2,7 +2,9 @@
 #
 #   make            build ./ddup-check
 #   make check      install what is missing, build, run every test (also
-#                   under AddressSanitizer + UndefinedBehaviorSanitizer)
+#                   under AddressSanitizer + UndefinedBehaviorSanitizer;
+#                   valgrind over the unit tests and test_run.py)
+#   make check-full make check, with valgrind over every integration test
 #   make demo       install what is missing, build, show a real failover
 #   make CC=clang   the same with clang
 #
@@ -33,11 +35,18 @@ UNITBIN	 = $(UNIT:%=$(O)/tests/%)
 # Debian packages: to build, to test, and for the demo.
 BUILD_DEBS = build-essential pkg-config clang libcurl4-openssl-dev libinih-dev \
 	   libsqlite3-dev libldns-dev libjansson-dev
-TEST_DEBS  = libcmocka-dev libclang-rt-14-dev valgrind cppcheck clang-tidy python3-pytest bind9 bind9-utils bind9-dnsutils \
+TEST_DEBS  = libcmocka-dev libclang-rt-14-dev valgrind cppcheck clang-tidy python3-pytest python3-pytest-xdist bind9 bind9-utils bind9-dnsutils \
 	   pdns-server pdns-backend-sqlite3 sqlite3 openssl ca-certificates
 DEMO_DEBS  = bind9 bind9-utils bind9-dnsutils python3 python3-pytest openssl sqlite3
 
-.PHONY: all clean check check-deps demo demo-deps unit integration \
+# Integration tests: processes for the parallel pass (tests/pytest-passes).
+PYTEST_JOBS ?= 2
+# The integration tests that run under valgrind: in make check one file
+# that goes through checks, the state file and a real provider; in
+# make check-full (VALGRIND_TESTS=) all of them.
+VALGRIND_TESTS ?= test_run.py
+
+.PHONY: all clean check check-full check-deps demo demo-deps unit integration \
 	check-asan check-valgrind lint
 
 all: ddup-check
@@ -77,17 +86,26 @@ demo-deps:
 unit: $(UNITBIN)
 	@for t in $(UNITBIN); do echo "== $$t"; $$t || exit 1; done
 
+# Two passes: the tests not marked serial on $(PYTEST_JOBS) processes, then
+# the serial ones alone (tests/pytest-passes says why).
 integration: $(O)/ddup-check
-	cd tests/integration && DDUP_CHECK=$(CURDIR)/$(O)/ddup-check \
-	    $(PYTHON) -m pytest -q -p no:cacheprovider $(PYTEST_ARGS)
+	cd tests/integration && DDUP_CHECK=$(CURDIR)/$(O)/ddup-check PYTHON=$(PYTHON) \
+	    sh ../pytest-passes $(PYTEST_JOBS) $(PYTEST_ARGS)
 
-# The whole suite, with gcc, then clang under ASan + UBSan.
+# The whole suite, with gcc, then clang under ASan + UBSan; each phase
+# says how long it took (tests/phase).  Builds use both cores; the tests
+# of a phase run one after the other (unit, then integration).
 check: check-deps
-	$(MAKE) lint
-	$(MAKE) CC=gcc O=build all unit integration
-	$(MAKE) check-asan
-	$(MAKE) check-valgrind
-	$(MAKE) fuzz-smoke
+	@sh tests/phase lint $(MAKE) lint
+	@sh tests/phase gcc sh -c '$(MAKE) -j2 CC=gcc O=build all $(UNITBIN) && \
+	    $(MAKE) CC=gcc O=build unit integration'
+	@sh tests/phase asan $(MAKE) check-asan
+	@sh tests/phase valgrind $(MAKE) check-valgrind VALGRIND_TESTS="$(VALGRIND_TESTS)"
+	@sh tests/phase fuzz-smoke $(MAKE) -j2 -Otarget fuzz-smoke
+
+# make check with every integration test under valgrind as well.
+check-full:
+	$(MAKE) check VALGRIND_TESTS=
 
 ASAN_FLAGS = -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
 	   -fno-omit-frame-pointer
@@ -98,8 +116,11 @@ check-asan:
 	rm -rf $(SAN_DIR) && mkdir -p $(SAN_DIR)
 	ASAN_OPTIONS=detect_leaks=1:exitcode=99:log_path=$(SAN_DIR)/asan \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=98:log_path=$(SAN_DIR)/ubsan \
+	    sh -c '$(MAKE) -j2 CC=clang O=build/asan CFLAGS="$(ASAN_FLAGS)" \
+	    LDFLAGS="-fsanitize=address,undefined" build/asan/ddup-check \
+	    $(UNIT:%=build/asan/tests/%) && \
 	    $(MAKE) CC=clang O=build/asan CFLAGS="$(ASAN_FLAGS)" \
-	    LDFLAGS="-fsanitize=address,undefined" unit integration
+	    LDFLAGS="-fsanitize=address,undefined" unit integration'
 	@if [ -n "$$(ls -A $(SAN_DIR))" ]; then \
 	    cat $(SAN_DIR)/*; echo "sanitizer reports: see above"; exit 1; \
 	fi
@@ -121,7 +142,8 @@ lint:
 	@echo "lint: cppcheck and clang-tidy report nothing"
 
 # The gcc build once more, every process under valgrind memcheck: zero
-# errors and zero definite leaks, or the suite fails.
+# errors and zero definite leaks, or the suite fails.  The unit tests and
+# $(VALGRIND_TESTS) (empty: every integration test).
 VG_DIR	 = $(CURDIR)/build/valgrind
 check-valgrind: $(O)/ddup-check $(UNITBIN)
 	rm -rf $(VG_DIR) && mkdir -p $(VG_DIR)
@@ -132,8 +154,8 @@ check-valgrind: $(O)/ddup-check $(UNITBIN)
 	    || exit 1; done
 	cd tests/integration && DDUP_VALGRIND_LOGS=$(VG_DIR) \
 	    DDUP_VALGRIND_BIN=$(CURDIR)/$(O)/ddup-check DDUP_TIME_SCALE=4 \
-	    DDUP_CHECK=$(CURDIR)/tests/valgrind-run \
-	    $(PYTHON) -m pytest -q -p no:cacheprovider $(PYTEST_ARGS)
+	    DDUP_CHECK=$(CURDIR)/tests/valgrind-run PYTHON=$(PYTHON) \
+	    sh ../pytest-passes $(PYTEST_JOBS) $(VALGRIND_TESTS) $(PYTEST_ARGS)
 	@if grep -l . $(VG_DIR)/* >/dev/null 2>&1; then \
 	    grep -h . $(VG_DIR)/*; echo "valgrind: errors, see above"; exit 1; \
 	fi

@@ -1,7 +1,8 @@
 # libFuzzer targets (clang, Debian's libclang-rt-14-dev).
 #
 #   make fuzz              build every target into build/fuzz/
-#   make fuzz-smoke        each target for FUZZ_SMOKE_TIME seconds (part of make check)
+#   make fuzz-smoke        each target for FUZZ_SMOKE_TIME seconds (part of make check,
+#                          there with -j2: two targets at a time)
 #   make fuzz-long         each target for FUZZ_RUNS executions, niced
 #   make fuzz-long FUZZ_TARGETS=dns FUZZ_RUNS=100000000
 #
@@ -60,12 +61,19 @@ $(FUZZ_O)/fuzz_powerdns: providers/powerdns.c
 # A fixed seed: the gate in make check replays the same mutations each
 # time, so a red run is a change in the code, not the luck of the draw;
 # fuzz-long is where new ground is searched.
+# One make target per fuzz target, so that `make -j2 fuzz-smoke` (as
+# make check does) runs two at a time, each for the whole FUZZ_SMOKE_TIME
+# on a core of its own.
 FUZZ_SMOKE_SEED	?= 1
-fuzz-smoke: $(FUZZ_BINS)
-	@$(foreach t,$(FUZZ_TARGETS),sh fuzz/run.sh $(FUZZ_O)/fuzz_$(t) \
-	    fuzz/corpus/$(t) $(FUZZ_O)/run/smoke-$(t) \
+FUZZ_SMOKES	 = $(FUZZ_TARGETS:%=fuzz-smoke-%)
+.PHONY: $(FUZZ_SMOKES)
+
+fuzz-smoke: $(FUZZ_SMOKES)
+
+$(FUZZ_SMOKES): fuzz-smoke-%: $(FUZZ_O)/fuzz_%
+	@sh fuzz/run.sh $(FUZZ_O)/fuzz_$* fuzz/corpus/$* $(FUZZ_O)/run/smoke-$* \
 	    -max_total_time=$(FUZZ_SMOKE_TIME) -seed=$(FUZZ_SMOKE_SEED) \
-	    -max_len=$(call fuzz_maxlen,$(t)) &&) true
+	    -max_len=$(call fuzz_maxlen,$*)
 
 fuzz-long: $(FUZZ_BINS)
 	@$(foreach t,$(FUZZ_TARGETS),$(FUZZ_NICE) sh fuzz/run.sh \
