@@ -307,14 +307,28 @@ config_free(struct config *c)
 			free(d->eps[j].name);
 			free(d->eps[j].url);
 			free(d->eps[j].host);
+			free(d->eps[j].location);
 		}
 		free(d->eps);
 		free(d->name);
-		free(d->expect_body);
+		cfg_policy_free(&d->pol);
 	}
 	free(c->domains);
+	cfg_policy_free(&c->defaults);
 	free(c->path);
 	free(c->state);
 	free(c->ca_file);
 	free(c);
+}
+
+const char *
+domain_rank_location(const struct domain_cfg *d, long rank)
+{
+	if (d->pol.location == NULL || rank < 0)
+		return NULL;
+	if (rank == 0)
+		return d->pol.location;
+	if ((size_t)rank <= d->pol.nfailover)
+		return d->pol.failover[rank - 1];
+	return NULL;
 }

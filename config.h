@@ -45,12 +45,22 @@ struct endpoint_cfg {
 	char		*host;		/* NULL: none */
 	struct addr	 ip;		/* parsed and canonical */
 	long		 priority;
+	char		*location;	/* NULL: none */
+	/*
+	 * Where its location comes in the domain's order of preference
+	 * (SPEC 9): 0 the domain's own location, i for failover location
+	 * i, then the rest; 0 for every endpoint of a domain without one.
+	 */
+	long		 rank;
 	int		 line;
 };
 
-struct domain_cfg {
-	char		*name;		/* lower case, no trailing dot */
-	const struct provider_cfg *provider;
+/*
+ * The settings a domain takes from the top of the file unless it sets
+ * them itself (SPEC 3.3 and 9).  config_read.c reads them from one
+ * table, so a new one is a field here and an entry there.
+ */
+struct domain_policy {
 	long		 ttl;
 	long long	 timeout_ms;
 	long		 attempts;
@@ -58,6 +68,18 @@ struct domain_cfg {
 	int		 head;		/* method HEAD (else GET) */
 	struct expect	 expect;
 	char		*expect_body;	/* NULL: none */
+	char		*location;	/* NULL: none */
+	char		**failover;	/* failoverLocations, in order */
+	size_t		 nfailover;
+	int		 failback_manual; /* failback = manual (else auto) */
+	int		 publish_one;	/* publish = one (else all) */
+	long		 min_healthy;
+};
+
+struct domain_cfg {
+	char		*name;		/* lower case, no trailing dot */
+	const struct provider_cfg *provider;
+	struct domain_policy pol;
 	struct endpoint_cfg *eps;
 	size_t		 neps;
 	int		 has4;		/* some endpoint has an IPv4 address: A is managed */
@@ -73,6 +95,7 @@ struct config {
 	char		*ca_file;	/* NULL: system store */
 	int		 log_json;
 	long long	 history_ms;
+	struct domain_policy defaults;	/* the top of the file */
 	struct provider_cfg *providers;
 	size_t		 nproviders;
 	struct domain_cfg *domains;
@@ -98,5 +121,12 @@ struct config	*config_load(const char *path, FILE *errs, int warnings);
 struct config	*config_parse(const char *name, const char *buf,
 		    size_t len, FILE *errs, int warnings);
 void		 config_free(struct config *c);
+
+/*
+ * The location of rank in d's order of preference: its own location,
+ * a failover location, or NULL for the rest (and for every rank of a
+ * domain without a location).
+ */
+const char	*domain_rank_location(const struct domain_cfg *d, long rank);
 
 #endif

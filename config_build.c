@@ -36,9 +36,12 @@ check_head_body(struct ctx *x, const struct hc *h, int after)
 {
 	int line;
 
-	if (!h->head || h->body == NULL)
+	int mline = cfg_hc_line(h, "method"), bline = cfg_hc_line(h,
+	    "expectBody");
+
+	if (!h->p.head || h->p.expect_body == NULL)
 		return;
-	line = h->method_line > h->body_line ? h->method_line : h->body_line;
+	line = mline > bline ? mline : bline;
 	if (line > after)
 		cfg_problem(x, line, 0, "expectBody needs method GET (a HEAD "
 		    "answer has no body)");
@@ -50,6 +53,7 @@ check_top(struct ctx *x, struct rsec *s, struct hc *h)
 	struct config *c = x->c;
 	const struct rkey *k;
 	struct stat st;
+	struct hc top;
 	int fd, oserr;
 
 	cfg_resolve_keys(x, s);
@@ -97,18 +101,12 @@ check_top(struct ctx *x, struct rsec *s, struct hc *h)
 			close(fd);
 	}
 
-	h->ttl = 120;
-	h->timeout_ms = 3000;
-	h->attempts = 2;
-	h->recover_after = 1;
-	h->head = 0;
-	h->expect.n = 1;
-	h->expect.r[0].lo = 200;
-	h->expect.r[0].hi = 299;
-	h->body = NULL;
-	h->timeout_line = h->method_line = h->body_line = 0;
+	cfg_hc_defaults(h);
 	cfg_parse_hc(x, s, h);
 	check_head_body(x, h, 0);
+	/* Kept for what the top of the file checks itself (controlUrl). */
+	cfg_hc_copy(&top, h);
+	c->defaults = top.p;
 }
 
 /* Reads the file of a !file secret; NULL after reporting a problem. */
@@ -477,7 +475,7 @@ build_domain(struct ctx *x, size_t idx, const struct hc *defaults,
 	const struct rkey *k;
 	const char *zone;
 	char *z;
-	struct hc h = *defaults;
+	struct hc h;
 	struct nameset ips, names;
 	int good, warnline, first, j;
 	size_t i, n, end, zl, dl;
@@ -492,15 +490,10 @@ build_domain(struct ctx *x, size_t idx, const struct hc *defaults,
 		    "line %d)", d->name, first);
 	c->ndomains++;
 
+	cfg_hc_copy(&h, defaults);
 	cfg_parse_hc(x, s, &h);
-	d->ttl = h.ttl;
-	d->timeout_ms = h.timeout_ms;
-	d->attempts = h.attempts;
-	d->recover_after = h.recover_after;
-	d->head = h.head;
-	d->expect = h.expect;
-	d->expect_body = h.body != NULL ? xstrdup(h.body) : NULL;
 	check_head_body(x, &h, d->line);
+	d->pol = h.p;		/* the domain owns the strings now */
 
 	if ((k = cfg_get(x, s, "provider")) != NULL) {
 		if ((j = cfg_nameset_get(&x->provset, k->value)) != 0)
@@ -525,10 +518,12 @@ build_domain(struct ctx *x, size_t idx, const struct hc *defaults,
 			    d->provider->name);
 		free(z);
 	}
-	if (d->timeout_ms >= c->interval_ms) {
-		warnline = h.timeout_line != 0 ? h.timeout_line : d->line;
+	if (d->pol.timeout_ms >= c->interval_ms) {
+		warnline = cfg_hc_line(&h, "timeout");
+		if (warnline == 0)
+			warnline = d->line;
 		cfg_problem(x, warnline, 1, "domain %s: timeout (%lld ms) is "
-		    "not below interval (%lld ms)", d->name, d->timeout_ms,
+		    "not below interval (%lld ms)", d->name, d->pol.timeout_ms,
 		    c->interval_ms);
 	}
 
@@ -584,7 +579,7 @@ cfg_build(struct ctx *x)
 	}
 	if (nd == 0) {
 		cfg_problem(x, 0, 0, "no [domain] section");
-		return;
+		goto out;
 	}
 	c->domains = xcalloc(nd, sizeof(*c->domains));
 	memset(&domains, 0, sizeof(domains));
@@ -592,4 +587,6 @@ cfg_build(struct ctx *x)
 		if (x->secs[i].kind == S_DOMAIN)
 			build_domain(x, i, &defaults, &domains);
 	cfg_nameset_free(&domains);
+out:
+	cfg_policy_free(&defaults.p);
 }

@@ -45,18 +45,16 @@ struct msg {
 	char		*text;
 };
 
-/* Health-check settings: built-in defaults, then top level, then domain. */
+/*
+ * A domain's settings as inherited: built-in defaults, then the top of
+ * the file, then the domain.  p owns its strings.  line[i] is the line
+ * that set entry i of the table of domain keys (config_read.c), 0 for
+ * the built-in default.
+ */
+#define HC_KEYS_MAX	24
 struct hc {
-	long		 ttl;
-	long long	 timeout_ms;
-	long		 attempts;
-	long		 recover_after;
-	int		 head;
-	struct expect	 expect;
-	const char	*body;
-	int		 timeout_line;	/* 0: built-in default */
-	int		 method_line;	/* likewise */
-	int		 body_line;	/* likewise */
+	struct domain_policy p;
+	int		 line[HC_KEYS_MAX];
 };
 
 /* Names seen so far, for lookups and duplicate checks in linear time. */
@@ -115,8 +113,18 @@ void	 cfg_get_long(struct ctx *x, const struct rkey *k, long min,
 	    long max, long *out);
 int	 cfg_get_duration(struct ctx *x, const struct rkey *k,
 	    long long *out);
-/* The health-check keys of section s, over what h holds already. */
+/* The built-in defaults of the domain keys. */
+void	 cfg_hc_defaults(struct hc *h);
+/* The domain keys of section s, over what h holds already. */
 void	 cfg_parse_hc(struct ctx *x, const struct rsec *s, struct hc *h);
+/* The line that set domain key canon in h, 0: the built-in default. */
+int	 cfg_hc_line(const struct hc *h, const char *canon);
+/* A copy of src into dst, strings and all. */
+void	 cfg_hc_copy(struct hc *dst, const struct hc *src);
+/* A location name: letters, digits, '-', '_' and '.' (SPEC 9). */
+int	 cfg_location_ok(const char *s);
+/* Frees the strings of p (config.c frees the domains' with it). */
+void	 cfg_policy_free(struct domain_policy *p);
 
 /* Checks what cfg_read collected and fills x->c (config_build.c). */
 void	 cfg_build(struct ctx *x);

@@ -16,6 +16,7 @@
 #include <sys/types.h>
 
 #include <ctype.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -257,13 +258,6 @@ static const struct {
 	{ "logFormat", W_TOP },
 	{ "history", W_TOP },
 	{ "provider", W_DOMAIN },
-	{ "ttl", W_TOP | W_DOMAIN },
-	{ "timeout", W_TOP | W_DOMAIN },
-	{ "attempts", W_TOP | W_DOMAIN },
-	{ "recoverAfter", W_TOP | W_DOMAIN },
-	{ "method", W_TOP | W_DOMAIN },
-	{ "expectStatus", W_TOP | W_DOMAIN },
-	{ "expectBody", W_TOP | W_DOMAIN },
 	{ "url", W_ENDPOINT },
 	{ "ip", W_ENDPOINT },
 	{ "host", W_ENDPOINT },
@@ -281,6 +275,44 @@ static const struct {
 	{ "controlUrl", W_NOTYET },
 };
 
+/*
+ * The domain keys (SPEC 3.3 and 9): each may be written at the top of
+ * the file, as the default of every domain, or in a [domain].  One
+ * entry each: its type says how the value is read into the field at
+ * off of struct domain_policy.
+ */
+enum dk_type {
+	DK_LONG,		/* long, from min */
+	DK_DURATION,		/* long long ms above zero */
+	DK_WORD,		/* int: the index of the value in words */
+	DK_EXPECT,		/* struct expect */
+	DK_TEXT,		/* char *, any text */
+	DK_LOCATION,		/* char *, a location name */
+	DK_LOCATIONS		/* char **, with nfailover: a list of them */
+};
+
+static const struct dom_key {
+	const char	*name;
+	enum dk_type	 type;
+	size_t		 off;
+	long		 min;			/* DK_LONG */
+	const char	*words[3];		/* DK_WORD, NULL-terminated */
+} dom_keys[] = {
+	{ "ttl", DK_LONG, offsetof(struct domain_policy, ttl), 1, { NULL } },
+	{ "timeout", DK_DURATION, offsetof(struct domain_policy, timeout_ms),
+	    0, { NULL } },
+	{ "attempts", DK_LONG, offsetof(struct domain_policy, attempts), 1,
+	    { NULL } },
+	{ "recoverAfter", DK_LONG,
+	    offsetof(struct domain_policy, recover_after), 1, { NULL } },
+	{ "method", DK_WORD, offsetof(struct domain_policy, head), 0,
+	    { "GET", "HEAD", NULL } },
+	{ "expectStatus", DK_EXPECT, offsetof(struct domain_policy, expect),
+	    0, { NULL } },
+	{ "expectBody", DK_TEXT, offsetof(struct domain_policy, expect_body),
+	    0, { NULL } },
+};
+
 static const char *
 where_text(int where)
 {
@@ -293,6 +325,30 @@ where_text(int where)
 	return "in [domain] or at the top of the file";
 }
 
+/*
+ * Where key may be written and its canonical spelling; 0 when unknown.
+ * A name may be in both tables (an endpoint's `location` is not the
+ * domain's), so where is the union.
+ */
+static int
+key_where(const char *key, const char **canon)
+{
+	size_t	 j;
+	int	 where = 0;
+
+	for (j = 0; j < sizeof(keytab) / sizeof(keytab[0]); j++)
+		if (strcasecmp(keytab[j].name, key) == 0) {
+			*canon = keytab[j].name;
+			where |= keytab[j].where;
+		}
+	for (j = 0; j < sizeof(dom_keys) / sizeof(dom_keys[0]); j++)
+		if (strcasecmp(dom_keys[j].name, key) == 0) {
+			*canon = dom_keys[j].name;
+			where |= W_TOP | W_DOMAIN;
+		}
+	return where;
+}
+
 /* Sets canon of every key of a top, domain or endpoint section. */
 void
 cfg_resolve_keys(struct ctx *x, struct rsec *s)
@@ -301,25 +357,26 @@ cfg_resolve_keys(struct ctx *x, struct rsec *s)
 	    "in [provider]", "in [domain]", "in [endpoint]", "" };
 	static const int kwhere[] = { W_TOP, 0, W_DOMAIN, W_ENDPOINT, 0 };
 	struct rkey *k;
-	size_t i, j;
+	const char *canon = NULL;
+	size_t i;
+	int where;
 
 	for (i = 0; i < s->nkeys; i++) {
 		k = &s->keys[i];
-		for (j = 0; j < sizeof(keytab) / sizeof(keytab[0]); j++)
-			if (strcasecmp(keytab[j].name, k->key) == 0)
-				break;
-		if (j == sizeof(keytab) / sizeof(keytab[0]))
+		where = key_where(k->key, &canon);
+		if (where == 0)
 			cfg_problem(x, k->line, 0, "unknown key '%s' %s",
 			    k->key, kname[s->kind]);
-		else if (keytab[j].where == W_NOTYET)
+		else if ((where & W_NOTYET) != 0 &&
+		    (where & kwhere[s->kind]) == 0)
 			cfg_problem(x, k->line, 0, "'%s' is not supported by "
-			    "this version of ddup-check", keytab[j].name);
-		else if ((keytab[j].where & kwhere[s->kind]) == 0)
+			    "this version of ddup-check", canon);
+		else if ((where & kwhere[s->kind]) == 0)
 			cfg_problem(x, k->line, 0, "'%s' cannot be used %s "
-			    "(it belongs %s)", keytab[j].name, kname[s->kind],
-			    where_text(keytab[j].where));
+			    "(it belongs %s)", canon, kname[s->kind],
+			    where_text(where & ~W_NOTYET));
 		else
-			k->canon = keytab[j].name;
+			k->canon = canon;
 	}
 }
 
@@ -378,41 +435,203 @@ cfg_get_duration(struct ctx *x, const struct rkey *k, long long *out)
 	return 0;
 }
 
-/* The health-check keys of section s, over what h holds already. */
+void
+cfg_hc_defaults(struct hc *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->p.ttl = 120;
+	h->p.timeout_ms = 3000;
+	h->p.attempts = 2;
+	h->p.recover_after = 1;
+	h->p.expect.n = 1;
+	h->p.expect.r[0].lo = 200;
+	h->p.expect.r[0].hi = 299;
+	h->p.min_healthy = 1;
+}
+
+int
+cfg_hc_line(const struct hc *h, const char *canon)
+{
+	size_t j;
+
+	for (j = 0; j < sizeof(dom_keys) / sizeof(dom_keys[0]); j++)
+		if (strcmp(dom_keys[j].name, canon) == 0)
+			return h->line[j];
+	return 0;
+}
+
+static char **
+strv_copy(char *const *v, size_t n)
+{
+	char	**c;
+	size_t	  i;
+
+	if (n == 0)
+		return NULL;
+	c = xcalloc(n, sizeof(*c));
+	for (i = 0; i < n; i++)
+		c[i] = xstrdup(v[i]);
+	return c;
+}
+
+static void
+strv_free(char **v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+void
+cfg_policy_free(struct domain_policy *p)
+{
+	free(p->expect_body);
+	free(p->location);
+	strv_free(p->failover, p->nfailover);
+	p->expect_body = p->location = NULL;
+	p->failover = NULL;
+	p->nfailover = 0;
+}
+
+void
+cfg_hc_copy(struct hc *dst, const struct hc *src)
+{
+	*dst = *src;
+	dst->p.expect_body = src->p.expect_body != NULL ?
+	    xstrdup(src->p.expect_body) : NULL;
+	dst->p.location = src->p.location != NULL ?
+	    xstrdup(src->p.location) : NULL;
+	dst->p.failover = strv_copy(src->p.failover, src->p.nfailover);
+}
+
+/* Letters, digits, '-', '_' and '.' (SPEC 9). */
+int
+cfg_location_ok(const char *s)
+{
+	size_t len = strspn(s, "abcdefghijklmnopqrstuvwxyz"
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.");
+
+	return len > 0 && s[len] == '\0';
+}
+
+/* A list of locations, split at commas and white space; -1: reported. */
+static int
+parse_locations(struct ctx *x, const struct rkey *k, char ***out, size_t *n)
+{
+	char	 *copy, *w, *save = NULL, **v = NULL;
+	size_t	  nv = 0, i;
+	int	  rc = 0;
+
+	copy = xstrdup(k->value);
+	v = xcalloc(strlen(copy) / 2 + 1, sizeof(*v));
+	for (w = strtok_r(copy, ", \t", &save); w != NULL;
+	    w = strtok_r(NULL, ", \t", &save)) {
+		if (!cfg_location_ok(w)) {
+			cfg_problem(x, k->line, 0, "'%s': bad location '%s' "
+			    "(letters, digits, '-', '_' and '.')", k->canon, w);
+			rc = -1;
+			continue;
+		}
+		for (i = 0; i < nv; i++)
+			if (strcasecmp(v[i], w) == 0)
+				break;
+		if (i < nv) {
+			cfg_problem(x, k->line, 0, "'%s': location '%s' listed "
+			    "twice", k->canon, w);
+			rc = -1;
+			continue;
+		}
+		v[nv++] = xstrdup(w);
+	}
+	if (rc == 0 && nv == 0) {
+		cfg_problem(x, k->line, 0, "'%s' has no location", k->canon);
+		rc = -1;
+	}
+	free(copy);
+	if (rc == -1) {
+		strv_free(v, nv);
+		return -1;
+	}
+	*out = v;
+	*n = nv;
+	return 0;
+}
+
+/* Key k of entry dk into h->p; -1 when its value was reported. */
+static int
+parse_dom_key(struct ctx *x, const struct dom_key *dk, const struct rkey *k,
+    struct hc *h)
+{
+	void	 *field = (char *)&h->p + dk->off;
+	char	**sp = field, **v;
+	size_t	  n, i;
+	long	  l;
+
+	switch (dk->type) {
+	case DK_LONG:
+		if (parse_long(k->value, dk->min, 2147483647, &l) == -1) {
+			cfg_problem(x, k->line, 0, "'%s': expected an integer "
+			    "from %ld to %ld, not '%s'", dk->name, dk->min,
+			    2147483647L, k->value);
+			return -1;
+		}
+		*(long *)field = l;
+		return 0;
+	case DK_DURATION:
+		return cfg_get_duration(x, k, field);
+	case DK_WORD:
+		for (i = 0; dk->words[i] != NULL; i++)
+			if (strcasecmp(k->value, dk->words[i]) == 0) {
+				*(int *)field = (int)i;
+				return 0;
+			}
+		cfg_problem(x, k->line, 0, "'%s': expected %s or %s, not "
+		    "'%s'", dk->name, dk->words[0], dk->words[1], k->value);
+		return -1;
+	case DK_EXPECT:
+		if (parse_expect(k->value, field) == -1) {
+			cfg_problem(x, k->line, 0, "'expectStatus': expected a "
+			    "status code (100-599), a class such as 2xx, or a "
+			    "list of them, not '%s'", k->value);
+			return -1;
+		}
+		return 0;
+	case DK_LOCATION:
+		if (!cfg_location_ok(k->value)) {
+			cfg_problem(x, k->line, 0, "'%s': bad location '%s' "
+			    "(letters, digits, '-', '_' and '.')", dk->name,
+			    k->value);
+			return -1;
+		}
+		/* FALLTHROUGH */
+	case DK_TEXT:
+		free(*sp);
+		*sp = xstrdup(k->value);
+		return 0;
+	case DK_LOCATIONS:
+		if (parse_locations(x, k, &v, &n) == -1)
+			return -1;
+		strv_free(h->p.failover, h->p.nfailover);
+		h->p.failover = v;
+		h->p.nfailover = n;
+		return 0;
+	}
+	return -1;
+}
+
+/* The domain keys of section s, over what h holds already. */
 void
 cfg_parse_hc(struct ctx *x, const struct rsec *s, struct hc *h)
 {
 	const struct rkey *k;
+	size_t j;
 
-	if ((k = cfg_get(x, s, "ttl")) != NULL)
-		cfg_get_long(x, k, 1, 2147483647, &h->ttl);
-	if ((k = cfg_get(x, s, "timeout")) != NULL &&
-	    cfg_get_duration(x, k, &h->timeout_ms) == 0)
-		h->timeout_line = k->line;
-	if ((k = cfg_get(x, s, "attempts")) != NULL)
-		cfg_get_long(x, k, 1, 2147483647, &h->attempts);
-	if ((k = cfg_get(x, s, "recoverAfter")) != NULL)
-		cfg_get_long(x, k, 1, 2147483647, &h->recover_after);
-	if ((k = cfg_get(x, s, "method")) != NULL) {
-		if (strcasecmp(k->value, "GET") == 0) {
-			h->head = 0;
-			h->method_line = k->line;
-		} else if (strcasecmp(k->value, "HEAD") == 0) {
-			h->head = 1;
-			h->method_line = k->line;
-		} else
-			cfg_problem(x, k->line, 0, "'method': expected GET or "
-			    "HEAD, not '%s'", k->value);
-	}
-	if ((k = cfg_get(x, s, "expectStatus")) != NULL &&
-	    parse_expect(k->value, &h->expect) == -1)
-		cfg_problem(x, k->line, 0, "'expectStatus': expected a status "
-		    "code (100-599), a class such as 2xx, or a list of them, "
-		    "not '%s'", k->value);
-	if ((k = cfg_get(x, s, "expectBody")) != NULL) {
-		h->body = k->value;
-		h->body_line = k->line;
-	}
+	for (j = 0; j < sizeof(dom_keys) / sizeof(dom_keys[0]); j++)
+		if ((k = cfg_get(x, s, dom_keys[j].name)) != NULL &&
+		    parse_dom_key(x, &dom_keys[j], k, h) == 0)
+			h->line[j] = k->line;
 }
 
 void

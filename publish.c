@@ -40,7 +40,7 @@ publication_init(struct publication *p, const struct domain_cfg *cfg,
 	p->tier = tier;
 	for (i = 0; i < 2; i++) {
 		p->want[i].family = i == 0 ? 4 : 6;
-		p->want[i].ttl = cfg->ttl;
+		p->want[i].ttl = cfg->pol.ttl;
 	}
 }
 
@@ -186,7 +186,7 @@ publish(struct publication *p, struct provider *prov)
 	 * stored set that may no longer be there.
 	 */
 	if (p->db != NULL && state_mark_unsure(p->db, p->cfg->name,
-	    p->cfg->provider->name, p->cfg->ttl, err, sizeof(err)) == -1) {
+	    p->cfg->provider->name, p->cfg->pol.ttl, err, sizeof(err)) == -1) {
 		publish_failed(p, "not updated: cannot record the update in "
 		    "the state file: %s", err);
 		goto out;

@@ -68,8 +68,8 @@ load(struct run *r)
 
 		d->cfg = &r->cfg->domains[i];
 		state_get_domain(r->st, d->cfg->name, &d->st);
-		d->dec.attempts = d->cfg->attempts;
-		d->dec.recover_after = d->cfg->recover_after;
+		d->dec.attempts = d->cfg->pol.attempts;
+		d->dec.recover_after = d->cfg->pol.recover_after;
 		d->eps = xcalloc(d->cfg->neps, sizeof(*d->eps));
 		d->dep = xcalloc(d->cfg->neps, sizeof(*d->dep));
 		for (j = 0; j < d->cfg->neps; j++) {
@@ -128,10 +128,10 @@ run_checks(struct run *r)
 		for (j = 0; j < dc->neps; j++, k++) {
 			reqs[k].url = dc->eps[j].url;
 			reqs[k].host = dc->eps[j].host;
-			reqs[k].head = dc->head;
-			reqs[k].timeout_ms = dc->timeout_ms;
-			reqs[k].expect = &dc->expect;
-			reqs[k].expect_body = dc->expect_body;
+			reqs[k].head = dc->pol.head;
+			reqs[k].timeout_ms = dc->pol.timeout_ms;
+			reqs[k].expect = &dc->pol.expect;
+			reqs[k].expect_body = dc->pol.expect_body;
 		}
 	}
 	if (check_run(reqs, res, n, r->cfg->max_parallel, r->cfg->ca_file,
@@ -297,11 +297,11 @@ save(struct run *r)
 			snprintf(sd.last_error, sizeof(sd.last_error), "%s",
 			    d->pub.error);
 		if (state_put_domain(r->st, d->cfg->name,
-		    d->cfg->provider->name, d->cfg->ttl, &sd) == -1)
+		    d->cfg->provider->name, d->cfg->pol.ttl, &sd) == -1)
 			goto dberr;
 		for (k = 0; k < d->pub.nchanges; k++)
 			if (state_add_change(r->st, r->now, d->cfg->name,
-			    d->pub.changes[k].family, d->cfg->ttl, d->pub.changes[k].old,
+			    d->pub.changes[k].family, d->cfg->pol.ttl, d->pub.changes[k].old,
 			    d->pub.changes[k].new, d->dec.has_tier ? d->dec.tier : -1,
 			    !d->pub.failed, d->pub.failed ? d->pub.error : NULL) == -1)
 				goto dberr;
@@ -336,7 +336,7 @@ build_report(struct run *r, struct report *rep, int from_run)
 
 		rd->name = d->cfg->name;
 		rd->provider = d->cfg->provider->name;
-		rd->ttl = d->cfg->ttl;
+		rd->ttl = d->cfg->pol.ttl;
 		rd->status = d->dec.status;
 		rd->eps = xcalloc(d->cfg->neps, sizeof(*rd->eps));
 		rd->neps = d->cfg->neps;

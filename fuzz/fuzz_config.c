@@ -58,10 +58,10 @@ check_domain(const struct config *c, const struct domain_cfg *d)
 	fuzz_check(d->provider >= c->providers &&
 	    d->provider < c->providers + c->nproviders, "domain provider",
 	    d->name);
-	fuzz_check(d->ttl >= 1 && d->ttl <= 2147483647, "ttl", d->name);
-	fuzz_check(d->timeout_ms > 0 && d->attempts >= 1 &&
-	    d->recover_after >= 1, "check settings", d->name);
-	fuzz_check(d->expect.n >= 1 && d->expect.n <= EXPECT_MAX,
+	fuzz_check(d->pol.ttl >= 1 && d->pol.ttl <= 2147483647, "ttl", d->name);
+	fuzz_check(d->pol.timeout_ms > 0 && d->pol.attempts >= 1 &&
+	    d->pol.recover_after >= 1, "check settings", d->name);
+	fuzz_check(d->pol.expect.n >= 1 && d->pol.expect.n <= EXPECT_MAX,
 	    "expectStatus", d->name);
 	fuzz_check(d->neps > 0, "domain without endpoints", d->name);
 	for (i = 0; i < d->neps; i++) {

@@ -418,14 +418,14 @@ test_defaults(void **state)
 	d = &c->domains[0];
 	assert_string_equal(d->name, "app.example.test");
 	assert_ptr_equal(d->provider, pc);
-	assert_int_equal(d->ttl, 120);
-	assert_int_equal(d->timeout_ms, 3000);
-	assert_int_equal(d->attempts, 2);
-	assert_int_equal(d->recover_after, 1);
-	assert_int_equal(d->head, 0);
-	expect_format(&d->expect, buf, sizeof(buf));
+	assert_int_equal(d->pol.ttl, 120);
+	assert_int_equal(d->pol.timeout_ms, 3000);
+	assert_int_equal(d->pol.attempts, 2);
+	assert_int_equal(d->pol.recover_after, 1);
+	assert_int_equal(d->pol.head, 0);
+	expect_format(&d->pol.expect, buf, sizeof(buf));
 	assert_string_equal(buf, "2xx");
-	assert_null(d->expect_body);
+	assert_null(d->pol.expect_body);
 	assert_int_equal(d->line, 7);
 	assert_true(d->has4);
 	assert_false(d->has6);
@@ -506,14 +506,14 @@ test_inherit_and_case(void **state)
 
 	d = &c->domains[0];
 	assert_string_equal(d->name, "app.example.test");
-	assert_int_equal(d->ttl, 300);
-	assert_int_equal(d->timeout_ms, 1500);
-	assert_int_equal(d->attempts, 3);
-	assert_int_equal(d->recover_after, 4);
-	assert_int_equal(d->head, 0);
-	expect_format(&d->expect, buf, sizeof(buf));
+	assert_int_equal(d->pol.ttl, 300);
+	assert_int_equal(d->pol.timeout_ms, 1500);
+	assert_int_equal(d->pol.attempts, 3);
+	assert_int_equal(d->pol.recover_after, 4);
+	assert_int_equal(d->pol.head, 0);
+	expect_format(&d->pol.expect, buf, sizeof(buf));
 	assert_string_equal(buf, "200, 204");
-	assert_string_equal(d->expect_body, "OK");
+	assert_string_equal(d->pol.expect_body, "OK");
 	assert_true(d->has4);
 	assert_true(d->has6);
 	assert_int_equal(d->neps, 2);
@@ -527,10 +527,10 @@ test_inherit_and_case(void **state)
 	d = &c->domains[1];
 	assert_string_equal(d->name, "example.test");
 	assert_ptr_equal(d->provider, &c->providers[0]);
-	assert_int_equal(d->ttl, 60);
-	assert_int_equal(d->head, 1);
-	assert_int_equal(d->recover_after, 4);
-	assert_null(d->expect_body);
+	assert_int_equal(d->pol.ttl, 60);
+	assert_int_equal(d->pol.head, 1);
+	assert_int_equal(d->pol.recover_after, 4);
+	assert_null(d->pol.expect_body);
 	assert_true(d->has4);
 	assert_false(d->has6);
 	config_free(c);
@@ -709,7 +709,7 @@ test_lines(void **state)
 	assert_string_equal(provider_cfg_get(&c->providers[0], "zone"),
 	    "example.test");
 	/* inih takes ';' as a comment only after white space. */
-	assert_string_equal(c->domains[0].expect_body, "a;b");
+	assert_string_equal(c->domains[0].pol.expect_body, "a;b");
 	config_free(c);
 	free(errs);
 
