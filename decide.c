@@ -1,10 +1,11 @@
 /*
- * The failover decision of SPEC section 5.  Pure: no I/O, no clock, no
- * allocation, so tests/unit/test_decide.c can replay every documented
- * example as a table of runs.
+ * The failover decision of SPEC sections 5 and 9.  Pure: no I/O, no
+ * clock, no allocation, so tests/unit/test_decide.c can replay every
+ * documented example as a table of runs.
  */
 
 #include <stddef.h>
+#include <string.h>
 
 #include "decide.h"
 
@@ -20,7 +21,13 @@ apply_check(const struct dec_domain *d, struct dec_ep *e)
 		p = e->passes;
 		removed = e->removed;
 	}
-	switch (e->result) {
+	/*
+	 * A failed controlUrl blames the checker's own network: failures
+	 * of this run are not the endpoints' (passes still are).
+	 */
+	e->counted = e->result == CR_PASS ||
+	    (e->result == CR_FAIL && !d->control_failed);
+	switch (e->counted ? e->result : CR_NONE) {
 	case CR_PASS:
 		p++;
 		f = 0;
@@ -50,33 +57,161 @@ apply_check(const struct dec_domain *d, struct dec_ep *e)
 	e->healthy = !removed && ((e->has_state && e->published) || latest_ok);
 }
 
+int
+tier_cmp(struct tier a, struct tier b)
+{
+	if (a.rank != b.rank)
+		return a.rank < b.rank ? -1 : 1;
+	if (a.priority != b.priority)
+		return a.priority < b.priority ? -1 : 1;
+	return 0;
+}
+
+static struct tier
+ep_tier(const struct dec_ep *e)
+{
+	struct tier t = { e->rank, e->priority };
+
+	return t;
+}
+
+/* May be published: healthy and not drained. */
+static int
+usable(const struct dec_ep *e)
+{
+	return e->healthy && !e->drained;
+}
+
+static size_t
+tier_count(const struct dec_ep *eps, size_t n, struct tier t)
+{
+	size_t i, c = 0;
+
+	for (i = 0; i < n; i++)
+		c += usable(&eps[i]) && tier_cmp(ep_tier(&eps[i]), t) == 0;
+	return c;
+}
+
+/* The best tier with a usable endpoint that is worse than *after (NULL: any). */
+static int
+next_tier(const struct dec_ep *eps, size_t n, const struct tier *after,
+    struct tier *out)
+{
+	struct tier	 t, best = { 0, 0 };
+	size_t		 i;
+	int		 found = 0;
+
+	for (i = 0; i < n; i++) {
+		if (!usable(&eps[i]))
+			continue;
+		t = ep_tier(&eps[i]);
+		if (after != NULL && tier_cmp(t, *after) <= 0)
+			continue;
+		if (!found || tier_cmp(t, best) < 0)
+			best = t;
+		found = 1;
+	}
+	*out = best;
+	return found;
+}
+
+/*
+ * The tier automatic failback takes: the first with min usable
+ * endpoints, else the first with any.  *enough says which.  Tiers are
+ * walked best first, so this costs one pass per tier passed over.
+ */
+static int
+auto_tier(const struct dec_ep *eps, size_t n, size_t min, struct tier *out,
+    int *enough)
+{
+	struct tier	 t, first = { 0, 0 };
+	int		 ok, have = 0;
+
+	*enough = 0;
+	for (ok = next_tier(eps, n, NULL, &t); ok;
+	    ok = next_tier(eps, n, &t, &t)) {
+		if (!have)
+			first = t;
+		have = 1;
+		if (tier_count(eps, n, t) >= min) {
+			*out = t;
+			*enough = 1;
+			return 1;
+		}
+	}
+	*out = first;
+	return have;
+}
+
+/* With publish one: the endpoint of tier t to publish; keep: the one in DNS. */
+static size_t
+pick_one(const struct dec_ep *eps, size_t n, struct tier t, int keep)
+{
+	size_t i, first = n;
+
+	for (i = 0; i < n; i++) {
+		if (!usable(&eps[i]) || tier_cmp(ep_tier(&eps[i]), t) != 0)
+			continue;
+		if (keep && eps[i].published)
+			return i;
+		if (first == n)
+			first = i;
+	}
+	return first;
+}
+
 void
 decide(struct dec_domain *d, struct dec_ep *eps, size_t n)
 {
-	size_t	 i;
+	struct tier	 best;
+	size_t		 i, min, pick = n, best_pick = n, cur;
+	int		 manual, enough;
 
+	min = d->min_healthy > 1 ? (size_t)d->min_healthy : 1;
+	manual = d->failback_manual && !d->failback_now;
 	d->any_healthy = 0;
 	d->has_tier = 0;
-	d->tier = 0;
-	for (i = 0; i < n; i++) {
+	d->waiting = 0;
+	memset(&d->tier, 0, sizeof(d->tier));
+	memset(&d->best, 0, sizeof(d->best));
+	for (i = 0; i < n; i++)
 		apply_check(d, &eps[i]);
-		if (!eps[i].healthy)
-			continue;
-		if (!d->any_healthy || eps[i].priority < d->tier)
-			d->tier = eps[i].priority;
+	for (i = 0; i < n; i++)
+		eps[i].publish = 0;
+	if (auto_tier(eps, n, min, &best, &enough)) {
 		d->any_healthy = 1;
 		d->has_tier = 1;
+		d->tier = best;
+		/*
+		 * Manual failback stays on the current tier while it would
+		 * do: as many usable endpoints as minHealthy asks, or any
+		 * when no tier has that many.
+		 */
+		if (manual && d->has_current &&
+		    (cur = tier_count(eps, n, d->current)) > 0 &&
+		    (cur >= min || !enough))
+			d->tier = d->current;
+		if (d->publish_one) {
+			pick = pick_one(eps, n, d->tier, manual);
+			best_pick = pick_one(eps, n, best, 0);
+		}
+		d->waiting = tier_cmp(d->tier, best) != 0 || pick != best_pick;
+		d->best = best;
 	}
 	for (i = 0; i < n; i++)
-		eps[i].publish = eps[i].healthy && eps[i].priority == d->tier;
+		eps[i].publish = d->has_tier && usable(&eps[i]) &&
+		    tier_cmp(ep_tier(&eps[i]), d->tier) == 0 &&
+		    (!d->publish_one || i == pick);
 	decide_states(d, eps, n);
 }
 
 static int
 ep_state(const struct dec_ep *e)
 {
-	if (!e->has_state && e->result == CR_NONE)
+	if (!e->has_state && !e->counted)
 		return EP_UNKNOWN;
+	if (e->drained)
+		return EP_DRAINED;
 	if (e->new_removed)
 		return e->new_passes > 0 ? EP_RECOVERING : EP_DOWN;
 	if (!e->healthy)
@@ -96,7 +231,7 @@ decide_states(struct dec_domain *d, struct dec_ep *eps, size_t n)
 		eps[i].state = ep_state(&eps[i]);
 		if (eps[i].state != EP_UNKNOWN)
 			known = 1;
-		if (eps[i].healthy)
+		if (usable(&eps[i]))
 			healthy = 1;
 		if (eps[i].state != EP_ACTIVE && eps[i].state != EP_STANDBY)
 			all_fine = 0;

@@ -2,12 +2,28 @@
 #define DDUP_DECIDE_H
 
 /*
- * The failover decision (SPEC section 5) as pure functions: counters and
- * the latest check result in, new counters, health, states and the set to
- * publish out.  No I/O, so it is tested with tables of cases.
+ * The failover decision (SPEC sections 5 and 9) as pure functions:
+ * counters, the latest check result and the domain's policy in, new
+ * counters, health, states and the set to publish out.  No I/O, no
+ * clock, so it is tested with tables of cases.
  */
 
 #include <stddef.h>
+
+/*
+ * A tier: the endpoints of one location rank and one priority.  The
+ * rank is where the endpoint's location comes in the domain's order of
+ * preference (0: its own location, then each failover location, then
+ * the rest; 0 for all when the domain has no location).  Lower is
+ * better, by rank first, then by priority.
+ */
+struct tier {
+	long		 rank;
+	long		 priority;
+};
+
+/* <0, 0 or >0 as a is better than, as good as or worse than b. */
+int	 tier_cmp(struct tier a, struct tier b);
 
 enum ep_state {
 	EP_UNKNOWN = 0,		/* never checked */
@@ -35,6 +51,8 @@ enum check_result {
 struct dec_ep {
 	/* in */
 	long		 priority;
+	long		 rank;		/* location rank, see struct tier */
+	int		 drained;	/* the operator took it out of DNS */
 	int		 has_state;	/* counters come from an earlier run */
 	long		 failures;	/* consecutive, before this check */
 	long		 passes;
@@ -44,10 +62,11 @@ struct dec_ep {
 	int		 last_ok;	/* with CR_NONE: did its latest check pass */
 
 	/* out */
+	int		 counted;	/* this run's result moved the counters */
 	long		 new_failures;
 	long		 new_passes;
 	int		 new_removed;
-	int		 healthy;
+	int		 healthy;	/* SPEC 5, whether drained or not */
 	int		 publish;	/* in the set this run wants in DNS */
 	int		 state;		/* enum ep_state, as it will be after the run */
 };
@@ -56,20 +75,34 @@ struct dec_domain {
 	/* in */
 	long		 attempts;
 	long		 recover_after;
+	long		 min_healthy;	/* a tier needs this many; 0 counts as 1 */
+	int		 publish_one;	/* publish = one */
+	int		 failback_manual; /* failback = manual */
+	int		 failback_now;	/* --failback was asked: choose as auto */
+	int		 has_current;	/* a tier was published before */
+	struct tier	 current;	/* that tier */
+	int		 control_failed; /* controlUrl failed: failures do not count */
 
 	/* out */
-	int		 any_healthy;
+	int		 any_healthy;	/* some endpoint may be published */
 	int		 has_tier;
-	long		 tier;		/* priority of the published tier */
+	struct tier	 tier;		/* the tier to publish */
+	int		 waiting;	/* manual failback keeps a worse choice */
+	struct tier	 best;		/* with waiting: the tier auto would take */
 	int		 status;	/* enum dom_status */
 };
 
 /*
- * Applies this run's results to the n endpoints of one domain and picks
- * what to publish: the healthy endpoints of the lowest priority.  With no
- * healthy endpoint nothing is marked publish, any_healthy is 0, and the
- * caller must leave DNS as it is (state then shows the endpoints that
- * are still in DNS as published and down).
+ * Applies this run's results to the n endpoints of one domain (in file
+ * order) and picks what to publish (SPEC 9): tiers in order of rank,
+ * then priority; the first with at least min_healthy endpoints that are
+ * healthy and not drained, else the first with any; with manual
+ * failback the current tier while it has that many.  Inside the tier
+ * every such endpoint, or with publish_one the first in file order
+ * (with manual failback, the one published now while it is healthy).
+ * With nothing to publish no endpoint is marked publish, any_healthy is
+ * 0, and the caller must leave DNS as it is (state then shows the
+ * endpoints that are still in DNS as published and down).
  */
 void	 decide(struct dec_domain *d, struct dec_ep *eps, size_t n);
 

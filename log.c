@@ -82,17 +82,24 @@ logx(enum log_level lvl, const char *domain, const char *endpoint,
 
 void
 log_change(enum log_level lvl, const char *event, const char *domain,
-    const char *old, const char *new, long tier, const char *msg)
+    const char *old, const char *new, const struct log_tier *tier,
+    const char *msg)
 {
 	json_t	*obj;
 
 	if (!log_enabled(lvl))
 		return;
 	if (!log_json) {
-		char t[32] = "";
+		char t[160] = "";
 
-		if (tier >= 0)
-			snprintf(t, sizeof(t), " (tier %ld)", tier);
+		if (tier != NULL && !tier->located)
+			snprintf(t, sizeof(t), " (tier %ld)", tier->priority);
+		else if (tier != NULL && tier->location != NULL)
+			snprintf(t, sizeof(t), " (tier %ld, location %s)",
+			    tier->priority, tier->location);
+		else if (tier != NULL)
+			snprintf(t, sizeof(t), " (tier %ld, other locations)",
+			    tier->priority);
 		fprintf(stderr, "ddup-check: %s%s: %s: [%s] -> [%s]%s\n",
 		    lvl == LOG_ERR ? "error: " : "", domain, msg, old, new, t);
 		return;
@@ -102,7 +109,14 @@ log_change(enum log_level lvl, const char *event, const char *domain,
 	json_object_set_new(obj, "domain", json_string(domain));
 	json_object_set_new(obj, "old", json_string(old));
 	json_object_set_new(obj, "new", json_string(new));
-	json_object_set_new(obj, "tier", tier >= 0 ? json_integer(tier) : json_null());
+	json_object_set_new(obj, "tier", tier != NULL ?
+	    json_integer(tier->priority) : json_null());
+	if (tier != NULL && tier->located) {
+		json_object_set_new(obj, "tierRank", json_integer(tier->rank));
+		json_object_set_new(obj, "tierLocation",
+		    tier->location != NULL ? json_string(tier->location) :
+		    json_null());
+	}
 	json_object_set_new(obj, "msg", json_stringn_nocheck(msg, strlen(msg)));
 	emit_json(lvl, obj);
 }

@@ -24,13 +24,24 @@ int	 log_enabled(enum log_level lvl);
 void	 logx(enum log_level lvl, const char *domain, const char *endpoint,
 	    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
+/* The tier of a change, as logs show it (decide.h has the tier itself). */
+struct log_tier {
+	long		 priority;
+	int		 located;	/* the domain prefers a location */
+	long		 rank;		/* with located: its rank */
+	const char	*location;	/* with located: its name, NULL: the others */
+};
+
 /*
  * One line per domain for a DNS change or a failed one: text
- * "DOMAIN: MSG: [OLD] -> [NEW] (tier T)", JSON with the fields event,
- * domain, old, new, tier, msg.  old and new are space-separated address
- * lists of both families ("" for none); tier < 0 means none.
+ * "DOMAIN: MSG: [OLD] -> [NEW] (tier T)", or "(tier T, location L)" and
+ * "(tier T, other locations)" for a domain with a location; JSON with the
+ * fields event, domain, old, new, tier (and tierRank, tierLocation for a
+ * domain with a location), msg.  old and new are space-separated address
+ * lists of both families ("" for none); tier NULL means none.
  */
 void	 log_change(enum log_level lvl, const char *event, const char *domain,
-	    const char *old, const char *new, long tier, const char *msg);
+	    const char *old, const char *new, const struct log_tier *tier,
+	    const char *msg);
 
 #endif

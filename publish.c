@@ -29,7 +29,7 @@ publication_managed(const struct publication *p, int i)
 
 void
 publication_init(struct publication *p, const struct domain_cfg *cfg,
-    const struct st_domain *st, struct state *db, long tier)
+    const struct st_domain *st, struct state *db, struct tier tier)
 {
 	int i;
 
@@ -37,11 +37,26 @@ publication_init(struct publication *p, const struct domain_cfg *cfg,
 	p->cfg = cfg;
 	p->st = st;
 	p->db = db;
-	p->tier = tier;
+	p->tier.priority = tier.priority;
+	p->tier.located = cfg->pol.location != NULL;
+	p->tier.rank = tier.rank;
+	p->tier.location = domain_rank_location(cfg, tier.rank);
 	for (i = 0; i < 2; i++) {
 		p->want[i].family = i == 0 ? 4 : 6;
 		p->want[i].ttl = cfg->pol.ttl;
 	}
+}
+
+void
+tier_text(const struct log_tier *t, char *buf, size_t len)
+{
+	if (!t->located)
+		snprintf(buf, len, "%ld", t->priority);
+	else if (t->location != NULL)
+		snprintf(buf, len, "%ld, location %s", t->priority,
+		    t->location);
+	else
+		snprintf(buf, len, "%ld, other locations", t->priority);
 }
 
 void
@@ -207,12 +222,12 @@ publish(struct publication *p, struct provider *prov)
 		snprintf(p->error, sizeof(p->error), "provider %s: %s: %s",
 		    p->cfg->provider->name, perr_str(pe), err);
 		log_change(LOG_ERR, "dns_update_failed", p->cfg->name, old,
-		    new, p->tier, p->error);
+		    new, &p->tier, p->error);
 		p->failed = 1;
 		p->perr = pe;
 		goto out;
 	}
-	log_change(LOG_INFO, "dns_updated", p->cfg->name, old, new, p->tier,
+	log_change(LOG_INFO, "dns_updated", p->cfg->name, old, new, &p->tier,
 	    "DNS updated");
 	p->synced = 1;
 	p->wrote = 1;
@@ -228,9 +243,10 @@ publish_explain(const struct publication *p, int any_healthy, char *why,
     size_t len)
 {
 	const struct st_domain *st = p->st;
-	char	*old, *new;
+	char	*old, *new, tier[160];
 	int	 i, first = 0, differs = 0;
 
+	tier_text(&p->tier, tier, sizeof(tier));
 	for (i = 0; i < 2; i++) {
 		if (!publication_managed(p, i))
 			continue;
@@ -247,16 +263,16 @@ publish_explain(const struct publication *p, int any_healthy, char *why,
 		snprintf(why, len, "no healthy endpoint: DNS would be left as "
 		    "it is [%s]", old);
 	else if (first)
-		snprintf(why, len, "would publish [%s] (tier %ld): %s, so the "
+		snprintf(why, len, "would publish [%s] (tier %s): %s, so the "
 		    "provider's records would be read and written only if they "
-		    "differ", new, p->tier, st->unsure ? "the last update's "
+		    "differ", new, tier, st->unsure ? "the last update's "
 		    "outcome was not recorded" : "first run for this domain");
 	else if (differs)
-		snprintf(why, len, "would change DNS: [%s] -> [%s] (tier %ld)",
-		    old, new, p->tier);
+		snprintf(why, len, "would change DNS: [%s] -> [%s] (tier %s)",
+		    old, new, tier);
 	else
-		snprintf(why, len, "no change: DNS holds [%s] (tier %ld)", old,
-		    p->tier);
+		snprintf(why, len, "no change: DNS holds [%s] (tier %s)", old,
+		    tier);
 	free(old);
 	free(new);
 }

@@ -10,6 +10,8 @@
 
 #include <stddef.h>
 
+#include "decide.h"
+#include "log.h"
 #include "provider.h"
 #include "util.h"
 
@@ -30,7 +32,7 @@ struct publication {
 	const struct st_domain	*st;	/* the sets last published */
 	struct state		*db;	/* marks an update as under way; NULL: dry run */
 	struct rrset		 want[2];	/* [0] A, [1] AAAA */
-	long			 tier;	/* for logs: the tier published */
+	struct log_tier		 tier;	/* for logs: the tier published */
 
 	/* out */
 	int			 synced;	/* DNS holds want (written, or found so) */
@@ -43,7 +45,9 @@ struct publication {
 };
 
 void	 publication_init(struct publication *p, const struct domain_cfg *cfg,
-	    const struct st_domain *st, struct state *db, long tier);
+	    const struct st_domain *st, struct state *db, struct tier tier);
+/* The tier as logs and status show it: "0", "0, location austin"... */
+void	 tier_text(const struct log_tier *t, char *buf, size_t len);
 /* Adds an address of the tier to publish. */
 void	 publication_add(struct publication *p, const struct addr *a);
 /* Does the domain manage family index i (0: A, 1: AAAA)? */

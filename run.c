@@ -70,6 +70,13 @@ load(struct run *r)
 		state_get_domain(r->st, d->cfg->name, &d->st);
 		d->dec.attempts = d->cfg->pol.attempts;
 		d->dec.recover_after = d->cfg->pol.recover_after;
+		d->dec.min_healthy = d->cfg->pol.min_healthy;
+		d->dec.publish_one = d->cfg->pol.publish_one;
+		d->dec.failback_manual = d->cfg->pol.failback_manual;
+		d->dec.has_current = d->st.has_tier;
+		d->dec.current.priority = d->st.tier;
+		d->dec.current.rank = d->st.tier_rank >= 0 ? d->st.tier_rank :
+		    0;
 		d->eps = xcalloc(d->cfg->neps, sizeof(*d->eps));
 		d->dep = xcalloc(d->cfg->neps, sizeof(*d->dep));
 		for (j = 0; j < d->cfg->neps; j++) {
@@ -81,6 +88,7 @@ load(struct run *r)
 			state_get_endpoint(r->st, d->cfg->name, e->cfg->name,
 			    e->cfg->ip.s, e->cfg->url, &e->st);
 			de->priority = e->cfg->priority;
+			de->rank = e->cfg->rank;
 			de->has_state = e->st.found;
 			de->failures = e->st.failures;
 			de->passes = e->st.passes;
@@ -283,7 +291,12 @@ save(struct run *r)
 			sd.unsure = 1;
 		if (d->pub.synced) {
 			sd.has_tier = 1;
-			sd.tier = d->dec.tier;
+			sd.tier = d->pub.tier.priority;
+			sd.tier_rank = d->pub.tier.located ?
+			    d->pub.tier.rank : -1;
+			snprintf(sd.tier_location, sizeof(sd.tier_location),
+			    "%s", d->pub.tier.location != NULL ?
+			    d->pub.tier.location : "");
 			sd.last_error[0] = '\0';
 			if (d->pub.wrote)
 				sd.last_change = r->now;
@@ -301,9 +314,12 @@ save(struct run *r)
 			goto dberr;
 		for (k = 0; k < d->pub.nchanges; k++)
 			if (state_add_change(r->st, r->now, d->cfg->name,
-			    d->pub.changes[k].family, d->cfg->pol.ttl, d->pub.changes[k].old,
-			    d->pub.changes[k].new, d->dec.has_tier ? d->dec.tier : -1,
-			    !d->pub.failed, d->pub.failed ? d->pub.error : NULL) == -1)
+			    d->pub.changes[k].family, d->cfg->pol.ttl,
+			    d->pub.changes[k].old, d->pub.changes[k].new,
+			    d->pub.tier.priority, d->pub.tier.located ?
+			    d->pub.tier.rank : -1, d->pub.tier.location,
+			    !d->pub.failed, d->pub.failed ? d->pub.error : NULL)
+			    == -1)
 				goto dberr;
 	}
 	if (state_finish_run(r->st, r->now, r->cfg) == -1)
@@ -342,12 +358,18 @@ build_report(struct run *r, struct report *rep, int from_run)
 		rd->neps = d->cfg->neps;
 		rd->has_tier = d->st.has_tier;
 		rd->tier = d->st.tier;
+		rd->located = d->cfg->pol.location != NULL;
+		rd->tier_rank = d->st.tier_rank;
+		rd->tier_location = d->st.tier_location[0] != '\0' ?
+		    d->st.tier_location : NULL;
 		rd->last_change = d->st.last_change;
 		rd->last_error = d->st.last_error[0] ? d->st.last_error : NULL;
 		rd->why = d->why[0] ? d->why : NULL;
 		if (from_run && d->dec.any_healthy) {
 			rd->has_tier = 1;
-			rd->tier = d->dec.tier;
+			rd->tier = d->pub.tier.priority;
+			rd->tier_rank = d->pub.tier.rank;
+			rd->tier_location = d->pub.tier.location;
 		}
 		for (j = 0; j < d->cfg->neps; j++) {
 			struct report_ep *re = &rd->eps[j];

@@ -51,7 +51,9 @@ struct st_endpoint {
 struct st_domain {
 	int		 found;
 	int		 has_tier;
-	long		 tier;
+	long		 tier;		/* its priority */
+	long		 tier_rank;	/* its location rank, -1: no location */
+	char		 tier_location[64];	/* "" for none or the others */
 	long long	 last_change;	/* ms of the last successful DNS change, 0: none */
 	char		 last_error[512];	/* "" when none */
 	int		 unhealthy;	/* last run found no healthy endpoint */
@@ -112,10 +114,14 @@ int	 state_mark_unsure(struct state *st, const char *domain,
 int	 state_add_check(struct state *st, long long when, const char *domain,
 	    const char *endpoint, const char *ip, int ok, long status,
 	    long latency_ms, const char *reason);
-/* One DNS change attempt to history; error NULL on success. */
+/*
+ * One DNS change attempt to history; error NULL on success.  tier < 0:
+ * none; rank < 0: the domain has no location; location NULL: none.
+ */
 int	 state_add_change(struct state *st, long long when, const char *domain,
 	    int family, long ttl, const char *old_set, const char *new_set,
-	    long tier, int ok, const char *error);
+	    long tier, long rank, const char *location, int ok,
+	    const char *error);
 /*
  * Ends a run: records its time, drops domains and endpoints that are no
  * longer configured (history stays), prunes checks older than history_ms

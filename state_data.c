@@ -26,8 +26,8 @@ static const char *const stmt_sql[S_MAX] = {
 	[S_GET_EP] = "SELECT ip, url, failures, passes, removed, last_check,"
 	    " last_ok, last_status, latency_ms, last_result"
 	    " FROM endpoints WHERE domain = ?1 AND name = ?2",
-	[S_GET_DOM] = "SELECT tier, last_change, last_error, unhealthy, unsure"
-	    " FROM domains WHERE name = ?1",
+	[S_GET_DOM] = "SELECT tier, last_change, last_error, unhealthy, unsure,"
+	    " tier_rank, tier_location FROM domains WHERE name = ?1",
 	[S_GET_PUB] = "SELECT type, ttl, addresses FROM published"
 	    " WHERE domain = ?1",
 	[S_GET_META] = "SELECT value FROM meta WHERE key = ?1",
@@ -43,10 +43,13 @@ static const char *const stmt_sql[S_MAX] = {
 	    " last_result = excluded.last_result,"
 	    " latency_ms = excluded.latency_ms",
 	[S_PUT_DOM] = "INSERT INTO domains (name, provider, ttl, tier,"
-	    " last_change, last_error, unhealthy, unsure)"
-	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
+	    " last_change, last_error, unhealthy, unsure, tier_rank,"
+	    " tier_location)"
+	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"
 	    " ON CONFLICT (name) DO UPDATE SET provider = excluded.provider,"
 	    " ttl = excluded.ttl, tier = excluded.tier,"
+	    " tier_rank = excluded.tier_rank,"
+	    " tier_location = excluded.tier_location,"
 	    " last_change = excluded.last_change,"
 	    " last_error = excluded.last_error, unhealthy = excluded.unhealthy,"
 	    " unsure = excluded.unsure",
@@ -59,8 +62,8 @@ static const char *const stmt_sql[S_MAX] = {
 	    " status, latency_ms, reason)"
 	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
 	[S_ADD_CHANGE] = "INSERT INTO changes (time, domain, type, ttl, old,"
-	    " new, tier, ok, error)"
-	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+	    " new, tier, ok, error, tier_rank, tier_location)"
+	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
 	[S_PUT_META] = "INSERT INTO meta (key, value) VALUES (?1, ?2)"
 	    " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
 	[S_CFG_CLEAR_DOM] = "DELETE FROM temp.cfg_domains",
@@ -305,6 +308,11 @@ state_get_domain(struct state *st, const char *domain, struct st_domain *out)
 		    v != NULL ? v : "");
 		out->unhealthy = sqlite3_column_int(s, 3);
 		out->unsure = sqlite3_column_int(s, 4);
+		out->tier_rank = sqlite3_column_type(s, 5) != SQLITE_NULL ?
+		    (long)sqlite3_column_int64(s, 5) : -1;
+		v = (const char *)sqlite3_column_text(s, 6);
+		snprintf(out->tier_location, sizeof(out->tier_location), "%s",
+		    v != NULL ? v : "");
 	} else if (step != SQLITE_DONE) {
 		st_set_err(st, "domain %s: %s", domain, sqlite3_errmsg(st->db));
 		goto out;
@@ -405,6 +413,10 @@ state_put_domain(struct state *st, const char *domain, const char *provider,
 		b |= bind_text(s, 6, d->last_error);
 	b |= sqlite3_bind_int(s, 7, d->unhealthy != 0);
 	b |= sqlite3_bind_int(s, 8, d->unsure != 0);
+	if (d->has_tier && d->tier_rank >= 0)
+		b |= sqlite3_bind_int64(s, 9, d->tier_rank);
+	if (d->has_tier && d->tier_location[0] != '\0')
+		b |= bind_text(s, 10, d->tier_location);
 	return run_stmt(st, s, b, "domain");
 }
 
@@ -486,7 +498,7 @@ state_add_check(struct state *st, long long when, const char *domain,
 int
 state_add_change(struct state *st, long long when, const char *domain,
     int family, long ttl, const char *old_set, const char *new_set,
-    long tier, int ok, const char *error)
+    long tier, long rank, const char *location, int ok, const char *error)
 {
 	sqlite3_stmt	*s;
 	int		 b = 0;
@@ -504,6 +516,10 @@ state_add_change(struct state *st, long long when, const char *domain,
 		b |= sqlite3_bind_int64(s, 7, tier);
 	b |= sqlite3_bind_int(s, 8, ok != 0);
 	b |= bind_text(s, 9, error);
+	if (tier >= 0 && rank >= 0)
+		b |= sqlite3_bind_int64(s, 10, rank);
+	if (tier >= 0)
+		b |= bind_text(s, 11, location);
 	return run_stmt(st, s, b, "change history");
 }
 

@@ -85,6 +85,17 @@ const char *const state_migrations[] = {
 	"  key TEXT PRIMARY KEY NOT NULL,\n"
 	"  value TEXT\n"
 	") STRICT;\n",
+	/*
+	 * 2: a tier is a location rank and a priority (SPEC 9); tier
+	 * stays the priority.  tier_rank: 0 the domain's own location,
+	 * then its failover locations in order, then the others;
+	 * tier_location: that location's name, NULL for the others.  Both
+	 * NULL for a domain without a location.
+	 */
+	"ALTER TABLE domains ADD COLUMN tier_rank INTEGER;\n"
+	"ALTER TABLE domains ADD COLUMN tier_location TEXT;\n"
+	"ALTER TABLE changes ADD COLUMN tier_rank INTEGER;\n"
+	"ALTER TABLE changes ADD COLUMN tier_location TEXT;\n",
 };
 
 const int state_schema_version =

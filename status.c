@@ -72,6 +72,9 @@ domain_json(const struct report_domain *d)
 	json_object_set_new(o, "published", pub);
 	json_object_set_new(o, "tier", d->has_tier ? json_integer(d->tier) :
 	    json_null());
+	json_object_set_new(o, "tierLocation", d->has_tier && d->located &&
+	    d->tier_location != NULL ? json_text(d->tier_location) :
+	    json_null());
 	json_object_set_new(o, "lastChange", json_time(d->last_change));
 	json_object_set_new(o, "lastError", json_text(d->last_error));
 	json_object_set_new(o, "endpoints", eps);
@@ -143,9 +146,15 @@ report_print_text(FILE *f, const struct report *r)
 
 		fprintf(f, "\n%s: %s (provider %s, ttl %ld)\n", d->name,
 		    dom_status_str(d->status), d->provider, d->ttl);
-		if (d->has_tier)
+		if (d->has_tier && !d->located)
 			fprintf(f, "  published: %s (tier %ld)\n",
 			    pub[0] ? pub : "nothing", d->tier);
+		else if (d->has_tier)
+			fprintf(f, "  published: %s (tier %ld, %s%s)\n",
+			    pub[0] ? pub : "nothing", d->tier,
+			    d->tier_location != NULL ? "location " : "other "
+			    "locations", d->tier_location != NULL ?
+			    d->tier_location : "");
 		else
 			fprintf(f, "  published: %s\n", pub[0] ? pub : "nothing");
 		free(pub);

@@ -33,7 +33,10 @@ struct report_domain {
 	int		 status;	/* enum dom_status */
 	struct addrset	 published;	/* both families */
 	int		 has_tier;
-	long		 tier;
+	long		 tier;		/* the tier's priority */
+	int		 located;	/* the domain prefers a location */
+	long		 tier_rank;	/* with located: the tier's location rank */
+	const char	*tier_location;	/* with located: its name, NULL: the others */
 	long long	 last_change;	/* 0: never */
 	const char	*last_error;	/* NULL: none */
 	const char	*why;		/* dry run: what would happen, else NULL */

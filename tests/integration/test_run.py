@@ -176,9 +176,9 @@ def test_status_json_shape(ddup, bind_server, http_server):
     doc = ddup.status()
     assert set(doc) == {"generatedAt", "lastRun", "domains"}
     d = doc["domains"][0]
-    assert set(d) == {"name", "provider", "ttl", "status", "published", "tier", "lastChange",
-                      "lastError", "endpoints"}
-    assert (d["provider"], d["ttl"], d["tier"]) == ("bind", 60, 0)
+    assert set(d) == {"name", "provider", "ttl", "status", "published", "tier", "tierLocation",
+                      "lastChange", "lastError", "endpoints"}
+    assert (d["provider"], d["ttl"], d["tier"], d["tierLocation"]) == ("bind", 60, 0, None)
     assert d["lastChange"].endswith("Z")
     e = d["endpoints"][0]
     assert set(e) == {"name", "url", "ip", "priority", "state", "healthy", "published",

@@ -16,6 +16,12 @@
 
 #include "decide.h"
 
+/*
+ * The tables write what a case needs and leave the rest zero (no
+ * policy, nothing drained): that is what the initialisers are for.
+ */
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+
 #define MAXEP	8
 #define MAXRUN	16
 
@@ -24,6 +30,10 @@ struct run {
 	const char	*dns;		/* per endpoint: 1 in DNS after the run */
 	const char	*states;	/* space-separated ep_state names */
 	const char	*domain;	/* dom_status name */
+	int		 waiting;	/* a better choice waits (manual failback) */
+	const char	*drained;	/* per endpoint: D drained; NULL: none */
+	int		 failback;	/* --failback was asked before this run */
+	int		 control_failed; /* controlUrl failed in this run */
 };
 
 struct scenario {
@@ -34,7 +44,17 @@ struct scenario {
 	int		 family[MAXEP];	/* 4 or 6; 0 means 4 */
 	int		 n;
 	struct run	 runs[MAXRUN];
+	long		 rank[MAXEP];	/* location rank */
+	long		 min_healthy;
+	int		 publish_one;
+	int		 manual;	/* failback = manual */
 };
+
+/*
+ * The directory-sync location examples: six servers, in this file
+ * order, and the location of each (a: austin, l: london, b: boston).
+ */
+#define SIX	"austin1 london1 boston1 austin2 boston2 london2"
 
 static const struct scenario scenarios[] = {
 	/* ddup README, "Failover with priorities": a primary and a backup. */
@@ -136,6 +156,210 @@ static const struct scenario scenarios[] = {
 		{ "FP", "10", "failing standby", "warning" },
 		{ "--", "10", "failing standby", "warning" },
 	} },
+
+	/*
+	 * SPEC 9, directory-sync failover: SIX without locations, publish
+	 * one, manual failback.  List order is the order of preference;
+	 * the server in use is kept until it fails, then the best healthy
+	 * one takes over; past the end of the list, the top again.
+	 */
+	{ .name = SIX ", publish one, manual failback", .attempts = 1,
+	  .recover_after = 1, .n = 6, .publish_one = 1, .manual = 1, .runs = {
+		{ "PPPPPP", "100000", "active standby standby standby standby "
+		  "standby", "healthy", 0 },
+		{ "FPPPPP", "010000", "down active standby standby standby "
+		  "standby", "warning", 0 },
+		{ "FFPPPP", "001000", "down down active standby standby "
+		  "standby", "warning", 0 },
+		{ "FFFPPP", "000100", "down down down active standby standby",
+		  "warning", 0 },
+		{ "FFFFPP", "000010", "down down down down active standby",
+		  "warning", 0 },
+		{ "FFFFFP", "000001", "down down down down down active",
+		  "warning", 0 },
+		/* Everything back: london2 stays, austin1 waits. */
+		{ "PPPPPP", "000001", "standby standby standby standby "
+		  "standby active", "healthy", 1 },
+		{ "PPPPPP", "000001", "standby standby standby standby "
+		  "standby active", "healthy", 1 },
+		/* london2 fails: past the end of the list, the top. */
+		{ "PPPPPF", "100000", "active standby standby standby "
+		  "standby down", "warning", 0 },
+		/* austin1 fails, london1 takes over and keeps it. */
+		{ "FPPPPP", "010000", "down active standby standby standby "
+		  "standby", "warning", 0 },
+		{ "PPPPPP", "010000", "standby active standby standby standby "
+		  "standby", "healthy", 1 },
+		/* --failback: the best healthy one, at the next run. */
+		{ "PPPPPP", "100000", "active standby standby standby standby "
+		  "standby", "healthy", 0, NULL, 1 },
+	} },
+	/* The same with automatic failback: austin1 back when healthy. */
+	{ .name = SIX ", publish one, auto failback", .attempts = 1,
+	  .recover_after = 1, .n = 6, .publish_one = 1, .runs = {
+		{ "PPPPPP", "100000", "active standby standby standby standby "
+		  "standby", "healthy" },
+		{ "FPPPPP", "010000", "down active standby standby standby "
+		  "standby", "warning" },
+		{ "FFPPPP", "001000", "down down active standby standby "
+		  "standby", "warning" },
+		{ "PFPPPP", "100000", "active down standby standby standby "
+		  "standby", "warning" },
+	} },
+	/*
+	 * Locations, the checker in austin: austin1, then austin2, then
+	 * the rest in list order (london1, boston1, boston2, london2).
+	 */
+	{ .name = SIX ", location austin, publish one", .attempts = 1,
+	  .recover_after = 1, .n = 6, .publish_one = 1,
+	  .rank = { 0, 1, 1, 0, 1, 1 }, .runs = {
+		{ "PPPPPP", "100000", "active standby standby standby standby "
+		  "standby", "healthy" },
+		{ "FPPPPP", "000100", "down standby standby active standby "
+		  "standby", "warning" },
+		{ "FPPFPP", "010000", "down active standby down standby "
+		  "standby", "warning" },
+		{ "FFPFPP", "001000", "down down active down standby standby",
+		  "warning" },
+		{ "FFFFPP", "000010", "down down down down active standby",
+		  "warning" },
+		{ "FFFFFP", "000001", "down down down down down active",
+		  "warning" },
+		{ "FFFPFP", "000100", "down down down active down standby",
+		  "warning" },
+		{ "PPPPPP", "100000", "active standby standby standby standby "
+		  "standby", "healthy" },
+	} },
+	/* With failoverLocations = boston: boston before london. */
+	{ .name = SIX ", location austin, failover boston, publish one",
+	  .attempts = 1, .recover_after = 1, .n = 6, .publish_one = 1,
+	  .rank = { 0, 2, 1, 0, 1, 2 }, .runs = {
+		{ "PPPPPP", "100000", "active standby standby standby standby "
+		  "standby", "healthy" },
+		{ "FPPPPP", "000100", "down standby standby active standby "
+		  "standby", "warning" },
+		{ "FPPFPP", "001000", "down standby active down standby "
+		  "standby", "warning" },
+		{ "FPFFPP", "000010", "down standby down down active standby",
+		  "warning" },
+		{ "FPFFFP", "010000", "down active down down down standby",
+		  "warning" },
+		{ "FFFFFP", "000001", "down down down down down active",
+		  "warning" },
+		{ "FFPFFP", "001000", "down down active down down standby",
+		  "warning" },
+		{ "PPPPPP", "100000", "active standby standby standby standby "
+		  "standby", "healthy" },
+	} },
+	/* The same with publish = all: a location's servers together. */
+	{ .name = SIX ", location austin, failover boston, publish all",
+	  .attempts = 1, .recover_after = 1, .n = 6,
+	  .rank = { 0, 2, 1, 0, 1, 2 }, .runs = {
+		{ "PPPPPP", "100100", "active standby standby active standby "
+		  "standby", "healthy" },
+		{ "FPPPPP", "000100", "down standby standby active standby "
+		  "standby", "warning" },
+		{ "FPPFPP", "001010", "down standby active down active "
+		  "standby", "warning" },
+		{ "FPFFFP", "010001", "down active down down down active",
+		  "warning" },
+		{ "FPFPFP", "000100", "down standby down active down standby",
+		  "warning" },
+	} },
+	/* Priority orders endpoints inside a location. */
+	{ .name = "priority inside a location", .attempts = 1,
+	  .recover_after = 1, .n = 3, .prio = { 10, 0, 0 },
+	  .rank = { 0, 0, 1 }, .runs = {
+		{ "PPP", "010", "standby active standby", "healthy" },
+		{ "PFP", "100", "active down standby", "warning" },
+		{ "FFP", "001", "down down active", "warning" },
+	} },
+	/*
+	 * minHealthy = 2: a tier with one healthy endpoint is passed over;
+	 * when none has two, the best with any.
+	 */
+	{ .name = "minHealthy 2", .attempts = 1, .recover_after = 1, .n = 4,
+	  .prio = { 0, 0, 10, 10 }, .min_healthy = 2, .runs = {
+		{ "PPPP", "1100", "active active standby standby", "healthy" },
+		{ "FPPP", "0011", "down standby active active", "warning" },
+		{ "FPFP", "0100", "down active down standby", "warning" },
+		{ "FFFF", "0100", "down down down down", "unhealthy" },
+		{ "PPPP", "1100", "active active standby standby", "healthy" },
+	} },
+	/* minHealthy with publish one: the first of the tier that has enough. */
+	{ .name = "minHealthy 2, publish one", .attempts = 1,
+	  .recover_after = 1, .n = 4, .prio = { 0, 0, 10, 10 },
+	  .min_healthy = 2, .publish_one = 1, .runs = {
+		{ "PPPP", "1000", "active standby standby standby", "healthy" },
+		{ "PFPP", "0010", "standby down active standby", "warning" },
+	} },
+	/*
+	 * Manual failback: the current tier is kept while any endpoint of
+	 * it is healthy; --failback goes back at the next run.
+	 */
+	{ .name = "manual failback, priorities", .attempts = 1,
+	  .recover_after = 1, .n = 3, .prio = { 0, 10, 10 }, .manual = 1,
+	  .runs = {
+		{ "PPP", "100", "active standby standby", "healthy", 0 },
+		{ "FPP", "011", "down active active", "warning", 0 },
+		{ "PPP", "011", "standby active active", "healthy", 1 },
+		{ "PFP", "001", "standby down active", "warning", 1 },
+		{ "PFF", "100", "active down down", "warning", 0 },
+		{ "FPP", "011", "down active active", "warning", 0 },
+		{ "PPP", "100", "active standby standby", "healthy", 0, NULL,
+		  1 },
+	} },
+	/* Manual with minHealthy: a tier gone below it is left. */
+	{ .name = "manual failback, minHealthy 2", .attempts = 1,
+	  .recover_after = 1, .n = 4, .prio = { 0, 0, 10, 10 },
+	  .min_healthy = 2, .manual = 1, .runs = {
+		{ "PPPP", "1100", "active active standby standby", "healthy",
+		  0 },
+		{ "FPPP", "0011", "down standby active active", "warning", 0 },
+		{ "PPPP", "0011", "standby standby active active", "healthy",
+		  1 },
+		{ "PPPF", "1100", "active active standby down", "warning", 0 },
+	} },
+	/*
+	 * Drained endpoints are checked, never published; draining the
+	 * last one leaves DNS as it is (SPEC 5); undrained, back.
+	 */
+	{ .name = "drain", .attempts = 1, .recover_after = 1, .n = 3,
+	  .prio = { 0, 0, 10 }, .runs = {
+		{ "PPP", "110", "active active standby", "healthy" },
+		{ "PPP", "010", "drained active standby", "warning", 0, "D--" },
+		{ "PPP", "001", "drained drained active", "warning", 0, "DD-" },
+		{ "FPP", "001", "drained drained active", "warning", 0, "DD-" },
+		{ "PPP", "001", "drained drained drained", "unhealthy", 0,
+		  "DDD" },
+		{ "PPP", "110", "active active standby", "healthy" },
+	} },
+	/* A drained endpoint with publish one: the next in file order. */
+	{ .name = "drain, publish one", .attempts = 2, .recover_after = 1,
+	  .n = 3, .publish_one = 1, .runs = {
+		{ "PPP", "100", "active standby standby", "healthy" },
+		{ "PPP", "010", "drained active standby", "warning", 0, "D--" },
+		{ "PPP", "100", "active standby standby", "healthy" },
+	} },
+	/*
+	 * A failed controlUrl: failures do not count, passes do, DNS is
+	 * not touched.
+	 */
+	{ .name = "control URL failed", .attempts = 1, .recover_after = 2,
+	  .n = 2, .prio = { 0, 10 }, .runs = {
+		{ "PP", "10", "active standby", "healthy" },
+		{ "FF", "10", "active standby", "healthy", 0, NULL, 0, 1 },
+		{ "FP", "10", "active standby", "healthy", 0, NULL, 0, 1 },
+		{ "FP", "01", "down active", "warning" },
+		{ "PF", "01", "recovering active", "warning", 0, NULL, 0, 1 },
+		{ "PF", "10", "active down", "warning" },
+	} },
+	/* A first run whose control URL fails: nothing known, nothing done. */
+	{ .name = "control URL failed on the first run", .attempts = 2,
+	  .recover_after = 1, .n = 2, .prio = { 0, 10 }, .runs = {
+		{ "FF", "00", "unknown unknown", "unknown", 0, NULL, 0, 1 },
+		{ "FP", "01", "down active", "warning" },
+	} },
 };
 
 static void
@@ -160,8 +384,9 @@ play(const struct scenario *s)
 {
 	struct dec_ep	 eps[MAXEP];
 	struct dec_domain d;
-	int		 in_dns[MAXEP] = { 0 };
-	int		 has_state = 0;
+	struct tier	 current = { 0, 0 };
+	int		 in_dns[MAXEP] = { 0 }, last_ok[MAXEP] = { 0 };
+	int		 has_state = 0, has_current = 0;
 	int		 i, r;
 
 	memset(eps, 0, sizeof(eps));
@@ -173,24 +398,42 @@ play(const struct scenario *s)
 		memset(&d, 0, sizeof(d));
 		d.attempts = s->attempts;
 		d.recover_after = s->recover_after;
+		d.min_healthy = s->min_healthy;
+		d.publish_one = s->publish_one;
+		d.failback_manual = s->manual;
+		d.failback_now = run->failback;
+		d.control_failed = run->control_failed;
+		d.has_current = has_current;
+		d.current = current;
 		for (i = 0; i < s->n; i++) {
 			struct dec_ep *e = &eps[i];
 
 			e->priority = s->prio[i];
+			e->rank = s->rank[i];
+			e->drained = run->drained != NULL &&
+			    run->drained[i] == 'D';
 			e->has_state = has_state;
 			e->failures = e->new_failures;
 			e->passes = e->new_passes;
 			e->removed = e->new_removed;
 			e->published = in_dns[i];
-			if (run->checks[i] != '-')
-				e->last_ok = run->checks[i] == 'P';
+			e->last_ok = last_ok[i];
 			e->result = run->checks[i] == 'P' ? CR_PASS :
 			    run->checks[i] == 'F' ? CR_FAIL : CR_NONE;
 		}
 		decide(&d, eps, (size_t)s->n);
-		/* The caller's part: write DNS only when something is healthy. */
+		/*
+		 * The caller's part: write DNS only when something is
+		 * healthy and the checker's own network is fine.
+		 */
+		if (d.any_healthy && !run->control_failed) {
+			has_current = 1;
+			current = d.tier;
+		}
 		for (i = 0; i < s->n; i++) {
-			if (d.any_healthy)
+			if (eps[i].counted)
+				last_ok[i] = run->checks[i] == 'P';
+			if (d.any_healthy && !run->control_failed)
 				in_dns[i] = eps[i].publish;
 			eps[i].published = in_dns[i];
 			dns[i] = in_dns[i] ? '1' : '0';
@@ -208,6 +451,9 @@ play(const struct scenario *s)
 		if (strcmp(dom_status_str(d.status), run->domain) != 0)
 			fail_msg("%s, run %d: domain %s, want %s", s->name,
 			    r + 1, dom_status_str(d.status), run->domain);
+		if (d.waiting != run->waiting)
+			fail_msg("%s, run %d: waiting %d, want %d", s->name,
+			    r + 1, d.waiting, run->waiting);
 		/* A tier without IPv6 empties AAAA. */
 		if (any6 && d.any_healthy && strchr(run->dns, '1') != NULL) {
 			int dns6 = 0;
@@ -217,7 +463,7 @@ play(const struct scenario *s)
 					dns6 = 1;
 			assert_int_equal(want6, dns6);
 		}
-		if (run->checks[0] != '-')
+		if (run->checks[0] != '-' && !run->control_failed)
 			has_state = 1;
 	}
 }
@@ -247,7 +493,8 @@ test_tier(void **unused)
 	eps[0].result = eps[1].result = eps[2].result = CR_PASS;
 	decide(&d, eps, 3);
 	assert_true(d.has_tier);
-	assert_int_equal(d.tier, 7);
+	assert_int_equal(d.tier.priority, 7);
+	assert_int_equal(d.tier.rank, 0);
 	assert_true(eps[0].publish && !eps[1].publish && eps[2].publish);
 
 	/* Nothing healthy: no tier, nothing to publish. */

@@ -32,6 +32,10 @@
 #include "state.h"
 #include "util.h"
 
+/* The schema (state_schema.c): its migrations and version. */
+extern const char *const state_migrations[];
+extern const int state_schema_version;
+
 #define T0	1764498356123LL		/* 2025-11-30T10:25:56.123Z */
 #define DAY	(24LL * 3600 * 1000)
 
@@ -248,6 +252,8 @@ populate(const char *path)
 	memset(&d, 0, sizeof(d));
 	d.has_tier = 1;
 	d.tier = 10;
+	d.tier_rank = 1;
+	snprintf(d.tier_location, sizeof(d.tier_location), "boston");
 	d.last_change = T0 - 60000;
 	assert_int_equal(state_put_domain(st, "www.example.org", "ns1", 300,
 	    &d), 0);
@@ -262,9 +268,10 @@ populate(const char *path)
 	assert_int_equal(state_add_check(st, T0, "www.example.org", "web2",
 	    "2001:db8::2", 0, 503, 17, "HTTP 503"), 0);
 	assert_int_equal(state_add_change(st, T0 - 60000, "www.example.org",
-	    4, 300, "", "192.0.2.1 192.0.2.9", 10, 1, NULL), 0);
+	    4, 300, "", "192.0.2.1 192.0.2.9", 10, 1, "boston", 1, NULL), 0);
 	assert_int_equal(state_add_change(st, T0 - 60000, "www.example.org",
-	    6, 300, "2001:db8::2", "", 10, 0, "ns1: REFUSED"), 0);
+	    6, 300, "2001:db8::2", "", 10, 1, "boston", 0, "ns1: REFUSED"),
+	    0);
 	commit(st);
 	state_close(st);
 }
@@ -300,6 +307,8 @@ check_populated(struct state *st)
 	assert_true(d.found);
 	assert_true(d.has_tier);
 	assert_int_equal(d.tier, 10);
+	assert_int_equal(d.tier_rank, 1);
+	assert_string_equal(d.tier_location, "boston");
 	assert_true(d.last_change == T0 - 60000);
 	assert_string_equal(d.last_error, "");
 	assert_int_equal(d.unhealthy, 0);
@@ -355,7 +364,8 @@ test_roundtrip(void **ctx)
 	state_domain_free(&d);
 	state_close(st);
 
-	assert_int_equal(raw_int(f->path, "PRAGMA user_version"), 1);
+	assert_int_equal(raw_int(f->path, "PRAGMA user_version"),
+	    state_schema_version);
 	assert_int_equal(raw_int(f->path,
 	    "SELECT count(*) FROM pragma_integrity_check"
 	    " WHERE integrity_check = 'ok'"), 1);
@@ -477,6 +487,56 @@ test_junk(void **ctx)
 	refused(f->path, "not a ddup state file");
 }
 
+
+/*
+ * A file of schema 1 with a domain on a tier: upgraded in place, its
+ * rows kept, the tier without a location, and the new columns usable.
+ */
+static void
+test_migrate_from_1(void **ctx)
+{
+	struct fx	*f = *ctx;
+	struct state	*st;
+	struct st_domain d;
+	char		 sql[512];
+
+	raw_exec(f->path, state_migrations[0]);
+	snprintf(sql, sizeof(sql), "INSERT INTO domains (name, provider, ttl,"
+	    " tier, unhealthy) VALUES ('www.example.org', 'ns1', 60, 10, 0);"
+	    " INSERT INTO changes (time, domain, type, ttl, old, new, tier,"
+	    " ok) VALUES ('2025-11-30T10:25:56.123Z', 'www.example.org', 'A',"
+	    " 60, '', '192.0.2.1', 10, 1);"
+	    " PRAGMA user_version = 1; PRAGMA application_id = %d",
+	    0x64647570);
+	raw_exec(f->path, sql);
+
+	st = open_ok(f->path, STATE_RW);
+	assert_int_equal(state_get_domain(st, "www.example.org", &d), 0);
+	assert_true(d.found && d.has_tier);
+	assert_int_equal(d.tier, 10);
+	assert_int_equal(d.tier_rank, -1);
+	assert_string_equal(d.tier_location, "");
+	begin(st);
+	d.tier_rank = 2;
+	snprintf(d.tier_location, sizeof(d.tier_location), "london");
+	assert_int_equal(state_put_domain(st, "www.example.org", "ns1", 60,
+	    &d), 0);
+	assert_int_equal(state_add_change(st, T0, "www.example.org", 4, 60,
+	    "192.0.2.1", "192.0.2.2", 0, 2, "london", 1, NULL), 0);
+	commit(st);
+	state_domain_free(&d);
+	state_close(st);
+
+	assert_int_equal(raw_int(f->path, "PRAGMA user_version"),
+	    state_schema_version);
+	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM changes"), 2);
+	assert_int_equal(raw_int(f->path, "SELECT tier_rank FROM domains"), 2);
+	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM changes"
+	    " WHERE tier_location = 'london' AND tier_rank = 2"), 1);
+	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM changes"
+	    " WHERE tier_rank IS NULL AND tier = 10"), 1);
+}
+
 static void
 test_foreign(void **ctx)
 {
@@ -505,7 +565,8 @@ test_future(void **ctx)
 	populate(f->path);
 	raw_exec(f->path, "PRAGMA user_version = 99");
 	snprintf(want, sizeof(want), "%s: state file schema version 99 is"
-	    " newer than this ddup-check (1)", f->path);
+	    " newer than this ddup-check (%d)", f->path,
+	    state_schema_version);
 	refused(f->path, want);
 }
 
@@ -598,7 +659,8 @@ test_ro_missing(void **ctx)
 	assert_null(st);
 	st = open_ok(f->path, STATE_RW);
 	state_close(st);
-	assert_int_equal(raw_int(f->path, "PRAGMA user_version"), 1);
+	assert_int_equal(raw_int(f->path, "PRAGMA user_version"),
+	    state_schema_version);
 }
 
 static void
@@ -631,7 +693,8 @@ test_finish_run(void **ctx)
 	assert_int_equal(state_put_domain(st, "gone.example.org", "ns1", 300,
 	    &d), 0);
 	assert_int_equal(state_add_change(st, T0 - 400 * DAY,
-	    "gone.example.org", 4, 300, "", "192.0.2.5", -1, 1, NULL), 0);
+	    "gone.example.org", 4, 300, "", "192.0.2.5", -1, -1, NULL, 1, NULL),
+	    0);
 	/* The cut is exact to the millisecond. */
 	assert_int_equal(state_add_check(st, T0 + 1000 - 2 * DAY - 1,
 	    "www.example.org", "web1", "192.0.2.1", 1, 200, 1, "edge-old"), 0);
@@ -1122,7 +1185,8 @@ test_concurrent_runs(void **ctx)
 		assert_int_equal(n_locked, NRUNS - 1);
 		if (round == 0)
 			assert_int_equal(raw_int(f->path,
-			    "PRAGMA user_version"), 1);
+			    "PRAGMA user_version"),
+	    state_schema_version);
 		else
 			populate(f->path);	/* and the lock was let go */
 	}
@@ -1167,6 +1231,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_unsure, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_junk, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_foreign, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_migrate_from_1, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_future, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_modes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_missing_parents, setup,
