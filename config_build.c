@@ -257,7 +257,7 @@ build_provider(struct ctx *x, const struct rsec *s, struct provider_cfg *pc)
 {
 	const struct provider_key *pk;
 	const struct rkey *k, *type = NULL;
-	const char *key;
+	const char *key, *w;
 	char err[512], *v;
 	size_t i;
 	int nerr = x->nerr;
@@ -319,10 +319,8 @@ build_provider(struct ctx *x, const struct rsec *s, struct provider_cfg *pc)
 	if (pc->ops->check(pc, &key, err, sizeof(err)) == -1)
 		cfg_problem(x, provider_cfg_line(pc, key), 0, "provider '%s': "
 		    "%s", pc->name, err[0] != '\0' ? err : "invalid settings");
-	if (strcmp(pc->ops->type, "rfc2136") == 0 &&
-	    provider_cfg_get(pc, "keySecret") == NULL)
-		cfg_problem(x, s->line, 1, "provider '%s': updates will not be "
-		    "signed (no TSIG key)", pc->name);
+	if (pc->ops->warning != NULL && (w = pc->ops->warning(pc)) != NULL)
+		cfg_problem(x, s->line, 1, "provider '%s': %s", pc->name, w);
 }
 
 /* Lower-cases s in place and drops one trailing dot; 0 if not a DNS name. */
@@ -465,6 +463,25 @@ build_endpoint(struct ctx *x, struct rsec *s, struct domain_cfg *d,
 }
 
 /* The domain of section idx; seen: the names of the domains so far. */
+/*
+ * The domain's TTL must be one its provider's API accepts; line is that
+ * of the ttl key (0: inherited from the defaults, or the default).
+ */
+static void
+check_ttl(struct ctx *x, const struct domain_cfg *d, int line)
+{
+	const struct provider_ops *ops = d->provider->ops;
+	long ttl = d->pol.ttl;
+
+	if ((ttl >= ops->ttl_min && ttl <= ops->ttl_max) ||
+	    (ttl == 1 && (ops->caps & PCAP_TTL_AUTO) != 0))
+		return;
+	cfg_problem(x, line != 0 ? line : d->line, 0, "domain %s: ttl %ld is "
+	    "outside what provider '%s' (%s) accepts: %ld..%ld%s", d->name,
+	    ttl, d->provider->name, ops->type, ops->ttl_min, ops->ttl_max,
+	    (ops->caps & PCAP_TTL_AUTO) != 0 ? ", or 1 for automatic" : "");
+}
+
 static void
 build_domain(struct ctx *x, size_t idx, const struct hc *defaults,
     struct nameset *seen)
@@ -505,7 +522,9 @@ build_domain(struct ctx *x, size_t idx, const struct hc *defaults,
 		cfg_problem(x, s->line, 0, "domain %s: missing 'provider'",
 		    d->name);
 	if (good && d->provider != NULL && d->provider->ops != NULL &&
-	    (zone = provider_cfg_get(d->provider, "zone")) != NULL) {
+	    d->provider->ops->zone_key != NULL && (zone =
+	    provider_cfg_get(d->provider, d->provider->ops->zone_key)) !=
+	    NULL) {
 		z = xstrdup(zone);
 		(void)dns_name(z, 1);
 		zl = strlen(z);
@@ -518,6 +537,8 @@ build_domain(struct ctx *x, size_t idx, const struct hc *defaults,
 			    d->provider->name);
 		free(z);
 	}
+	if (d->provider != NULL && d->provider->ops != NULL)
+		check_ttl(x, d, cfg_hc_line(&h, "ttl"));
 	if (d->pol.timeout_ms >= c->interval_ms) {
 		warnline = cfg_hc_line(&h, "timeout");
 		if (warnline == 0)

@@ -4,6 +4,7 @@
  * the Makefile's SRCS.
  */
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -37,7 +38,17 @@ provider_lookup(const char *type)
 const char *
 provider_types(void)
 {
-	return "rfc2136, powerdns";
+	static char list[256];
+	size_t i, len;
+
+	/* From the table, so a new provider cannot be left out. */
+	if (list[0] == '\0')
+		for (i = 0; providers[i] != NULL; i++) {
+			len = strlen(list);
+			snprintf(list + len, sizeof(list) - len, "%s%s",
+			    i > 0 ? ", " : "", providers[i]->type);
+		}
+	return list;
 }
 
 const char *

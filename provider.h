@@ -48,9 +48,27 @@ struct rrset {
 	struct addrset	 addrs;
 };
 
+/*
+ * Capabilities: what the core may ask of a provider.  The core reads
+ * these bits, never a provider's name.
+ */
+#define PCAP_CNAME	0x01	/* can publish a CNAME instead of addresses */
+#define PCAP_PROXIED	0x02	/* has a `proxied` flag per record (Cloudflare) */
+#define PCAP_ATOMIC	0x04	/* replace() of several RRsets is all or nothing */
+#define PCAP_TTL_AUTO	0x08	/* TTL 1 means "automatic", outside ttl_min */
+
 struct provider_ops {
 	const char		 *type;		/* value of `type` */
 	const struct provider_key *keys;	/* terminated by { NULL, 0 } */
+	unsigned		  caps;		/* PCAP_* */
+	long			  ttl_min;	/* the TTLs the API accepts */
+	long			  ttl_max;
+	/*
+	 * The key that holds the zone's DNS name ("zone", "zoneName"), so
+	 * the configuration can check that a domain is inside it; NULL, or
+	 * the key not given (a zone known by id), skips the check.
+	 */
+	const char		 *zone_key;
 
 	/*
 	 * Validates the values of a section whose keys already passed the
@@ -60,6 +78,12 @@ struct provider_ops {
 	 */
 	int	(*check)(const struct provider_cfg *pc, const char **key,
 		    char *err, size_t errlen);
+
+	/*
+	 * Optional: a warning about a valid section (e.g. unsigned
+	 * updates), or NULL.  No I/O.
+	 */
+	const char *(*warning)(const struct provider_cfg *pc);
 
 	/* Builds the provider's private state; NULL with err set on failure. */
 	void	*(*create)(const struct provider_cfg *pc, char *err,

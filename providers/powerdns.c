@@ -458,6 +458,11 @@ powerdns_free(void *priv)
 const struct provider_ops powerdns_ops = {
 	.type = "powerdns",
 	.keys = powerdns_keys,
+	/* A PATCH is one transaction. */
+	.caps = PCAP_ATOMIC,
+	.ttl_min = 0,
+	.ttl_max = 2147483647,
+	.zone_key = "zone",
 	.check = powerdns_check,
 	.create = powerdns_create,
 	.read = powerdns_read,

@@ -859,10 +859,24 @@ rfc2136_free(void *priv)
 	r2_free(priv);
 }
 
+static const char *
+rfc2136_warning(const struct provider_cfg *pc)
+{
+	if (provider_cfg_get(pc, "keySecret") == NULL)
+		return "updates will not be signed (no TSIG key)";
+	return NULL;
+}
+
 const struct provider_ops rfc2136_ops = {
 	.type = "rfc2136",
 	.keys = rfc2136_keys,
+	/* One UPDATE message is applied whole or not at all (RFC 2136 3.7). */
+	.caps = PCAP_ATOMIC,
+	.ttl_min = 0,
+	.ttl_max = 2147483647,
+	.zone_key = "zone",
 	.check = rfc2136_check,
+	.warning = rfc2136_warning,
 	.create = rfc2136_create,
 	.read = rfc2136_read,
 	.replace = rfc2136_replace,
