@@ -5,12 +5,13 @@
  * The DNS provider interface.  Each provider is one file in providers/
  * that defines one const struct provider_ops, listed once in the table
  * in provider.c.  The core never looks inside a provider: it asks it to
- * read a name's current A/AAAA sets and to replace them, and gets back a
+ * read a name's current RRsets and to replace them, and gets back a
  * classified error so the core (not the provider) decides what to do.
  */
 
 #include <stddef.h>
 
+#include "rrset.h"
 #include "util.h"
 
 struct provider_cfg;
@@ -37,16 +38,12 @@ struct provider_key {
 };
 
 /*
- * One RRset of a name: A (family 4) or AAAA (family 6).  For read, the
- * caller sets family; the provider fills ttl and addrs (ttl 0 and an
- * empty set when the name has no such records).  For replace, an empty
- * addrs means "delete the RRset".
+ * The RRsets of a name (rrset.h).  For read, the caller sets type; the
+ * provider fills ttl and the records (ttl 0 and nothing held when the
+ * name has no such records).  For replace, an empty RRset means "delete
+ * it".  A provider is asked for CNAME only if it has PCAP_CNAME, and
+ * looks at proxied only if it has PCAP_PROXIED.
  */
-struct rrset {
-	int		 family;
-	long		 ttl;
-	struct addrset	 addrs;
-};
 
 /*
  * Capabilities: what the core may ask of a provider.  The core reads

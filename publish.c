@@ -15,16 +15,11 @@
 #include "publish.h"
 #include "state.h"
 
-static int
-fam_index(int family)
-{
-	return family == 6 ? 1 : 0;
-}
-
 int
 publication_managed(const struct publication *p, int i)
 {
-	return i == 0 ? p->cfg->has4 : p->cfg->has6;
+	/* No endpoint publishes a CNAME yet: that type is never managed. */
+	return i == RR_A ? p->cfg->has4 : i == RR_AAAA ? p->cfg->has6 : 0;
 }
 
 void
@@ -41,8 +36,8 @@ publication_init(struct publication *p, const struct domain_cfg *cfg,
 	p->tier.located = cfg->pol.location != NULL;
 	p->tier.rank = tier.rank;
 	p->tier.location = domain_rank_location(cfg, tier.rank);
-	for (i = 0; i < 2; i++) {
-		p->want[i].family = i == 0 ? 4 : 6;
+	for (i = 0; i < RR_NTYPES; i++) {
+		p->want[i].type = (enum rrtype)i;
 		p->want[i].ttl = cfg->pol.ttl;
 	}
 }
@@ -62,33 +57,52 @@ tier_text(const struct log_tier *t, char *buf, size_t len)
 void
 publication_add(struct publication *p, const struct addr *a)
 {
-	addrset_add_addr(&p->want[fam_index(a->family)].addrs, a);
+	addrset_add_addr(&p->want[rrtype_of_family(a->family)].addrs, a);
 }
 
-/* Equal as DNS sees it: an empty RRset has no TTL to compare. */
-static int
-rrset_same(const struct rrset *a, long bttl, const struct addrset *b)
-{
-	if (!addrset_equal(&a->addrs, b))
-		return 0;
-	return a->addrs.n == 0 || a->ttl == bttl;
-}
-
-/* Both families in one list, for logs. */
+/*
+ * Every type's records in one list, for logs: the addresses (IPv4
+ * before IPv6, each sorted), then a CNAME's target.  sets[t] NULL: none.
+ */
 static char *
-join_both(const struct addrset *a, const struct addrset *b)
+join_all(const struct rrset *const sets[RR_NTYPES])
 {
 	struct addrset	 all = { 0 };
-	char		*s;
-	size_t		 i;
+	const char	*target = NULL;
+	char		*s, *t;
+	size_t		 i, len;
+	int		 k;
 
-	for (i = 0; a != NULL && i < a->n; i++)
-		addrset_add_addr(&all, &a->v[i]);
-	for (i = 0; b != NULL && i < b->n; i++)
-		addrset_add_addr(&all, &b->v[i]);
+	for (k = 0; k < RR_NTYPES; k++) {
+		if (sets[k] == NULL)
+			continue;
+		for (i = 0; i < sets[k]->addrs.n; i++)
+			addrset_add_addr(&all, &sets[k]->addrs.v[i]);
+		if (sets[k]->target != NULL)
+			target = sets[k]->target;
+	}
 	s = addrset_join(&all);
 	addrset_free(&all);
+	if (target != NULL) {
+		len = strlen(s) + strlen(target) + 2;
+		t = xmalloc(len);
+		snprintf(t, len, "%s%s%s", s, s[0] != '\0' ? " " : "", target);
+		free(s);
+		s = t;
+	}
 	return s;
+}
+
+/* join_all() of an array of RRsets indexed by type. */
+static char *
+join_sets(const struct rrset *sets)
+{
+	const struct rrset *v[RR_NTYPES];
+	int k;
+
+	for (k = 0; k < RR_NTYPES; k++)
+		v[k] = &sets[k];
+	return join_all(v);
 }
 
 void
@@ -122,22 +136,21 @@ static int
 current_sets(struct publication *p, struct provider *prov, struct rrset *cur,
     int *nread)
 {
-	struct rrset	 rd[2];
+	struct rrset	 rd[RR_NTYPES];
 	char		 err[512] = "";
 	size_t		 k = 0, i;
 	enum perr	 pe;
 	int		 rc = -1;
 
 	memset(rd, 0, sizeof(rd));
-	for (i = 0; i < 2; i++) {
-		cur[i].family = i == 0 ? 4 : 6;
+	for (i = 0; i < RR_NTYPES; i++) {
+		cur[i].type = (enum rrtype)i;
 		if (!publication_managed(p, (int)i))
 			continue;
-		if (trusted(p, (int)i)) {
-			cur[i].ttl = p->st->pub[i].ttl;
-			addrset_copy(&cur[i].addrs, &p->st->pub[i].addrs);
-		} else
-			rd[k++].family = cur[i].family;
+		if (trusted(p, (int)i))
+			rrset_copy(&cur[i], &p->st->pub[i]);
+		else
+			rd[k++].type = cur[i].type;
 	}
 	*nread = (int)k;
 	if (k == 0)
@@ -149,23 +162,19 @@ current_sets(struct publication *p, struct provider *prov, struct rrset *cur,
 		p->perr = pe;
 		goto out;
 	}
-	for (i = 0; i < k; i++) {
-		struct rrset *c = &cur[fam_index(rd[i].family)];
-
-		c->ttl = rd[i].ttl;
-		addrset_copy(&c->addrs, &rd[i].addrs);
-	}
+	for (i = 0; i < k; i++)
+		rrset_copy(&cur[rd[i].type], &rd[i]);
 	rc = 0;
 out:
 	for (i = 0; i < k; i++)
-		addrset_free(&rd[i].addrs);
+		rrset_clear(&rd[i]);
 	return rc;
 }
 
 void
 publish(struct publication *p, struct provider *prov)
 {
-	struct rrset	 cur[2], sets[2];
+	struct rrset	 cur[RR_NTYPES], sets[RR_NTYPES];
 	char		 err[512] = "";
 	char		*old = NULL, *new = NULL;
 	size_t		 nsets = 0;
@@ -175,19 +184,19 @@ publish(struct publication *p, struct provider *prov)
 	memset(cur, 0, sizeof(cur));
 	if (current_sets(p, prov, cur, &nread) == -1)
 		goto out;
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < RR_NTYPES; i++) {
 		if (!publication_managed(p, i))
 			continue;
 		/*
 		 * Every managed type goes in the one update, changed or not:
-		 * the provider applies it all or nothing.
+		 * a provider with PCAP_ATOMIC applies it all or nothing.
 		 */
 		sets[nsets++] = p->want[i];
-		if (!rrset_same(&p->want[i], cur[i].ttl, &cur[i].addrs))
+		if (!rrset_same(&p->want[i], &cur[i]))
 			differs = 1;
 	}
-	old = join_both(&cur[0].addrs, &cur[1].addrs);
-	new = join_both(&p->want[0].addrs, &p->want[1].addrs);
+	old = join_sets(cur);
+	new = join_sets(p->want);
 	if (!differs) {
 		if (nread > 0)
 			logx(LOG_DEBUG, p->cfg->name, NULL,
@@ -208,14 +217,14 @@ publish(struct publication *p, struct provider *prov)
 	}
 	pe = provider_replace(prov, p->cfg->name, sets, nsets, err,
 	    sizeof(err));
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < RR_NTYPES; i++) {
 		struct pub_change *c = &p->changes[p->nchanges];
 
 		if (!publication_managed(p, i))
 			continue;
-		c->family = cur[i].family;
-		c->old = addrset_join(&cur[i].addrs);
-		c->new = addrset_join(&p->want[i].addrs);
+		c->type = cur[i].type;
+		c->old = rrset_join(&cur[i]);
+		c->new = rrset_join(&p->want[i]);
 		p->nchanges++;
 	}
 	if (pe != PERR_OK) {
@@ -232,8 +241,8 @@ publish(struct publication *p, struct provider *prov)
 	p->synced = 1;
 	p->wrote = 1;
 out:
-	for (i = 0; i < 2; i++)
-		addrset_free(&cur[i].addrs);
+	for (i = 0; i < RR_NTYPES; i++)
+		rrset_clear(&cur[i]);
 	free(old);
 	free(new);
 }
@@ -243,22 +252,22 @@ publish_explain(const struct publication *p, int any_healthy, char *why,
     size_t len)
 {
 	const struct st_domain *st = p->st;
+	const struct rrset *stored[RR_NTYPES];
 	char	*old, *new, tier[160];
 	int	 i, first = 0, differs = 0;
 
 	tier_text(&p->tier, tier, sizeof(tier));
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < RR_NTYPES; i++) {
+		stored[i] = st->has_pub[i] ? &st->pub[i] : NULL;
 		if (!publication_managed(p, i))
 			continue;
 		if (!trusted(p, i))
 			first = 1;
-		else if (!rrset_same(&p->want[i], st->pub[i].ttl,
-		    &st->pub[i].addrs))
+		else if (!rrset_same(&p->want[i], &st->pub[i]))
 			differs = 1;
 	}
-	old = join_both(st->has_pub[0] ? &st->pub[0].addrs : NULL,
-	    st->has_pub[1] ? &st->pub[1].addrs : NULL);
-	new = join_both(&p->want[0].addrs, &p->want[1].addrs);
+	old = join_all(stored);
+	new = join_sets(p->want);
 	if (!any_healthy)
 		snprintf(why, len, "no healthy endpoint: DNS would be left as "
 		    "it is [%s]", old);
@@ -282,8 +291,8 @@ publication_free(struct publication *p)
 {
 	size_t i;
 
-	for (i = 0; i < 2; i++)
-		addrset_free(&p->want[i].addrs);
+	for (i = 0; i < RR_NTYPES; i++)
+		rrset_clear(&p->want[i]);
 	for (i = 0; i < p->nchanges; i++) {
 		free(p->changes[i].old);
 		free(p->changes[i].new);

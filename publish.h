@@ -21,7 +21,7 @@ struct state;
 
 /* One attempted change of one RRset, for the history table. */
 struct pub_change {
-	int		 family;
+	enum rrtype	 type;
 	char		*old;		/* space-separated, malloc'd */
 	char		*new;
 };
@@ -31,7 +31,7 @@ struct publication {
 	const struct domain_cfg	*cfg;
 	const struct st_domain	*st;	/* the sets last published */
 	struct state		*db;	/* marks an update as under way; NULL: dry run */
-	struct rrset		 want[2];	/* [0] A, [1] AAAA */
+	struct rrset		 want[RR_NTYPES];	/* by enum rrtype */
 	struct log_tier		 tier;	/* for logs: the tier published */
 
 	/* out */
@@ -40,7 +40,7 @@ struct publication {
 	int			 failed;	/* reading or writing failed */
 	enum perr		 perr;		/* the provider's error class */
 	char			 error[512];
-	struct pub_change	 changes[2];
+	struct pub_change	 changes[RR_NTYPES];
 	size_t			 nchanges;
 };
 
@@ -50,7 +50,7 @@ void	 publication_init(struct publication *p, const struct domain_cfg *cfg,
 void	 tier_text(const struct log_tier *t, char *buf, size_t len);
 /* Adds an address of the tier to publish. */
 void	 publication_add(struct publication *p, const struct addr *a);
-/* Does the domain manage family index i (0: A, 1: AAAA)? */
+/* Does the domain manage type i (an enum rrtype)? */
 int	 publication_managed(const struct publication *p, int i);
 
 /* Brings DNS to want through prov; logs the change or the failure. */

@@ -300,11 +300,10 @@ save(struct run *r)
 			sd.last_error[0] = '\0';
 			if (d->pub.wrote)
 				sd.last_change = r->now;
-			for (k = 0; k < 2; k++)
+			for (k = 0; k < RR_NTYPES; k++)
 				if (publication_managed(&d->pub, (int)k) &&
 				    state_put_published(r->st, d->cfg->name,
-				    d->pub.want[k].family, d->pub.want[k].ttl,
-				    &d->pub.want[k].addrs) == -1)
+				    d->pub.want[k].type, &d->pub.want[k]) == -1)
 					goto dberr;
 		} else if (d->pub.failed)
 			snprintf(sd.last_error, sizeof(sd.last_error), "%s",
@@ -314,7 +313,7 @@ save(struct run *r)
 			goto dberr;
 		for (k = 0; k < d->pub.nchanges; k++)
 			if (state_add_change(r->st, r->now, d->cfg->name,
-			    d->pub.changes[k].family, d->cfg->pol.ttl,
+			    d->pub.changes[k].type, d->cfg->pol.ttl,
 			    d->pub.changes[k].old, d->pub.changes[k].new,
 			    d->pub.tier.priority, d->pub.tier.located ?
 			    d->pub.tier.rank : -1, d->pub.tier.location,

@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 
+#include "rrset.h"
 #include "util.h"
 
 struct state;
@@ -59,11 +60,8 @@ struct st_domain {
 	int		 unhealthy;	/* last run found no healthy endpoint */
 	int		 unsure;	/* an update was sent whose outcome was
 					   not recorded: pub may not be in DNS */
-	int		 has_pub[2];	/* [0] A, [1] AAAA: a set was written */
-	struct rrset_pub {
-		long		 ttl;
-		struct addrset	 addrs;
-	}		 pub[2];
+	int		 has_pub[RR_NTYPES];	/* by enum rrtype: a set was written */
+	struct rrset	 pub[RR_NTYPES];	/* pub[t].type == t */
 };
 
 /*
@@ -98,9 +96,9 @@ int	 state_put_endpoint(struct state *st, const char *domain,
 /* The domain row; d->pub and has_pub are ignored (see state_put_published). */
 int	 state_put_domain(struct state *st, const char *domain,
 	    const char *provider, long ttl, const struct st_domain *d);
-/* family 4 or 6; set NULL drops the row (the type is no longer managed). */
-int	 state_put_published(struct state *st, const char *domain, int family,
-	    long ttl, const struct addrset *set);
+/* set NULL drops the row of type (the type is no longer managed). */
+int	 state_put_published(struct state *st, const char *domain,
+	    enum rrtype type, const struct rrset *set);
 /*
  * Records, in a transaction of its own committed at once, that an update
  * of domain is about to be sent.  Until a later run saves the domain with
@@ -119,7 +117,7 @@ int	 state_add_check(struct state *st, long long when, const char *domain,
  * none; rank < 0: the domain has no location; location NULL: none.
  */
 int	 state_add_change(struct state *st, long long when, const char *domain,
-	    int family, long ttl, const char *old_set, const char *new_set,
+	    enum rrtype type, long ttl, const char *old_set, const char *new_set,
 	    long tier, long rank, const char *location, int ok,
 	    const char *error);
 /*

@@ -28,7 +28,7 @@ static const char *const stmt_sql[S_MAX] = {
 	    " FROM endpoints WHERE domain = ?1 AND name = ?2",
 	[S_GET_DOM] = "SELECT tier, last_change, last_error, unhealthy, unsure,"
 	    " tier_rank, tier_location FROM domains WHERE name = ?1",
-	[S_GET_PUB] = "SELECT type, ttl, addresses FROM published"
+	[S_GET_PUB] = "SELECT type, ttl, addresses, proxied FROM published"
 	    " WHERE domain = ?1",
 	[S_GET_META] = "SELECT value FROM meta WHERE key = ?1",
 	[S_PUT_EP] = "INSERT INTO endpoints (domain, name, ip, url, priority,"
@@ -53,10 +53,10 @@ static const char *const stmt_sql[S_MAX] = {
 	    " last_change = excluded.last_change,"
 	    " last_error = excluded.last_error, unhealthy = excluded.unhealthy,"
 	    " unsure = excluded.unsure",
-	[S_PUT_PUB] = "INSERT INTO published (domain, type, ttl, addresses)"
-	    " VALUES (?1, ?2, ?3, ?4)"
+	[S_PUT_PUB] = "INSERT INTO published (domain, type, ttl, addresses,"
+	    " proxied) VALUES (?1, ?2, ?3, ?4, ?5)"
 	    " ON CONFLICT (domain, type) DO UPDATE SET ttl = excluded.ttl,"
-	    " addresses = excluded.addresses",
+	    " addresses = excluded.addresses, proxied = excluded.proxied",
 	[S_DEL_PUB] = "DELETE FROM published WHERE domain = ?1 AND type = ?2",
 	[S_ADD_CHECK] = "INSERT INTO checks (time, domain, endpoint, ip, ok,"
 	    " status, latency_ms, reason)"
@@ -168,12 +168,6 @@ run_stmt(struct state *st, sqlite3_stmt *s, int bind_rc, const char *what)
 	return rc;
 }
 
-static const char *
-family_type(int family)
-{
-	return family == 6 ? "AAAA" : "A";
-}
-
 int
 st_prepare(struct state *st)
 {
@@ -249,7 +243,8 @@ get_published(struct state *st, const char *domain, struct st_domain *d)
 {
 	sqlite3_stmt	*s = st->stmt[S_GET_PUB];
 	const char	*type, *list;
-	int		 rc = -1, step, i;
+	enum rrtype	 t;
+	int		 rc = -1, step;
 
 	if (bind_text(s, 1, domain) != SQLITE_OK) {
 		st_db_err(st, st->db, "published");
@@ -258,16 +253,20 @@ get_published(struct state *st, const char *domain, struct st_domain *d)
 	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
 		type = (const char *)sqlite3_column_text(s, 0);
 		list = (const char *)sqlite3_column_text(s, 2);
-		i = type != NULL && strcmp(type, "AAAA") == 0;
-		addrset_free(&d->pub[i].addrs);
-		if (addrset_parse(&d->pub[i].addrs,
-		    list != NULL ? list : "") == -1) {
-			st_set_err(st, "published %s %s: bad address list \"%s\"",
-			    domain, family_type(i ? 6 : 4), list);
+		if (rrtype_parse(type, &t) == -1) {
+			st_set_err(st, "published %s: bad type \"%s\"", domain,
+			    type != NULL ? type : "");
 			goto out;
 		}
-		d->has_pub[i] = 1;
-		d->pub[i].ttl = sqlite3_column_int64(s, 1);
+		d->pub[t].type = t;
+		if (rrset_parse(&d->pub[t], list != NULL ? list : "") == -1) {
+			st_set_err(st, "published %s %s: bad record list \"%s\"",
+			    domain, rrtype_str(t), list);
+			goto out;
+		}
+		d->has_pub[t] = 1;
+		d->pub[t].ttl = sqlite3_column_int64(s, 1);
+		d->pub[t].proxied = sqlite3_column_int(s, 3) != 0;
 	}
 	if (step != SQLITE_DONE) {
 		st_set_err(st, "published %s: %s", domain,
@@ -286,9 +285,11 @@ state_get_domain(struct state *st, const char *domain, struct st_domain *out)
 {
 	sqlite3_stmt	*s;
 	const char	*v;
-	int		 rc = -1, step;
+	int		 rc = -1, step, t;
 
 	memset(out, 0, sizeof(*out));
+	for (t = 0; t < RR_NTYPES; t++)
+		out->pub[t].type = (enum rrtype)t;
 	if (st == NULL)
 		return 0;
 	s = st->stmt[S_GET_DOM];
@@ -332,9 +333,12 @@ state_get_domain(struct state *st, const char *domain, struct st_domain *out)
 void
 state_domain_free(struct st_domain *d)
 {
-	addrset_free(&d->pub[0].addrs);
-	addrset_free(&d->pub[1].addrs);
-	d->has_pub[0] = d->has_pub[1] = 0;
+	int t;
+
+	for (t = 0; t < RR_NTYPES; t++) {
+		rrset_clear(&d->pub[t]);
+		d->has_pub[t] = 0;
+	}
 }
 
 long long
@@ -442,8 +446,8 @@ state_mark_unsure(struct state *st, const char *domain, const char *provider,
 }
 
 int
-state_put_published(struct state *st, const char *domain, int family,
-    long ttl, const struct addrset *set)
+state_put_published(struct state *st, const char *domain, enum rrtype type,
+    const struct rrset *set)
 {
 	sqlite3_stmt	*s;
 	char		*list = NULL;
@@ -451,22 +455,24 @@ state_put_published(struct state *st, const char *domain, int family,
 
 	if (st_need_tx(st, "published") == -1)
 		return -1;
-	if (family != 4 && family != 6) {
-		st_set_err(st, "published %s: bad family %d", domain, family);
+	if (set != NULL && set->type != type) {
+		st_set_err(st, "published %s: a %s set given as %s", domain,
+		    rrtype_str(set->type), rrtype_str(type));
 		return -1;
 	}
 	if (set == NULL) {
 		s = st->stmt[S_DEL_PUB];
 		b |= bind_text(s, 1, domain);
-		b |= bind_text(s, 2, family_type(family));
+		b |= bind_text(s, 2, rrtype_str(type));
 		return run_stmt(st, s, b, "published");
 	}
-	list = addrset_join(set);
+	list = rrset_join(set);
 	s = st->stmt[S_PUT_PUB];
 	b |= bind_text(s, 1, domain);
-	b |= bind_text(s, 2, family_type(family));
-	b |= sqlite3_bind_int64(s, 3, ttl);
+	b |= bind_text(s, 2, rrtype_str(type));
+	b |= sqlite3_bind_int64(s, 3, set->ttl);
 	b |= bind_text(s, 4, list);
+	b |= sqlite3_bind_int(s, 5, set->proxied != 0);
 	rc = run_stmt(st, s, b, "published");
 	free(list);
 	return rc;
@@ -497,7 +503,7 @@ state_add_check(struct state *st, long long when, const char *domain,
 
 int
 state_add_change(struct state *st, long long when, const char *domain,
-    int family, long ttl, const char *old_set, const char *new_set,
+    enum rrtype type, long ttl, const char *old_set, const char *new_set,
     long tier, long rank, const char *location, int ok, const char *error)
 {
 	sqlite3_stmt	*s;
@@ -508,7 +514,7 @@ state_add_change(struct state *st, long long when, const char *domain,
 	s = st->stmt[S_ADD_CHANGE];
 	b |= bind_time(s, 1, when);
 	b |= bind_text(s, 2, domain);
-	b |= bind_text(s, 3, family_type(family));
+	b |= bind_text(s, 3, rrtype_str(type));
 	b |= sqlite3_bind_int64(s, 4, ttl);
 	b |= bind_text(s, 5, old_set != NULL ? old_set : "");
 	b |= bind_text(s, 6, new_set != NULL ? new_set : "");

@@ -96,6 +96,45 @@ const char *const state_migrations[] = {
 	"ALTER TABLE domains ADD COLUMN tier_location TEXT;\n"
 	"ALTER TABLE changes ADD COLUMN tier_rank INTEGER;\n"
 	"ALTER TABLE changes ADD COLUMN tier_location TEXT;\n",
+	/*
+	 * 3: typed records.  A published set and a change may be a CNAME,
+	 * and a record may be proxied (Cloudflare).  SQLite cannot change
+	 * a CHECK constraint in place: both tables are built anew and
+	 * filled from the old ones.  The column keeps its name, addresses,
+	 * for the operators' queries; a CNAME's holds its target.
+	 */
+	"CREATE TABLE published_3 (    -- what DNS holds, as last written\n"
+	"  domain TEXT NOT NULL,\n"
+	"  type TEXT NOT NULL CHECK (type IN ('A', 'AAAA', 'CNAME')),\n"
+	"  ttl INTEGER NOT NULL,\n"
+	"  addresses TEXT NOT NULL,    -- space-separated; '': emptied;\n"
+	"                              -- CNAME: the target host name\n"
+	"  proxied INTEGER NOT NULL DEFAULT 0, -- 1: through Cloudflare's proxy\n"
+	"  PRIMARY KEY (domain, type)\n"
+	") STRICT;\n"
+	"INSERT INTO published_3 (domain, type, ttl, addresses)\n"
+	"  SELECT domain, type, ttl, addresses FROM published;\n"
+	"DROP TABLE published;\n"
+	"ALTER TABLE published_3 RENAME TO published;\n"
+	"CREATE TABLE changes_3 (      -- DNS update attempts, kept a year\n"
+	"  id INTEGER PRIMARY KEY,\n"
+	"  time TEXT NOT NULL,         -- UTC\n"
+	"  domain TEXT NOT NULL,\n"
+	"  type TEXT NOT NULL CHECK (type IN ('A', 'AAAA', 'CNAME')),\n"
+	"  ttl INTEGER NOT NULL,\n"
+	"  old TEXT NOT NULL,          -- space-separated addresses, or a target\n"
+	"  new TEXT NOT NULL,\n"
+	"  tier INTEGER,\n"
+	"  ok INTEGER NOT NULL,\n"
+	"  error TEXT,\n"
+	"  tier_rank INTEGER,\n"
+	"  tier_location TEXT\n"
+	") STRICT;\n"
+	"INSERT INTO changes_3 SELECT id, time, domain, type, ttl, old, new,\n"
+	"  tier, ok, error, tier_rank, tier_location FROM changes;\n"
+	"DROP TABLE changes;\n"
+	"ALTER TABLE changes_3 RENAME TO changes;\n"
+	"CREATE INDEX changes_time ON changes (time);\n",
 };
 
 const int state_schema_version =

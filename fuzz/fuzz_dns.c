@@ -61,7 +61,7 @@ read_case(const ldns_pkt *p, const ldns_rdf *qname, int family)
 	r2.label = label;
 	r2.zone = zone;
 	memset(&set, 0, sizeof(set));
-	set.family = family;
+	set.type = rrtype_of_family(family);
 	err[0] = '\0';
 	name = ldns_rdf2str(qname);
 	rv = read_reply(&r2, p, qname, name != NULL ? name : "?", &set, err,

@@ -286,7 +286,8 @@ parse_zone(const char *buf, size_t len, const char *name, struct rrset *sets,
 			fam = 6;
 		else
 			continue;
-		for (k = 0; k < nsets && sets[k].family != fam; k++)
+		for (k = 0; k < nsets && sets[k].type !=
+		    rrtype_of_family(fam); k++)
 			;
 		if (k == nsets)
 			continue;
@@ -412,8 +413,8 @@ patch_body(const char *name, const struct rrset *sets, size_t nsets)
 			    "content", sets[i].addrs.v[j].s, "disabled", 0));
 		if (json_array_size(recs) != sets[i].addrs.n ||
 		    json_array_append_new(rrsets, json_pack("{s:s, s:s, "
-		    "s:I, s:s, s:o}", "name", name, "type", sets[i].family ==
-		    6 ? "AAAA" : "A", "ttl", (json_int_t)sets[i].ttl,
+		    "s:I, s:s, s:o}", "name", name, "type",
+		    rrtype_str(sets[i].type), "ttl", (json_int_t)sets[i].ttl,
 		    "changetype", "REPLACE", "records", recs)) == -1)
 			goto out;
 	}

@@ -565,7 +565,7 @@ push_rrset(ldns_rr_list *up, const ldns_rdf *owner, const struct rrset *set)
 	ldns_rdf *rd;
 	size_t i;
 
-	type = set->family == 6 ? LDNS_RR_TYPE_AAAA : LDNS_RR_TYPE_A;
+	type = set->type == RR_AAAA ? LDNS_RR_TYPE_AAAA : LDNS_RR_TYPE_A;
 	if ((rr = ldns_rr_new()) == NULL)
 		return -1;
 	ldns_rr_set_owner(rr, ldns_rdf_clone(owner));
@@ -574,7 +574,7 @@ push_rrset(ldns_rr_list *up, const ldns_rdf *owner, const struct rrset *set)
 	ldns_rr_set_ttl(rr, 0);
 	ldns_rr_list_push_rr(up, rr);
 	for (i = 0; i < set->addrs.n; i++) {
-		rd = ldns_rdf_new_frm_str(set->family == 6 ?
+		rd = ldns_rdf_new_frm_str(set->type == RR_AAAA ?
 		    LDNS_RDF_TYPE_AAAA : LDNS_RDF_TYPE_A, set->addrs.v[i].s);
 		if (rd == NULL || (rr = ldns_rr_new()) == NULL) {
 			ldns_rdf_deep_free(rd);
@@ -605,7 +605,7 @@ update_size(const struct r2 *r2, const char *fqdn, const struct rrset *sets,
 	n = 12 + strlen(r2->zone) + 2 + 4 + strlen(fqdn) + 2;
 	for (i = 0; i < nsets; i++)
 		n += 2 + 10 + sets[i].addrs.n *
-		    (2 + 10 + (sets[i].family == 6 ? 16 : 4));
+		    (2 + 10 + (sets[i].type == RR_AAAA ? 16 : 4));
 	if (r2->key_name != NULL)
 		n += strlen(r2->key_name) + 2 + 120;
 	return n;
@@ -754,7 +754,7 @@ collect(const ldns_pkt *ans, const ldns_rdf *qname, ldns_rr_type type,
 }
 
 /*
- * What the reply to the query for one RRset (set->family) says: the
+ * What the reply to the query for one RRset (set->type) says: the
  * addresses and ttl in set (NXDOMAIN and NODATA both mean an empty set),
  * or an error.  Apart from the exchange so it can be fuzzed on its own.
  */
@@ -767,7 +767,7 @@ read_reply(const struct r2 *r2, const ldns_pkt *ans, const ldns_rdf *qname,
 	char why[160];
 	enum perr rv;
 
-	tname = set->family == 6 ? "AAAA" : "A";
+	tname = set->type == RR_AAAA ? "AAAA" : "A";
 	rc = ldns_pkt_get_rcode(ans);
 	if (rc != LDNS_RCODE_NOERROR && rc != LDNS_RCODE_NXDOMAIN) {
 		rv = rcode_class(r2, ans, 1, 0, 0, why, sizeof(why));
@@ -780,7 +780,7 @@ read_reply(const struct r2 *r2, const ldns_pkt *ans, const ldns_rdf *qname,
 		    "(zone %s)", r2->label, fqdn, r2->zone);
 		return PERR_NOTFOUND;
 	}
-	collect(ans, qname, set->family == 6 ? LDNS_RR_TYPE_AAAA :
+	collect(ans, qname, set->type == RR_AAAA ? LDNS_RR_TYPE_AAAA :
 	    LDNS_RR_TYPE_A, set);
 	return PERR_OK;
 }
@@ -798,7 +798,7 @@ read_one(struct r2 *r2, const char *fqdn, struct rrset *set, char *err,
 	enum perr rv = PERR_TEMP;
 	int tcp;
 
-	type = set->family == 6 ? LDNS_RR_TYPE_AAAA : LDNS_RR_TYPE_A;
+	type = set->type == RR_AAAA ? LDNS_RR_TYPE_AAAA : LDNS_RR_TYPE_A;
 	set->ttl = 0;
 	addrset_free(&set->addrs);
 	if ((qname = dname_abs(fqdn)) == NULL) {

@@ -30,6 +30,7 @@
 
 #include "config.h"
 #include "state.h"
+#include "state_int.h"
 #include "util.h"
 
 /* The schema (state_schema.c): its migrations and version. */
@@ -229,13 +230,17 @@ put_ep(struct state *st, const char *dom, const char *name, const char *ip,
 }
 
 static void
-put_pub(struct state *st, const char *dom, int family, const char *list)
+put_pub(struct state *st, const char *dom, enum rrtype type,
+    const char *list)
 {
-	struct addrset	 set = { NULL, 0, 0 };
+	struct rrset	 set;
 
-	assert_int_equal(addrset_parse(&set, list), 0);
-	assert_int_equal(state_put_published(st, dom, family, 300, &set), 0);
-	addrset_free(&set);
+	memset(&set, 0, sizeof(set));
+	set.type = type;
+	assert_int_equal(rrset_parse(&set, list), 0);
+	set.ttl = 300;
+	assert_int_equal(state_put_published(st, dom, type, &set), 0);
+	rrset_clear(&set);
 }
 
 /* Fills a state file the way a run does. */
@@ -257,8 +262,8 @@ populate(const char *path)
 	d.last_change = T0 - 60000;
 	assert_int_equal(state_put_domain(st, "www.example.org", "ns1", 300,
 	    &d), 0);
-	put_pub(st, "www.example.org", 4, "192.0.2.9 192.0.2.1");
-	put_pub(st, "www.example.org", 6, "");
+	put_pub(st, "www.example.org", RR_A, "192.0.2.9 192.0.2.1");
+	put_pub(st, "www.example.org", RR_AAAA, "");
 	assert_int_equal(state_add_check(st, T0 - 3 * DAY, "www.example.org",
 	    "web2", "2001:db8::2", 0, 0, 5000, "timeout"), 0);
 	assert_int_equal(state_add_check(st, T0 - DAY, "www.example.org",
@@ -268,10 +273,11 @@ populate(const char *path)
 	assert_int_equal(state_add_check(st, T0, "www.example.org", "web2",
 	    "2001:db8::2", 0, 503, 17, "HTTP 503"), 0);
 	assert_int_equal(state_add_change(st, T0 - 60000, "www.example.org",
-	    4, 300, "", "192.0.2.1 192.0.2.9", 10, 1, "boston", 1, NULL), 0);
-	assert_int_equal(state_add_change(st, T0 - 60000, "www.example.org",
-	    6, 300, "2001:db8::2", "", 10, 1, "boston", 0, "ns1: REFUSED"),
+	    RR_A, 300, "", "192.0.2.1 192.0.2.9", 10, 1, "boston", 1, NULL),
 	    0);
+	assert_int_equal(state_add_change(st, T0 - 60000, "www.example.org",
+	    RR_AAAA, 300, "2001:db8::2", "", 10, 1, "boston", 0,
+	    "ns1: REFUSED"), 0);
 	commit(st);
 	state_close(st);
 }
@@ -347,7 +353,7 @@ test_roundtrip(void **ctx)
 	snprintf(d.last_error, sizeof(d.last_error), "ns1: timed out");
 	assert_int_equal(state_put_domain(st, "www.example.org", "ns2", 60,
 	    &d), 0);
-	assert_int_equal(state_put_published(st, "www.example.org", 6, 60,
+	assert_int_equal(state_put_published(st, "www.example.org", RR_AAAA,
 	    NULL), 0);
 	commit(st);
 	state_close(st);
@@ -521,7 +527,7 @@ test_migrate_from_1(void **ctx)
 	snprintf(d.tier_location, sizeof(d.tier_location), "london");
 	assert_int_equal(state_put_domain(st, "www.example.org", "ns1", 60,
 	    &d), 0);
-	assert_int_equal(state_add_change(st, T0, "www.example.org", 4, 60,
+	assert_int_equal(state_add_change(st, T0, "www.example.org", RR_A, 60,
 	    "192.0.2.1", "192.0.2.2", 0, 2, "london", 1, NULL), 0);
 	commit(st);
 	state_domain_free(&d);
@@ -565,9 +571,91 @@ test_future(void **ctx)
 	populate(f->path);
 	raw_exec(f->path, "PRAGMA user_version = 99");
 	snprintf(want, sizeof(want), "%s: state file schema version 99 is"
-	    " newer than this ddup-check (%d)", f->path,
-	    state_schema_version);
+	    " newer than this ddup-check (%d)", f->path, state_schema_version);
 	refused(f->path, want);
+}
+
+/*
+ * Migration 3 (typed records), from a file of schema 2 as a run of the
+ * previous ddup-check left it: the published sets and the changes (tier
+ * columns included) stay, and a CNAME, proxied, can then be stored and
+ * read back.
+ */
+static void
+test_migrate_typed_records(void **ctx)
+{
+	struct fx	*f = *ctx;
+	struct state	*st;
+	struct st_domain d;
+	struct rrset	 cn;
+	char		 sql[256];
+
+	raw_exec(f->path, state_migrations[0]);
+	raw_exec(f->path, state_migrations[1]);
+	snprintf(sql, sizeof(sql), "PRAGMA user_version = 2;"
+	    " PRAGMA application_id = %d", 0x64647570);
+	raw_exec(f->path, sql);
+	raw_exec(f->path, "INSERT INTO domains (name, provider, ttl, tier,"
+	    " unhealthy) VALUES ('www.example.org', 'ns1', 300, 0, 0);"
+	    "INSERT INTO published VALUES"
+	    " ('www.example.org', 'A', 300, '192.0.2.1 192.0.2.9'),"
+	    " ('www.example.org', 'AAAA', 300, '');"
+	    "INSERT INTO changes (time, domain, type, ttl, old, new, tier, ok,"
+	    " tier_rank, tier_location) VALUES ('2026-01-01T00:00:00.000Z',"
+	    " 'www.example.org', 'A', 300, '', '192.0.2.1 192.0.2.9', 0, 1,"
+	    " 1, 'london')");
+
+	st = open_ok(f->path, STATE_RW);
+	assert_int_equal(state_get_domain(st, "www.example.org", &d), 0);
+	assert_true(d.has_pub[RR_A] && d.has_pub[RR_AAAA]);
+	assert_false(d.has_pub[RR_CNAME]);
+	assert_int_equal(d.pub[RR_A].type, RR_A);
+	assert_int_equal(d.pub[RR_A].ttl, 300);
+	assert_int_equal(d.pub[RR_A].addrs.n, 2);
+	assert_false(d.pub[RR_A].proxied);
+	assert_int_equal(d.pub[RR_AAAA].addrs.n, 0);
+	state_domain_free(&d);
+
+	begin(st);
+	memset(&cn, 0, sizeof(cn));
+	cn.type = RR_CNAME;
+	assert_int_equal(rrset_parse(&cn, "lb.example.net"), 0);
+	cn.ttl = 1;
+	cn.proxied = 1;
+	assert_int_equal(state_put_published(st, "www.example.org", RR_CNAME,
+	    &cn), 0);
+	/* A set of one type is not stored as another. */
+	assert_int_equal(state_put_published(st, "www.example.org", RR_A,
+	    &cn), -1);
+	assert_int_equal(state_add_change(st, T0, "www.example.org", RR_CNAME,
+	    1, "", "lb.example.net", 0, -1, NULL, 1, NULL), 0);
+	commit(st);
+	rrset_clear(&cn);
+	state_close(st);
+
+	st = open_ok(f->path, STATE_RO);
+	assert_int_equal(state_get_domain(st, "www.example.org", &d), 0);
+	assert_true(d.has_pub[RR_CNAME]);
+	assert_string_equal(d.pub[RR_CNAME].target, "lb.example.net");
+	assert_int_equal(d.pub[RR_CNAME].ttl, 1);
+	assert_true(d.pub[RR_CNAME].proxied);
+	assert_int_equal(d.pub[RR_A].addrs.n, 2);
+	state_domain_free(&d);
+	state_close(st);
+
+	assert_int_equal(raw_int(f->path, "PRAGMA user_version"),
+	    state_schema_version);
+	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM changes"), 2);
+	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM changes"
+	    " WHERE type = 'A' AND new = '192.0.2.1 192.0.2.9'"
+	    " AND tier_rank = 1 AND tier_location = 'london'"), 1);
+	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM changes"
+	    " WHERE type = 'CNAME' AND new = 'lb.example.net'"), 1);
+	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM sqlite_master"
+	    " WHERE name = 'changes_time'"), 1);
+	assert_int_equal(raw_int(f->path,
+	    "SELECT count(*) FROM pragma_integrity_check"
+	    " WHERE integrity_check = 'ok'"), 1);
 }
 
 static void
@@ -688,13 +776,13 @@ test_finish_run(void **ctx)
 	st = open_ok(f->path, STATE_RW);
 	begin(st);
 	put_ep(st, "gone.example.org", "web1", "192.0.2.5", 0);
-	put_pub(st, "gone.example.org", 4, "192.0.2.5");
+	put_pub(st, "gone.example.org", RR_A, "192.0.2.5");
 	memset(&d, 0, sizeof(d));
 	assert_int_equal(state_put_domain(st, "gone.example.org", "ns1", 300,
 	    &d), 0);
 	assert_int_equal(state_add_change(st, T0 - 400 * DAY,
-	    "gone.example.org", 4, 300, "", "192.0.2.5", -1, -1, NULL, 1, NULL),
-	    0);
+	    "gone.example.org", RR_A, 300, "", "192.0.2.5", -1, -1, NULL, 1,
+	    NULL), 0);
 	/* The cut is exact to the millisecond. */
 	assert_int_equal(state_add_check(st, T0 + 1000 - 2 * DAY - 1,
 	    "www.example.org", "web1", "192.0.2.1", 1, 200, 1, "edge-old"), 0);
@@ -793,7 +881,7 @@ test_rollback(void **ctx)
 	st = open_ok(f->path, STATE_RW);
 	begin(st);
 	put_ep(st, "d.example", "e", "192.0.2.3", 0);
-	put_pub(st, "d.example", 4, "192.0.2.3");
+	put_pub(st, "d.example", RR_A, "192.0.2.3");
 	assert_int_equal(state_add_check(st, T0, "d.example", "e",
 	    "192.0.2.3", 1, 200, 1, "ok"), 0);
 	state_rollback(st);
@@ -1185,8 +1273,7 @@ test_concurrent_runs(void **ctx)
 		assert_int_equal(n_locked, NRUNS - 1);
 		if (round == 0)
 			assert_int_equal(raw_int(f->path,
-			    "PRAGMA user_version"),
-	    state_schema_version);
+			    "PRAGMA user_version"), state_schema_version);
 		else
 			populate(f->path);	/* and the lock was let go */
 	}
@@ -1234,6 +1321,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_migrate_from_1, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_future, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_migrate_typed_records,
+		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_modes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_missing_parents, setup,
 		    teardown),

@@ -13,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include "rrset.h"
 #include "util.h"
 
 static void
@@ -413,6 +414,53 @@ test_alloc(void **state)
 	free(q);
 }
 
+/* Typed records: parsing as stored, equality as DNS sees it. */
+static void
+test_rrset(void **state)
+{
+	struct rrset a, b;
+	char *s;
+	enum rrtype t;
+
+	(void)state;
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	assert_int_equal(rrtype_parse("CNAME", &t), 0);
+	assert_int_equal(t, RR_CNAME);
+	assert_int_equal(rrtype_parse("MX", &t), -1);
+	assert_string_equal(rrtype_str(RR_AAAA), "AAAA");
+
+	a.type = RR_A;
+	assert_int_equal(rrset_parse(&a, "192.0.2.9 192.0.2.1"), 0);
+	s = rrset_join(&a);
+	assert_string_equal(s, "192.0.2.1 192.0.2.9");
+	free(s);
+	/* An AAAA address is not an A record. */
+	assert_int_equal(rrset_parse(&a, "192.0.2.1 2001:db8::1"), -1);
+	assert_true(rrset_empty(&a));
+
+	a.type = b.type = RR_CNAME;
+	assert_int_equal(rrset_parse(&a, "lb.example.net"), 0);
+	assert_int_equal(rrset_parse(&b, "LB.example.net"), 0);
+	a.ttl = b.ttl = 60;
+	assert_true(rrset_same(&a, &b));
+	b.proxied = 1;
+	assert_false(rrset_same(&a, &b));
+	b.proxied = 0;
+	b.ttl = 120;
+	assert_false(rrset_same(&a, &b));
+	/* Not a host name: two words, or an address. */
+	assert_int_equal(rrset_parse(&b, "a.example b.example"), -1);
+	assert_int_equal(rrset_parse(&b, "192.0.2.1"), -1);
+	/* Two empty sets are the same whatever their TTL. */
+	assert_int_equal(rrset_parse(&a, ""), 0);
+	a.ttl = 5;
+	assert_true(rrset_same(&a, &b));
+	assert_false(rrset_same(&a, &(struct rrset){ .type = RR_A }));
+	rrset_clear(&a);
+	rrset_clear(&b);
+}
+
 int
 main(void)
 {
@@ -426,6 +474,7 @@ main(void)
 		cmocka_unit_test(test_addrset_many),
 		cmocka_unit_test(test_time),
 		cmocka_unit_test(test_alloc),
+		cmocka_unit_test(test_rrset),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

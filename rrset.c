@@ -1,0 +1,124 @@
+/*
+ * Typed records (rrset.h).
+ */
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "rrset.h"
+#include "util.h"
+
+const char *
+rrtype_str(enum rrtype t)
+{
+	switch (t) {
+	case RR_A:
+		return "A";
+	case RR_AAAA:
+		return "AAAA";
+	case RR_CNAME:
+		return "CNAME";
+	}
+	return "?";
+}
+
+int
+rrtype_parse(const char *s, enum rrtype *t)
+{
+	if (s == NULL)
+		return -1;
+	if (strcmp(s, "A") == 0)
+		*t = RR_A;
+	else if (strcmp(s, "AAAA") == 0)
+		*t = RR_AAAA;
+	else if (strcmp(s, "CNAME") == 0)
+		*t = RR_CNAME;
+	else
+		return -1;
+	return 0;
+}
+
+enum rrtype
+rrtype_of_family(int family)
+{
+	return family == 6 ? RR_AAAA : RR_A;
+}
+
+int
+rrset_empty(const struct rrset *rs)
+{
+	return rs->type == RR_CNAME ? rs->target == NULL : rs->addrs.n == 0;
+}
+
+int
+rrset_same(const struct rrset *a, const struct rrset *b)
+{
+	if (a->type != b->type || rrset_empty(a) != rrset_empty(b))
+		return 0;
+	/* An empty RRset has no TTL or flag to compare. */
+	if (rrset_empty(a))
+		return 1;
+	if (a->ttl != b->ttl || (a->proxied != 0) != (b->proxied != 0))
+		return 0;
+	if (a->type == RR_CNAME)
+		return strcasecmp(a->target, b->target) == 0;
+	return addrset_equal(&a->addrs, &b->addrs);
+}
+
+void
+rrset_copy(struct rrset *dst, const struct rrset *src)
+{
+	rrset_clear(dst);
+	dst->type = src->type;
+	dst->ttl = src->ttl;
+	dst->proxied = src->proxied;
+	addrset_copy(&dst->addrs, &src->addrs);
+	dst->target = src->target != NULL ? xstrdup(src->target) : NULL;
+}
+
+char *
+rrset_join(const struct rrset *rs)
+{
+	if (rs->type == RR_CNAME)
+		return xstrdup(rs->target != NULL ? rs->target : "");
+	return addrset_join(&rs->addrs);
+}
+
+int
+rrset_parse(struct rrset *rs, const char *text)
+{
+	struct addr a;
+	size_t i;
+
+	rrset_clear(rs);
+	if (rs->type != RR_CNAME) {
+		if (addrset_parse(&rs->addrs, text) == -1)
+			goto bad;
+		/* Each of the RRset's own family, as a type holds. */
+		for (i = 0; i < rs->addrs.n; i++)
+			if (rrtype_of_family(rs->addrs.v[i].family) != rs->type)
+				goto bad;
+		return 0;
+	}
+	if (text[0] == '\0')
+		return 0;
+	/* One host name: no blank, and not an address. */
+	if (strpbrk(text, " \t\r\n") != NULL || addr_parse(text, &a) == 0)
+		goto bad;
+	rs->target = xstrdup(text);
+	return 0;
+bad:
+	rrset_clear(rs);
+	return -1;
+}
+
+void
+rrset_clear(struct rrset *rs)
+{
+	addrset_free(&rs->addrs);
+	free(rs->target);
+	rs->target = NULL;
+	rs->ttl = 0;
+	rs->proxied = 0;
+}
