@@ -37,6 +37,9 @@ BUILD_DEBS = build-essential pkg-config clang libcurl4-openssl-dev libinih-dev \
 	   libsqlite3-dev libldns-dev libjansson-dev
 TEST_DEBS  = libcmocka-dev libclang-rt-14-dev valgrind cppcheck clang-tidy python3-pytest python3-pytest-xdist bind9 bind9-utils bind9-dnsutils \
 	   pdns-server pdns-backend-sqlite3 sqlite3 openssl ca-certificates
+# Node.js for Prism (below), only when npm is missing: a machine may have
+# its own Node.js build, which Debian's npm package would fight.
+NODE_DEBS  = nodejs npm
 DEMO_DEBS  = bind9 bind9-utils bind9-dnsutils python3 python3-pytest openssl sqlite3
 
 # Integration tests: processes for the parallel pass (tests/pytest-passes).
@@ -47,7 +50,7 @@ PYTEST_JOBS ?= 2
 VALGRIND_TESTS ?= test_run.py
 
 .PHONY: all clean check check-full check-deps demo demo-deps unit integration \
-	check-asan check-valgrind lint
+	check-asan check-valgrind lint prism node-deps
 
 all: ddup-check
 
@@ -79,6 +82,10 @@ deps = @missing=""; for p in $(1); do \
 
 check-deps:
 	$(call deps,$(BUILD_DEBS) $(TEST_DEBS))
+	@command -v npm >/dev/null || $(MAKE) --no-print-directory node-deps
+
+node-deps:
+	$(call deps,$(NODE_DEBS))
 
 demo-deps:
 	$(call deps,$(BUILD_DEBS) $(DEMO_DEBS))
@@ -86,9 +93,22 @@ demo-deps:
 unit: $(UNITBIN)
 	@for t in $(UNITBIN); do echo "== $$t"; $$t || exit 1; done
 
+# Stoplight Prism checks every request of the Cloudflare tests, and every
+# answer of their fake, against Cloudflare's OpenAPI schema
+# (tests/integration/cloudflarefix.py).  npm installs it under build/ when
+# it is missing; the version is pinned so a run is repeatable.
+PRISM_VERSION = 5.14.2
+PRISM	 = build/prism/node_modules/.bin/prism
+prism: $(PRISM)
+$(PRISM):
+	@command -v npm >/dev/null || $(MAKE) --no-print-directory node-deps
+	npm install --prefix build/prism --no-audit --no-fund --no-save \
+	    @stoplight/prism-cli@$(PRISM_VERSION)
+	@test -x $@
+
 # Two passes: the tests not marked serial on $(PYTEST_JOBS) processes, then
 # the serial ones alone (tests/pytest-passes says why).
-integration: $(O)/ddup-check
+integration: $(O)/ddup-check $(PRISM)
 	cd tests/integration && DDUP_CHECK=$(CURDIR)/$(O)/ddup-check PYTHON=$(PYTHON) \
 	    sh ../pytest-passes $(PYTEST_JOBS) $(PYTEST_ARGS)
 
@@ -145,7 +165,7 @@ lint:
 # errors and zero definite leaks, or the suite fails.  The unit tests and
 # $(VALGRIND_TESTS) (empty: every integration test).
 VG_DIR	 = $(CURDIR)/build/valgrind
-check-valgrind: $(O)/ddup-check $(UNITBIN)
+check-valgrind: $(O)/ddup-check $(UNITBIN) $(PRISM)
 	rm -rf $(VG_DIR) && mkdir -p $(VG_DIR)
 	@for t in $(UNITBIN); do echo "== valgrind $$t"; \
 	    valgrind -q --error-exitcode=97 --leak-check=full \

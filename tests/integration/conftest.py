@@ -14,6 +14,7 @@ import pytest
 
 from httpfix import *  # noqa: F401,F403  (fixtures)
 from dnsfix import *  # noqa: F401,F403  (fixtures)
+from cloudflarefix import *  # noqa: F401,F403  (fixtures)
 
 def pytest_configure(config):
     config.addinivalue_line(
