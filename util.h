@@ -45,6 +45,8 @@ struct expect {
 int	 parse_duration(const char *s, long long *ms);
 /* Decimal integer in [min, max], surrounding white space not allowed. */
 int	 parse_long(const char *s, long min, long max, long *out);
+/* "true", "yes", "on", "1" or their opposites, any case. */
+int	 parse_bool(const char *s, int *out);
 /* "200", "2xx", "200, 204, 3xx". */
 int	 parse_expect(const char *s, struct expect *e);
 int	 expect_match(const struct expect *e, long code);

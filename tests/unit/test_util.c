@@ -114,6 +114,33 @@ test_long(void **state)
 }
 
 static void
+test_bool(void **state)
+{
+	static const struct {
+		const char	*s;
+		int		 rc;
+		int		 v;
+	} t[] = {
+		{ "true", 0, 1 }, { "TRUE", 0, 1 }, { "yes", 0, 1 },
+		{ "on", 0, 1 }, { "1", 0, 1 }, { "false", 0, 0 },
+		{ "No", 0, 0 }, { "off", 0, 0 }, { "0", 0, 0 },
+		{ "", -1, 0 }, { "t", -1, 0 }, { "true ", -1, 0 },
+		{ "2", -1, 0 }, { "yesno", -1, 0 },
+	};
+	size_t i;
+	int v;
+
+	(void)state;
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		v = -42;
+		if (parse_bool(t[i].s, &v) != t[i].rc)
+			fail_msg("parse_bool(\"%s\") != %d", t[i].s, t[i].rc);
+		if (v != (t[i].rc == 0 ? t[i].v : -42))
+			fail_msg("parse_bool(\"%s\") = %d", t[i].s, v);
+	}
+}
+
+static void
 test_expect(void **state)
 {
 	static const struct {
@@ -467,6 +494,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_duration),
 		cmocka_unit_test(test_long),
+		cmocka_unit_test(test_bool),
 		cmocka_unit_test(test_expect),
 		cmocka_unit_test(test_addr),
 		cmocka_unit_test(test_addr_cmp),
