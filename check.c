@@ -1,13 +1,13 @@
 /*
  * HTTP(S) health checks (SPEC section 4).
  *
- * Every check is one libcurl easy handle on a single multi handle, so all
- * endpoints of all domains are in flight together, at most max_parallel
- * at a time; a finished handle makes room for the next check.  The loop
- * follows curl's docs/examples/10-at-a-time.c, plus what a health checker
- * needs on top: a timeout on every transfer (a check never hangs), a
- * per-handle error buffer (the reason shown to the operator), and a body
- * cap (a huge or endless body costs 64 KiB at most).
+ * Every check is a transfer on a single multi handle, so all endpoints of
+ * all domains are in flight together, at most max_parallel at a time, on
+ * as many easy handles; a finished transfer hands its handle to the next
+ * check.  The loop follows curl's docs/examples/10-at-a-time.c, plus what
+ * a health checker needs on top: a timeout on every transfer (a check
+ * never hangs), a per-handle error buffer (the reason shown to the
+ * operator), and a body cap (a huge or endless body costs 64 KiB at most).
  */
 
 #include <sys/resource.h>
@@ -35,12 +35,16 @@
 #define CHECK_DNS_CACHE_S	0L
 #define CHECK_DEFAULT_PARALLEL	256L
 
-/* One check in flight. */
-struct job {
-	const struct check_req *req;
-	struct check_res *res;
-	CURL		*e;
-	char		*url;		/* given to libcurl; host rewritten */
+/*
+ * One of at most max_parallel easy handles, made on first use and then
+ * used for check after check: creating and freeing a handle per check
+ * cost as much as a tenth of a run.  What a check leaves in its handle
+ * is either set again by the next one or cannot carry over (see
+ * slot_handle()).
+ */
+struct slot {
+	CURL		*e;		/* NULL until first used */
+	const struct check_req *req;	/* the check in flight, or NULL */
 	char		*orighost;	/* the configured URL's host, [::1] */
 	struct curl_slist *connect_to;
 	unsigned char	*body;		/* kept only when expect_body is set */
@@ -50,6 +54,18 @@ struct job {
 	int		 capped;	/* we stopped at CHECK_BODY_MAX */
 	char		 errbuf[CURL_ERROR_SIZE];
 };
+
+/* A reason that needs no formatting. */
+static void
+set_text(struct check_res *res, const char *text)
+{
+	size_t	 len = strlen(text);
+
+	if (len >= sizeof(res->reason))
+		len = sizeof(res->reason) - 1;
+	memcpy(res->reason, text, len);
+	res->reason[len] = '\0';
+}
 
 static void	set_reason(struct check_res *, const char *, ...)
 		    __attribute__((format(printf, 2, 3)));
@@ -67,12 +83,12 @@ set_reason(struct check_res *res, const char *fmt, ...)
 /*
  * Keeps what expect_body needs and stops the transfer once CHECK_BODY_MAX
  * bytes came: the short count makes libcurl end it with
- * CURLE_WRITE_ERROR, which job_done() knows is our doing.
+ * CURLE_WRITE_ERROR, which slot_done() knows is our doing.
  */
 static size_t
 write_cb(char *data, size_t size, size_t nmemb, void *arg)
 {
-	struct job	*j = arg;
+	struct slot	*j = arg;
 	size_t		 len = size * nmemb, keep, want;
 
 	keep = len;
@@ -119,28 +135,28 @@ body_has(const unsigned char *buf, size_t len, const char *text)
 /*
  * For `host`: the URL's host becomes `host` (so the Host header, SNI and
  * certificate check all use it) and CURLOPT_CONNECT_TO sends the
- * connection to the configured address.  Without `host` the URL is used
- * as written, unparsed: libcurl parses it anyway, and orighost is only
- * needed to name a host that does not resolve (see fail_reason()).
- * Returns 0, or -1 with the reason set.
+ * connection to the configured address; *url is then ours to free.
+ * Without `host` the URL is used as written, unparsed: libcurl parses it
+ * anyway, and orighost is only needed to name a host that does not
+ * resolve (see fail_reason()).  Returns 0, or -1 with the reason set.
  */
 static int
-job_url(struct job *j)
+slot_url(struct slot *j, struct check_res *res, char **url)
 {
 	CURLU		*u = NULL;
 	CURLUcode	 uc;
-	char		*host = NULL, *port = NULL, *url = NULL;
+	char		*host = NULL, *port = NULL, *cu = NULL;
 	char		*ct = NULL;
 	size_t		 ctlen;
 	int		 rc = -1;
 
+	*url = NULL;
 	if (j->req->host == NULL) {
-		j->url = xstrdup(j->req->url);
 		rc = 0;
 		goto out;
 	}
 	if ((u = curl_url()) == NULL) {
-		set_reason(j->res, "out of memory");
+		set_text(res, "out of memory");
 		goto out;
 	}
 	uc = curl_url_set(u, CURLUPART_URL, j->req->url, 0);
@@ -150,16 +166,16 @@ job_url(struct job *j)
 		uc = curl_url_get(u, CURLUPART_PORT, &port,
 		    CURLU_DEFAULT_PORT);
 	if (uc != CURLUE_OK) {
-		set_reason(j->res, "bad URL: %s", curl_url_strerror(uc));
+		set_reason(res, "bad URL: %s", curl_url_strerror(uc));
 		goto out;
 	}
 	j->orighost = xstrdup(host);
 
 	uc = curl_url_set(u, CURLUPART_HOST, j->req->host, 0);
 	if (uc == CURLUE_OK)
-		uc = curl_url_get(u, CURLUPART_URL, &url, 0);
+		uc = curl_url_get(u, CURLUPART_URL, &cu, 0);
 	if (uc != CURLUE_OK) {
-		set_reason(j->res, "bad host %s: %s", j->req->host,
+		set_reason(res, "bad host %s: %s", j->req->host,
 		    curl_url_strerror(uc));
 		goto out;
 	}
@@ -169,14 +185,14 @@ job_url(struct job *j)
 	snprintf(ct, ctlen, "%s:%s:%s:%s", j->req->host, port, host, port);
 	j->connect_to = curl_slist_append(NULL, ct);
 	if (j->connect_to == NULL) {
-		set_reason(j->res, "out of memory");
+		set_text(res, "out of memory");
 		goto out;
 	}
-	j->url = xstrdup(url);
+	*url = xstrdup(cu);
 	rc = 0;
 out:
 	free(ct);
-	curl_free(url);
+	curl_free(cu);
 	curl_free(port);
 	curl_free(host);
 	curl_url_cleanup(u);
@@ -184,37 +200,32 @@ out:
 }
 
 /*
- * Makes the easy handle of job j.  Returns 0, or -1 with the check's
- * reason set (the check then fails without a transfer).
+ * The easy handle of slot j with the options every check shares, set
+ * once.  Each check connects afresh, as a client would: a connection
+ * left by another endpoint's check on the same address would skip the
+ * connect and TLS handshake being tested, and the multi handle's cache
+ * would keep descriptors open against the file limit.  So connections
+ * are neither reused nor kept (FORBID_REUSE, FRESH_CONNECT), and no TLS
+ * session is kept for a later check on the same handle to resume.
+ * Returns 0, or -1 with the check's reason set.
  */
 static int
-job_start(CURLM *cm, struct job *j, const char *ca_file)
+slot_handle(struct slot *j, struct check_res *res, const char *ca_file)
 {
-	const struct check_req *r = j->req;
-	CURL		*e = NULL;
-	CURLMcode	 mc;
-	long		 tmo;
-	int		 bad = 0, rc = -1;
+	CURL	*e;
+	int	 bad = 0;
 
-	if (job_url(j) == -1)
-		goto out;
+	if (j->e != NULL)
+		return 0;
 	if ((e = curl_easy_init()) == NULL) {
-		set_reason(j->res, "libcurl: cannot create a handle");
-		goto out;
+		set_text(res, "libcurl: cannot create a handle");
+		return -1;
 	}
-	/* A zero timeout would mean "none" to libcurl: never allow that. */
-	tmo = r->timeout_ms > 0 ? (long)r->timeout_ms : 1L;
-	j->errbuf[0] = '\0';
-
 	bad |= curl_easy_setopt(e, CURLOPT_ERRORBUFFER, j->errbuf) != CURLE_OK;
 	bad |= curl_easy_setopt(e, CURLOPT_PRIVATE, j) != CURLE_OK;
-	bad |= curl_easy_setopt(e, CURLOPT_URL, j->url) != CURLE_OK;
 	bad |= curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https")
 	    != CURLE_OK;
 	bad |= curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L) != CURLE_OK;
-	bad |= curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, tmo) != CURLE_OK;
-	bad |= curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, tmo)
-	    != CURLE_OK;
 	/*
 	 * A lookup that outlives the timeout would otherwise make libcurl
 	 * wait for its resolver thread when the handle is done.
@@ -224,13 +235,10 @@ job_start(CURLM *cm, struct job *j, const char *ca_file)
 	    CHECK_DNS_CACHE_S) != CURLE_OK;
 	bad |= curl_easy_setopt(e, CURLOPT_USERAGENT, CHECK_UA) != CURLE_OK;
 	bad |= curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L) != CURLE_OK;
-	/*
-	 * Each check connects afresh, as a client would: a connection left
-	 * by another endpoint's check on the same address would skip the
-	 * connect and TLS handshake being tested, and the multi handle's
-	 * cache would keep descriptors open against the file limit.
-	 */
 	bad |= curl_easy_setopt(e, CURLOPT_FORBID_REUSE, 1L) != CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_FRESH_CONNECT, 1L) != CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_SSL_SESSIONID_CACHE, 0L)
+	    != CURLE_OK;
 	/* A health check goes straight to the server, whatever http_proxy. */
 	bad |= curl_easy_setopt(e, CURLOPT_PROXY, "") != CURLE_OK;
 	bad |= curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 1L) != CURLE_OK;
@@ -238,28 +246,77 @@ job_start(CURLM *cm, struct job *j, const char *ca_file)
 	if (ca_file != NULL)
 		bad |= curl_easy_setopt(e, CURLOPT_CAINFO, ca_file)
 		    != CURLE_OK;
-	if (j->connect_to != NULL)
-		bad |= curl_easy_setopt(e, CURLOPT_CONNECT_TO, j->connect_to)
-		    != CURLE_OK;
-	if (r->head)
-		bad |= curl_easy_setopt(e, CURLOPT_NOBODY, 1L) != CURLE_OK;
 	bad |= curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, write_cb)
 	    != CURLE_OK;
 	bad |= curl_easy_setopt(e, CURLOPT_WRITEDATA, j) != CURLE_OK;
 	if (bad) {
-		set_reason(j->res, "libcurl: cannot set up the check");
-		goto out;
-	}
-	if ((mc = curl_multi_add_handle(cm, e)) != CURLM_OK) {
-		set_reason(j->res, "libcurl: %s", curl_multi_strerror(mc));
-		goto out;
+		curl_easy_cleanup(e);
+		set_text(res, "libcurl: cannot set up the check");
+		return -1;
 	}
 	j->e = e;
-	e = NULL;
+	return 0;
+}
+
+/* Forgets what the check in slot j kept; the handle stays. */
+static void
+slot_clear(struct slot *j)
+{
+	free(j->orighost);
+	j->orighost = NULL;
+	curl_slist_free_all(j->connect_to);
+	j->connect_to = NULL;
+	free(j->body);
+	j->body = NULL;
+	j->bodylen = j->bodycap = j->received = 0;
+	j->capped = 0;
+	j->req = NULL;
+}
+
+/*
+ * Starts check r in the idle slot j.  Returns 0, or -1 with the check's
+ * reason set (the check then fails without a transfer, the slot stays
+ * idle).
+ */
+static int
+slot_start(CURLM *cm, struct slot *j, const struct check_req *r,
+    const char *ca_file)
+{
+	CURLMcode	 mc;
+	char		*url = NULL;
+	long		 tmo;
+	int		 bad = 0, rc = -1;
+
+	j->req = r;
+	if (slot_url(j, r->res, &url) == -1 ||
+	    slot_handle(j, r->res, ca_file) == -1)
+		goto out;
+	/* A zero timeout would mean "none" to libcurl: never allow that. */
+	tmo = r->timeout_ms > 0 ? (long)r->timeout_ms : 1L;
+	j->errbuf[0] = '\0';
+	/* libcurl copies the URL; the CONNECT_TO list must outlive it. */
+	bad |= curl_easy_setopt(j->e, CURLOPT_URL,
+	    url != NULL ? url : r->url) != CURLE_OK;
+	bad |= curl_easy_setopt(j->e, CURLOPT_TIMEOUT_MS, tmo) != CURLE_OK;
+	bad |= curl_easy_setopt(j->e, CURLOPT_CONNECTTIMEOUT_MS, tmo)
+	    != CURLE_OK;
+	bad |= curl_easy_setopt(j->e, CURLOPT_CONNECT_TO, j->connect_to)
+	    != CURLE_OK;
+	bad |= curl_easy_setopt(j->e, CURLOPT_NOBODY, r->head ? 1L : 0L)
+	    != CURLE_OK;
+	if (bad) {
+		set_text(r->res, "libcurl: cannot set up the check");
+		goto out;
+	}
+	if ((mc = curl_multi_add_handle(cm, j->e)) != CURLM_OK) {
+		set_reason(r->res, "libcurl: %s", curl_multi_strerror(mc));
+		goto out;
+	}
 	rc = 0;
 out:
-	if (e != NULL)
-		curl_easy_cleanup(e);
+	free(url);
+	if (rc == -1)
+		slot_clear(j);
 	return rc;
 }
 
@@ -307,9 +364,9 @@ url_host(const char *url)
 
 /* The reason of a transfer that ended with cc (not ours to ignore). */
 static void
-fail_reason(struct job *j, CURLcode cc)
+fail_reason(struct slot *j, CURLcode cc)
 {
-	struct check_res *res = j->res;
+	struct check_res *res = j->req->res;
 	const char	*detail = j->errbuf[0] != '\0' ? j->errbuf :
 			    curl_easy_strerror(cc);
 	char		*peer = NULL;
@@ -320,7 +377,7 @@ fail_reason(struct job *j, CURLcode cc)
 
 	if (cc == CURLE_OPERATION_TIMEDOUT ||
 	    (cc == CURLE_COULDNT_CONNECT && oserr == ETIMEDOUT))
-		set_reason(res, "timeout");
+		set_text(res, "timeout");
 	else if (is_tls_error(cc))
 		set_reason(res, "TLS: %s", detail);
 	else if (cc == CURLE_COULDNT_RESOLVE_HOST) {
@@ -330,13 +387,13 @@ fail_reason(struct job *j, CURLcode cc)
 		    j->orighost != NULL ? j->orighost : j->req->url);
 	}
 	else if (oserr == ECONNREFUSED)
-		set_reason(res, "connection refused");
+		set_text(res, "connection refused");
 	else if (oserr == ECONNRESET)
-		set_reason(res, "connection reset");
+		set_text(res, "connection reset");
 	else if (cc == CURLE_COULDNT_CONNECT && oserr == EHOSTUNREACH)
-		set_reason(res, "no route to host");
+		set_text(res, "no route to host");
 	else if (cc == CURLE_COULDNT_CONNECT && oserr == ENETUNREACH)
-		set_reason(res, "network unreachable");
+		set_text(res, "network unreachable");
 	/*
 	 * libcurl calls an answer that is not HTTP "Unsupported protocol"
 	 * (HTTP/0.9), which reads like a bad URL: say what happened.
@@ -351,11 +408,11 @@ fail_reason(struct job *j, CURLcode cc)
 		set_reason(res, "%s", curl_easy_strerror(cc));
 }
 
-/* Fills in the result of a finished transfer and frees the job's handle. */
+/* Fills in the result of a finished transfer; the slot is idle after. */
 static void
-job_done(CURLM *cm, struct job *j, CURLcode cc)
+slot_done(CURLM *cm, struct slot *j, CURLcode cc)
 {
-	struct check_res *res = j->res;
+	struct check_res *res = j->req->res;
 	curl_off_t	 total = 0;
 	long		 code = 0;
 
@@ -380,25 +437,11 @@ job_done(CURLM *cm, struct job *j, CURLcode cc)
 		set_reason(res, "HTTP %ld: expected text not found", code);
 	else {
 		res->ok = 1;
-		set_reason(res, "ok");
+		set_text(res, "ok");
 	}
 
 	(void)curl_multi_remove_handle(cm, j->e);
-	curl_easy_cleanup(j->e);
-	j->e = NULL;
-}
-
-static void
-job_free(struct job *j)
-{
-	free(j->url);
-	j->url = NULL;
-	free(j->orighost);
-	j->orighost = NULL;
-	curl_slist_free_all(j->connect_to);
-	j->connect_to = NULL;
-	free(j->body);
-	j->body = NULL;
+	slot_clear(j);
 }
 
 /*
@@ -438,20 +481,21 @@ parallel_limit(long max_parallel)
 }
 
 int
-check_run(const struct check_req *reqs, struct check_res *res, size_t n,
-    long max_parallel, const char *ca_file, char *err, size_t errlen)
+check_run(const struct check_req *reqs, size_t n, long max_parallel,
+    const char *ca_file, char *err, size_t errlen)
 {
 	CURLM		*cm = NULL;
 	CURLMcode	 mc;
 	CURLMsg		*msg;
-	struct job	*jobs = NULL, *j;
-	size_t		 next = 0, inflight = 0, done, i;
+	struct slot	*slots = NULL, *j;
+	size_t		*idle = NULL;	/* indexes of the idle slots */
+	size_t		 next = 0, nslots = 0, nidle = 0, done, i;
 	long		 maxp;
 	int		 running, left, rc = -1;
 
 	for (i = 0; i < n; i++) {
-		memset(&res[i], 0, sizeof(res[i]));
-		set_reason(&res[i], "not checked");
+		memset(reqs[i].res, 0, sizeof(*reqs[i].res));
+		set_text(reqs[i].res, "not checked");
 	}
 	if (n == 0) {
 		rc = 0;
@@ -462,22 +506,19 @@ check_run(const struct check_req *reqs, struct check_res *res, size_t n,
 		goto out;
 	}
 	maxp = parallel_limit(max_parallel);
-	jobs = xcalloc(n, sizeof(*jobs));
-	for (i = 0; i < n; i++) {
-		jobs[i].req = &reqs[i];
-		jobs[i].res = &res[i];
-	}
+	nslots = (size_t)maxp < n ? (size_t)maxp : n;
+	slots = xcalloc(nslots, sizeof(*slots));
+	idle = xcalloc(nslots, sizeof(*idle));
+	for (nidle = 0; nidle < nslots; nidle++)
+		idle[nidle] = nslots - 1 - nidle;
 
 	for (;;) {
 		/* Refill: a check that cannot start has failed already. */
-		while (next < n && inflight < (size_t)maxp) {
-			j = &jobs[next++];
-			if (job_start(cm, j, ca_file) == 0)
-				inflight++;
-			else
-				job_free(j);
-		}
-		if (inflight == 0)
+		while (next < n && nidle > 0)
+			if (slot_start(cm, &slots[idle[nidle - 1]],
+			    &reqs[next++], ca_file) == 0)
+				nidle--;
+		if (nidle == nslots)
 			break;
 
 		mc = curl_multi_perform(cm, &running);
@@ -493,11 +534,10 @@ check_run(const struct check_req *reqs, struct check_res *res, size_t n,
 			j = NULL;
 			(void)curl_easy_getinfo(msg->easy_handle,
 			    CURLINFO_PRIVATE, &j);
-			if (j == NULL)
+			if (j == NULL || j->req == NULL)
 				continue;
-			job_done(cm, j, msg->data.result);
-			job_free(j);
-			inflight--;
+			slot_done(cm, j, msg->data.result);
+			idle[nidle++] = (size_t)(j - slots);
 			done++;
 		}
 		/*
@@ -516,17 +556,15 @@ check_run(const struct check_req *reqs, struct check_res *res, size_t n,
 	}
 	rc = 0;
 out:
-	if (jobs != NULL) {
-		for (i = 0; i < n; i++) {
-			if (jobs[i].e != NULL) {
-				(void)curl_multi_remove_handle(cm, jobs[i].e);
-				curl_easy_cleanup(jobs[i].e);
-				jobs[i].e = NULL;
-			}
-			job_free(&jobs[i]);
-		}
+	for (i = 0; i < nslots; i++) {
+		if (slots[i].req != NULL)
+			(void)curl_multi_remove_handle(cm, slots[i].e);
+		if (slots[i].e != NULL)
+			curl_easy_cleanup(slots[i].e);
+		slot_clear(&slots[i]);
 	}
-	free(jobs);
+	free(idle);
+	free(slots);
 	if (cm != NULL)
 		curl_multi_cleanup(cm);
 	return rc;

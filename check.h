@@ -20,6 +20,7 @@ struct check_req {
 	long long	 timeout_ms;
 	const struct expect *expect;
 	const char	*expect_body;	/* NULL: none */
+	struct check_res *res;		/* where its result goes */
 };
 
 struct check_res {
@@ -30,13 +31,12 @@ struct check_res {
 };
 
 /*
- * Runs the n checks; res[i] is the result of reqs[i].  ca_file NULL means
- * the system trust store.  Returns 0, or -1 with err set when the checks
- * could not be run at all (libcurl could not start).
+ * Runs the n checks, each writing its result to reqs[i].res.  ca_file
+ * NULL means the system trust store.  Returns 0, or -1 with err set when
+ * the checks could not be run at all (libcurl could not start).
  */
-int	 check_run(const struct check_req *reqs, struct check_res *res,
-	    size_t n, long max_parallel, const char *ca_file, char *err,
-	    size_t errlen);
+int	 check_run(const struct check_req *reqs, size_t n,
+	    long max_parallel, const char *ca_file, char *err, size_t errlen);
 
 /* curl_global_init/cleanup, once per process. */
 int	 check_global_init(void);

@@ -121,7 +121,6 @@ static int
 run_checks(struct run *r)
 {
 	struct check_req	*reqs;
-	struct check_res	*res;
 	size_t			 i, j, n = 0, k = 0;
 	char			 err[256];
 	int			 rc = -1;
@@ -129,9 +128,9 @@ run_checks(struct run *r)
 	for (i = 0; i < r->ndoms; i++)
 		n += r->doms[i].cfg->neps;
 	reqs = xcalloc(n ? n : 1, sizeof(*reqs));
-	res = xcalloc(n ? n : 1, sizeof(*res));
 	for (i = 0; i < r->ndoms; i++) {
-		const struct domain_cfg *dc = r->doms[i].cfg;
+		struct dom_run *d = &r->doms[i];
+		const struct domain_cfg *dc = d->cfg;
 
 		for (j = 0; j < dc->neps; j++, k++) {
 			reqs[k].url = dc->eps[j].url;
@@ -140,27 +139,27 @@ run_checks(struct run *r)
 			reqs[k].timeout_ms = dc->pol.timeout_ms;
 			reqs[k].expect = &dc->pol.expect;
 			reqs[k].expect_body = dc->pol.expect_body;
+			reqs[k].res = &d->eps[j].res;
 		}
 	}
-	if (check_run(reqs, res, n, r->cfg->max_parallel, r->cfg->ca_file,
+	if (check_run(reqs, n, r->cfg->max_parallel, r->cfg->ca_file,
 	    err, sizeof(err)) == -1) {
 		logx(LOG_ERR, NULL, NULL, "health checks: %s", err);
 		goto out;
 	}
-	for (i = 0, k = 0; i < r->ndoms; i++) {
+	for (i = 0; i < r->ndoms; i++) {
 		struct dom_run *d = &r->doms[i];
 
-		for (j = 0; j < d->cfg->neps; j++, k++) {
-			d->eps[j].res = res[k];
-			d->dep[j].result = res[k].ok ? CR_PASS : CR_FAIL;
+		for (j = 0; j < d->cfg->neps; j++) {
+			d->dep[j].result = d->eps[j].res.ok ? CR_PASS : CR_FAIL;
 			logx(LOG_DEBUG, d->cfg->name, d->eps[j].cfg->name,
-			    "%s (%ld ms)", res[k].reason, res[k].latency_ms);
+			    "%s (%ld ms)", d->eps[j].res.reason,
+			    d->eps[j].res.latency_ms);
 		}
 	}
 	rc = 0;
 out:
 	free(reqs);
-	free(res);
 	return rc;
 }
 

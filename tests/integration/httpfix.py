@@ -139,6 +139,7 @@ class _Handler(BaseHTTPRequestHandler):
             # Handshake here, in the connection's thread, not in accept().
             self.request.settimeout(10)
             self.request = srv.tls_ctx.wrap_socket(self.request, server_side=True)
+            srv.handshakes.append(self.request.session_reused)
         super().setup()
 
     def log_message(self, fmt, *args):
@@ -220,6 +221,7 @@ class HttpServer:
         self.path = path
         self.port = port
         self.requests = []
+        self.handshakes = []            # TLS: whether each resumed a session
         self.behaviour = {"status": 200, "body": b"ok\n", "pieces": [b"ok\n"], "delay": 0,
                           "headers": None, "endless": False, "reset": False}
         self.set(**behaviour)

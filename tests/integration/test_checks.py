@@ -264,6 +264,19 @@ def test_https_valid_with_ca_file(ddup, http_server, certs):
     assert srv.requests[0].user_agent == "ddup/1.0"
 
 
+def test_each_https_check_makes_its_own_handshake(ddup, http_server, certs):
+    # One check at a time, so every check runs on the same libcurl handle:
+    # none may resume the TLS session of the check before it, or reuse its
+    # connection, even to the same server and name.
+    srv = http_server(tls=True)
+    urls = [srv.url + f"/{i}" for i in range(4)]
+    eps, _ = check(ddup, urls, top={"caFile": certs.ca, "maxParallel": 1})
+    for ep in eps:
+        assert_ok(ep)
+    assert sorted(r.path for r in srv.requests) == sorted(f"/health/{i}" for i in range(4))
+    assert srv.handshakes == [False] * 4, srv.handshakes
+
+
 def test_https_our_ca_is_not_in_system_store(ddup, http_server):
     ep = check_one(ddup, http_server(tls=True))
     assert ep["lastResult"].startswith("TLS: "), ep
