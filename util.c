@@ -175,23 +175,91 @@ expect_format(const struct expect *e, char *buf, size_t len)
 	}
 }
 
+/*
+ * inet_ntop()'s text of an IPv4 address, "%u.%u.%u.%u", without going
+ * through printf: glibc's costs ten times as much, and every endpoint's
+ * address is parsed once per run.
+ */
+static void
+ip4_text(const unsigned char *b, char *s)
+{
+	int	 i;
+
+	for (i = 0; i < 4; i++) {
+		if (b[i] >= 100)
+			*s++ = (char)('0' + b[i] / 100);
+		if (b[i] >= 10)
+			*s++ = (char)('0' + b[i] / 10 % 10);
+		*s++ = (char)('0' + b[i] % 10);
+		*s++ = i < 3 ? '.' : '\0';
+	}
+}
+
 int
 addr_parse(const char *s, struct addr *out)
 {
 	struct addr a;
 
 	memset(&a, 0, sizeof(a));
-	if (inet_pton(AF_INET, s, a.b) == 1)
+	if (inet_pton(AF_INET, s, a.b) == 1) {
 		a.family = 4;
-	else if (inet_pton(AF_INET6, s, a.b) == 1)
+		ip4_text(a.b, a.s);
+	} else if (inet_pton(AF_INET6, s, a.b) == 1) {
 		a.family = 6;
-	else
-		return -1;
-	if (inet_ntop(a.family == 4 ? AF_INET : AF_INET6, a.b, a.s,
-	    sizeof(a.s)) == NULL)
+		if (inet_ntop(AF_INET6, a.b, a.s, sizeof(a.s)) == NULL)
+			return -1;
+	} else
 		return -1;
 	*out = a;
 	return 0;
+}
+
+/*
+ * The bytes libcurl's URL parser takes for a host name whatever they
+ * spell (a name, or an IPv4 number it normalises): none of them is one
+ * it refuses in a name, a user, a port or an IPv6 address.
+ */
+static int
+url_plain_host(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	    (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '_';
+}
+
+#define URL_MAX_INPUT	8000000		/* CURL_MAX_INPUT_LENGTH */
+
+int
+url_plain(const char *s)
+{
+	const char	*p;
+	long		 port;
+	size_t		 n;
+
+	if (strncasecmp(s, "http://", 7) == 0)
+		p = s + 7;
+	else if (strncasecmp(s, "https://", 8) == 0)
+		p = s + 8;
+	else
+		return 0;
+	for (n = 0; url_plain_host((unsigned char)*p); n++)
+		p++;
+	if (n == 0)
+		return 0;
+	/* libcurl takes "host:" as the default port. */
+	if (*p == ':') {
+		p++;
+		for (n = 0, port = 0; n < 6 && *p >= '0' && *p <= '9'; n++)
+			port = port * 10 + (*p++ - '0');
+		if (n > 5 || port > 65535)
+			return 0;
+	}
+	if (*p != '\0' && *p != '/' && *p != '?' && *p != '#')
+		return 0;
+	/* Path, query and fragment: no control byte, no space. */
+	for (; *p != '\0'; p++)
+		if ((unsigned char)*p <= 0x20 || *p == 0x7f)
+			return 0;
+	return (size_t)(p - s) <= URL_MAX_INPUT;
 }
 
 int

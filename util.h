@@ -55,6 +55,15 @@ void	 expect_format(const struct expect *e, char *buf, size_t len);
 
 /* Parses an IPv4 or IPv6 literal (no brackets, no zone id). */
 int	 addr_parse(const char *s, struct addr *out);
+/*
+ * Whether s is an http:// or https:// URL of a plain form that libcurl
+ * 7.88's URL parser always accepts (with flags 0, and with a host): a
+ * host of letters, digits, '.', '-' and '_' only (no user, no brackets,
+ * no '%'), an optional port of at most five digits up to 65535, then
+ * nothing, or '/', '?' or '#' and no control byte or space after.  Other
+ * URLs may be valid too: only libcurl can tell (config_build.c asks it).
+ */
+int	 url_plain(const char *s);
 /* <0, 0, >0 in publication order: IPv4 before IPv6, numeric inside. */
 int	 addr_cmp(const struct addr *a, const struct addr *b);
 

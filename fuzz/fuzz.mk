@@ -17,7 +17,7 @@
 
 FUZZ_CC		 = clang
 FUZZ_O		 = build/fuzz
-FUZZ_TARGETS	?= duration expect addr isotime dns powerdns config
+FUZZ_TARGETS	?= duration expect addr isotime url dns powerdns config
 FUZZ_SMOKE_TIME	?= 30
 FUZZ_RUNS	?= 10000000
 FUZZ_NICE	?= nice -n 19
@@ -30,6 +30,7 @@ FUZZ_BINS	 = $(FUZZ_TARGETS:%=$(FUZZ_O)/fuzz_%)
 FUZZ_MAXLEN_duration	 = 64
 FUZZ_MAXLEN_expect	 = 256
 FUZZ_MAXLEN_isotime	 = 64
+FUZZ_MAXLEN_url		 = 256
 FUZZ_MAXLEN_addr	 = 2048
 FUZZ_MAXLEN_dns		 = 4096
 FUZZ_MAXLEN_powerdns	 = 4096

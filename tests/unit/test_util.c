@@ -13,6 +13,9 @@
 
 #include <cmocka.h>
 
+#include <arpa/inet.h>
+#include <curl/curl.h>
+
 #include "rrset.h"
 #include "util.h"
 
@@ -251,6 +254,117 @@ test_addr(void **state)
 			fail_msg("addr_parse(\"%s\") refused", t[i].s);
 		assert_int_equal(a.family, t[i].family);
 		assert_string_equal(a.s, t[i].canon);
+	}
+}
+
+/* IPv4 text is written without inet_ntop(): it must match it byte for byte. */
+static void
+test_addr_ipv4_text(void **state)
+{
+	static const int other[] = { 0, 1, 9, 10, 99, 100, 199, 200, 255 };
+	unsigned char b[4];
+	char want[INET_ADDRSTRLEN];
+	struct addr a;
+	size_t i, j, k;
+
+	(void)state;
+	for (i = 0; i < 256; i++)
+		for (j = 0; j < sizeof(other) / sizeof(other[0]); j++)
+			for (k = 0; k < 4; k++) {
+				b[k] = (unsigned char)i;
+				b[(k + 1) % 4] = (unsigned char)other[j];
+				b[(k + 2) % 4] = (unsigned char)(255 - i);
+				b[(k + 3) % 4] = (unsigned char)(i * 7);
+				assert_non_null(inet_ntop(AF_INET, b, want,
+				    sizeof(want)));
+				assert_int_equal(addr_parse(want, &a), 0);
+				assert_string_equal(a.s, want);
+				assert_memory_equal(a.b, b, 4);
+			}
+}
+
+/* What libcurl's URL parser says, as config_build.c asks it. */
+static int
+curl_accepts(const char *s)
+{
+	CURLU *u = curl_url();
+	char *host = NULL;
+	int ok;
+
+	assert_non_null(u);
+	ok = curl_url_set(u, CURLUPART_URL, s, 0) == CURLUE_OK &&
+	    curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK &&
+	    *host != '\0';
+	curl_free(host);
+	curl_url_cleanup(u);
+	return ok;
+}
+
+/*
+ * url_plain() stands in for libcurl's parser in the common case: all it
+ * accepts libcurl accepts, and the rest goes to libcurl.
+ */
+static void
+test_url_plain(void **state)
+{
+	static const struct {
+		const char	*s;
+		int		 plain;
+	} t[] = {
+		{ "http://127.0.0.1:8080/health", 1 },
+		{ "https://www.example.com/", 1 },
+		{ "HTTPS://WWW.EXAMPLE.COM", 1 },
+		{ "http://a", 1 },
+		{ "http://a:", 1 },
+		{ "http://a:/x", 1 },
+		{ "http://a:0", 1 },
+		{ "http://a:65535/", 1 },
+		{ "http://a:00080/", 1 },
+		{ "http://a?x=1", 1 },
+		{ "http://a#frag", 1 },
+		{ "http://a/p?q=1&r=%20#f", 1 },
+		{ "http://a/\xc3\xa9", 1 },
+		{ "http://0x7f.1/", 1 },
+		{ "http://1.2.3.999/", 1 },
+		{ "http://99999999999999999999/", 1 },
+		{ "http://under_score.example/", 1 },
+		{ "http://-/", 1 },
+		{ "http://./", 1 },
+		{ "http://a/../../x", 1 },
+		{ "http://a:65536/", 0 },
+		{ "http://a:123456/", 0 },
+		{ "http://a:8x/", 0 },
+		{ "http://a:-1/", 0 },
+		{ "http://a b/", 0 },
+		{ "http://a/b c", 0 },
+		{ "http://a/b\tc", 0 },
+		{ "http://a/\x7f", 0 },
+		{ "http://a/\x01", 0 },
+		{ "http://user@a/", 0 },
+		{ "http://user:pw@a/", 0 },
+		{ "http://[::1]:80/", 0 },
+		{ "http://[::1/", 0 },
+		{ "http://a%41/", 0 },
+		{ "http://a%00/", 0 },
+		{ "http://a!b/", 0 },
+		{ "http://a\\b/", 0 },
+		{ "http:///a", 0 },
+		{ "http:/a", 0 },
+		{ "http://", 0 },
+		{ "http://:80/", 0 },
+		{ "http://a:80:80/", 0 },
+		{ "ftp://a/", 0 },
+		{ "http:a", 0 },
+		{ "", 0 },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		if (url_plain(t[i].s) != t[i].plain)
+			fail_msg("url_plain(\"%s\") is %d", t[i].s, !t[i].plain);
+		if (t[i].plain && !curl_accepts(t[i].s))
+			fail_msg("url_plain(\"%s\"), libcurl refuses it", t[i].s);
 	}
 }
 
@@ -497,6 +611,8 @@ main(void)
 		cmocka_unit_test(test_bool),
 		cmocka_unit_test(test_expect),
 		cmocka_unit_test(test_addr),
+		cmocka_unit_test(test_addr_ipv4_text),
+		cmocka_unit_test(test_url_plain),
 		cmocka_unit_test(test_addr_cmp),
 		cmocka_unit_test(test_addrset),
 		cmocka_unit_test(test_addrset_many),
