@@ -7,7 +7,6 @@
 
 #include <sys/stat.h>
 
-#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -63,8 +62,11 @@ name_hash(const char *s)
 {
 	size_t h = 2166136261u;
 
-	for (; *s != '\0'; s++)
-		h = (h ^ (unsigned char)tolower((unsigned char)*s)) * 16777619u;
+	unsigned char c;
+
+	/* ASCII case only, as strcasecmp() in the C locale. */
+	for (; (c = (unsigned char)*s) != '\0'; s++)
+		h = (h ^ (c >= 'A' && c <= 'Z' ? c + 32u : c)) * 16777619u;
 	return h;
 }
 
@@ -121,6 +123,20 @@ cfg_nameset_add(struct nameset *ns, const char *name, int val)
 }
 
 void
+cfg_nameset_init(struct nameset *ns, size_t n)
+{
+	size_t cap = 16;
+
+	/* At most half full once the n names are in: never rebuilt. */
+	while (cap < n * 2 && cap < ((size_t)1 << 30))
+		cap *= 2;
+	ns->cap = cap;
+	ns->n = 0;
+	ns->name = xcalloc(cap, sizeof(*ns->name));
+	ns->val = xcalloc(cap, sizeof(*ns->val));
+}
+
+void
 cfg_nameset_free(struct nameset *ns)
 {
 	free(ns->name);
@@ -166,7 +182,7 @@ parse(const char *name, const char *buf, size_t len, FILE *errs,
 {
 	struct ctx x;
 	struct config *c = NULL;
-	size_t i, j;
+	size_t i;
 
 	memset(&x, 0, sizeof(x));
 	x.path = name != NULL ? name : "(configuration)";
@@ -191,18 +207,8 @@ parse(const char *name, const char *buf, size_t len, FILE *errs,
 	}
 out:
 	config_free(x.c);
-	free(x.buf);
-	cfg_nameset_free(&x.keyset);
+	cfg_read_free(&x);
 	cfg_nameset_free(&x.provset);
-	for (i = 0; i < x.nsecs; i++) {
-		for (j = 0; j < x.secs[i].nkeys; j++) {
-			free(x.secs[i].keys[j].key);
-			free(x.secs[i].keys[j].value);
-		}
-		free(x.secs[i].keys);
-		free(x.secs[i].name);
-	}
-	free(x.secs);
 	for (i = 0; i < x.nmsgs; i++)
 		free(x.msgs[i].text);
 	free(x.msgs);
@@ -223,7 +229,7 @@ config_load(const char *path, FILE *errs, int warnings)
 	struct stat st;
 	FILE *fp;
 	char *buf = NULL;
-	size_t n = 0;
+	size_t n = 0, want;
 
 	if ((fp = fopen(path, "r")) == NULL) {
 		fprintf(errs, "%s: cannot read: %s\n", path, strerror(errno));
@@ -237,10 +243,21 @@ config_load(const char *path, FILE *errs, int warnings)
 		fprintf(errs, "%s: cannot read: %s\n", path, strerror(EISDIR));
 		goto out;
 	}
-	/* One byte more than allowed tells a file that is too large. */
-	buf = xmalloc(CONFIG_MAX + 1);
+	/*
+	 * A buffer of the file's size (a megabyte of heap for a small file
+	 * would stay with the process), and one byte more: a byte read
+	 * there means the file grew, and it is read on up to one byte more
+	 * than allowed, which tells a file that is too large.
+	 */
+	want = st.st_size >= 0 && (size_t)st.st_size < CONFIG_MAX ?
+	    (size_t)st.st_size + 1 : CONFIG_MAX + 1;
+	buf = xmalloc(want);
 	errno = 0;
-	n = fread(buf, 1, CONFIG_MAX + 1, fp);
+	n = fread(buf, 1, want, fp);
+	if (n == want && want <= CONFIG_MAX) {
+		buf = xrealloc(buf, CONFIG_MAX + 1);
+		n += fread(buf + n, 1, CONFIG_MAX + 1 - n, fp);
+	}
 	if (ferror(fp)) {
 		fprintf(errs, "%s: cannot read: %s\n", path,
 		    strerror(errno != 0 ? errno : EIO));

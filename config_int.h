@@ -33,9 +33,21 @@ struct rsec {
 	char		*name;		/* NULL: none */
 	int		 line;
 	int		 domain;	/* endpoints: index of their [domain] */
-	struct rkey	*keys;
+	struct rkey	*keys;		/* set when the text is read */
+	size_t		 first;		/* index of the first in ctx.keys */
 	size_t		 nkeys;
-	size_t		 capkeys;
+};
+
+/*
+ * The strings of what was read, copied one after the other into blocks
+ * freed together with the parse: one block for an ordinary file, never
+ * a malloc per string.
+ */
+struct strblock {
+	struct strblock	*next;
+	size_t		 len;
+	size_t		 cap;
+	char		 s[];
 };
 
 struct msg {
@@ -77,12 +89,20 @@ struct ctx {
 	size_t		 bufsz;
 	int		 lineno;
 
-	/* What was read: secs[0] is the top of the file. */
+	/*
+	 * What was read: secs[0] is the top of the file; the keys of each
+	 * section follow each other in keys.  Both arrays are sized once,
+	 * from a count of the lines that can make a section or a key.
+	 */
 	struct rsec	*secs;
 	size_t		 nsecs;
 	size_t		 capsecs;
+	struct rkey	*keys;
+	size_t		 nkeys;
+	size_t		 capkeys;
 	size_t		 cur;
-	struct nameset	 keyset;	/* keys of secs[cur]: lines */
+	struct nameset	 keyset;	/* keys of a large secs[cur]: lines */
+	struct strblock	*strs;
 	int		 lastdomain;	/* -1: none yet, -2: a broken one */
 
 	struct msg	*msgs;
@@ -100,6 +120,8 @@ void	 cfg_problem(struct ctx *x, int line, int warn, const char *fmt,
 
 /* Collects the sections and keys of x->in (config_read.c). */
 void	 cfg_read(struct ctx *x);
+/* Frees what cfg_read() collected. */
+void	 cfg_read_free(struct ctx *x);
 
 /* Sets canon of every key of a top, domain or endpoint section. */
 void	 cfg_resolve_keys(struct ctx *x, struct rsec *s);
@@ -137,6 +159,8 @@ void	 cfg_build(struct ctx *x);
 int	 cfg_nameset_add(struct nameset *ns, const char *name, int val);
 /* The val of name, or 0. */
 int	 cfg_nameset_get(const struct nameset *ns, const char *name);
+/* An empty set with room for n names (zero-initialised sets grow). */
+void	 cfg_nameset_init(struct nameset *ns, size_t n);
 void	 cfg_nameset_free(struct nameset *ns);
 
 /* Room for one more element in *v, doubling; returns *v. */

@@ -26,18 +26,49 @@
 #include "config_int.h"
 #include "util.h"
 
+#define STRBLOCK_MIN	4096
+#define KEYS_LINEAR	8	/* keys of a section checked for twins one by one */
+
+/* A copy of the len bytes at s, with a NUL, kept until the parse ends. */
+static char *
+keep(struct ctx *x, const char *s, size_t len)
+{
+	struct strblock *b = x->strs;
+	char *copy;
+	size_t cap;
+
+	if (b == NULL || b->cap - b->len < len + 1) {
+		/* The first block holds all the strings of the text. */
+		cap = b == NULL ? x->inlen + 2 : STRBLOCK_MIN;
+		if (cap < len + 1)
+			cap = len + 1;
+		b = xmalloc(sizeof(*b) + cap);
+		b->next = x->strs;
+		b->len = 0;
+		b->cap = cap;
+		x->strs = b;
+	}
+	copy = b->s + b->len;
+	memcpy(copy, s, len);
+	copy[len] = '\0';
+	b->len += len + 1;
+	return copy;
+}
+
 static void
-add_section(struct ctx *x, enum kind kind, const char *name, int line)
+add_section(struct ctx *x, enum kind kind, char *name, int line)
 {
 	struct rsec *s;
 
+	/* Sized from a count of the lines (see count_lines()). */
 	x->secs = cfg_grow(x->secs, x->nsecs, &x->capsecs, sizeof(*x->secs));
 	s = &x->secs[x->nsecs];
 	memset(s, 0, sizeof(*s));
 	s->kind = kind;
-	s->name = name != NULL && *name != '\0' ? xstrdup(name) : NULL;
+	s->name = name != NULL && *name != '\0' ? name : NULL;
 	s->line = line;
 	s->domain = -1;
+	s->first = x->nkeys;
 	x->cur = x->nsecs++;
 	cfg_nameset_free(&x->keyset);
 }
@@ -49,9 +80,7 @@ new_section(struct ctx *x, const char *text, size_t len)
 	char *copy, *kind, *name, *end;
 	enum kind k = S_SKIP;
 
-	copy = xmalloc(len + 1);
-	memcpy(copy, text, len);
-	copy[len] = '\0';
+	copy = keep(x, text, len);
 	for (kind = copy; isspace((unsigned char)*kind); kind++)
 		;
 	for (name = kind; *name != '\0' && !isspace((unsigned char)*name);
@@ -98,16 +127,18 @@ new_section(struct ctx *x, const char *text, size_t len)
 	add_section(x, k, name, x->lineno);
 	if (k == S_ENDPOINT)
 		x->secs[x->cur].domain = x->lastdomain;
-	free(copy);
 }
 
-/* inih's own scan: up to one of chars, or a ';' comment after white space. */
+/*
+ * inih's own scan: up to c or d, or a ';' comment after white space
+ * (inih looks the characters up in a string of them: two are enough).
+ */
 static const char *
-find_chars_or_comment(const char *s, const char *chars)
+find_chars_or_comment(const char *s, char c, char d)
 {
 	int was_space = 0;
 
-	while (*s != '\0' && strchr(chars, *s) == NULL &&
+	while (*s != '\0' && *s != c && *s != d &&
 	    !(was_space && *s == ';')) {
 		was_space = isspace((unsigned char)*s);
 		s++;
@@ -131,7 +162,7 @@ line_ok(struct ctx *x, const char *s)
 		return 0;
 	}
 	if (*t == '[') {
-		end = find_chars_or_comment(t + 1, "]");
+		end = find_chars_or_comment(t + 1, ']', ']');
 		if (*end != ']') {
 			cfg_problem(x, x->lineno, 0,
 			    "section header without ']'");
@@ -145,7 +176,7 @@ line_ok(struct ctx *x, const char *s)
 			cfg_problem(x, x->lineno, 0, "text after ']'");
 		return 1;
 	}
-	end = find_chars_or_comment(t, "=:");
+	end = find_chars_or_comment(t, '=', ':');
 	if (*end != '=' && *end != ':') {
 		cfg_problem(x, x->lineno, 0, "expected 'key = value'");
 		return 0;
@@ -210,12 +241,28 @@ reader(char *str, int num, void *stream)
 	return str;
 }
 
+/* The line of key name in section s so far, or 0. */
+static int
+key_seen(struct ctx *x, const struct rsec *s, const char *name)
+{
+	size_t i;
+
+	if (s->nkeys < KEYS_LINEAR) {
+		for (i = s->first; i < s->first + s->nkeys; i++)
+			if (strcasecmp(x->keys[i].key, name) == 0)
+				return x->keys[i].line;
+		return 0;
+	}
+	return cfg_nameset_get(&x->keyset, name);
+}
+
 static int
 handler(void *user, const char *section, const char *name, const char *value)
 {
 	struct ctx *x = user;
 	struct rsec *s = &x->secs[x->cur];
 	struct rkey *k;
+	size_t i;
 	int first;
 
 	(void)section;		/* ours is not cut short */
@@ -225,19 +272,27 @@ handler(void *user, const char *section, const char *name, const char *value)
 		cfg_problem(x, x->lineno, 0, "missing key name before '='");
 		return 1;
 	}
-	s->keys = cfg_grow(s->keys, s->nkeys, &s->capkeys, sizeof(*s->keys));
-	k = &s->keys[s->nkeys];
-	k->key = xstrdup(name);
-	if ((first = cfg_nameset_add(&x->keyset, k->key, x->lineno)) != 0) {
+	if ((first = key_seen(x, s, name)) != 0) {
 		cfg_problem(x, x->lineno, 0, "'%s' given twice in one "
 		    "section (first at line %d)", name, first);
-		free(k->key);
 		return 1;
 	}
+	/* Sized from a count of the lines (see count_lines()). */
+	x->keys = cfg_grow(x->keys, x->nkeys, &x->capkeys, sizeof(*x->keys));
+	k = &x->keys[x->nkeys];
+	k->key = keep(x, name, strlen(name));
 	k->canon = NULL;
-	k->value = xstrdup(value);
+	k->value = keep(x, value, strlen(value));
 	k->line = x->lineno;
 	s->nkeys++;
+	x->nkeys++;
+	/* Past a few keys, their names go to a hash set, to stay linear. */
+	if (s->nkeys == KEYS_LINEAR)
+		for (i = s->first; i < x->nkeys; i++)
+			(void)cfg_nameset_add(&x->keyset, x->keys[i].key,
+			    x->keys[i].line);
+	else if (s->nkeys > KEYS_LINEAR)
+		(void)cfg_nameset_add(&x->keyset, k->key, k->line);
 	return 1;
 }
 
@@ -336,13 +391,19 @@ key_where(const char *key, const char **canon)
 	size_t	 j;
 	int	 where = 0;
 
+	/*
+	 * Equal bytes stay equal with bit 5 set, letters of either case
+	 * too: a cheap first look before each comparison.
+	 */
 	for (j = 0; j < sizeof(keytab) / sizeof(keytab[0]); j++)
-		if (strcasecmp(keytab[j].name, key) == 0) {
+		if ((keytab[j].name[0] | 0x20) == (key[0] | 0x20) &&
+		    strcasecmp(keytab[j].name, key) == 0) {
 			*canon = keytab[j].name;
 			where |= keytab[j].where;
 		}
 	for (j = 0; j < sizeof(dom_keys) / sizeof(dom_keys[0]); j++)
-		if (strcasecmp(dom_keys[j].name, key) == 0) {
+		if ((dom_keys[j].name[0] | 0x20) == (key[0] | 0x20) &&
+		    strcasecmp(dom_keys[j].name, key) == 0) {
 			*canon = dom_keys[j].name;
 			where |= W_TOP | W_DOMAIN;
 		}
@@ -634,12 +695,42 @@ cfg_parse_hc(struct ctx *x, const struct rsec *s, struct hc *h)
 			h->line[j] = k->line;
 }
 
+/*
+ * The sections and keys of the text, counted from the first byte of each
+ * line: a header starts with '[', a key with anything but white space, a
+ * comment or a header (the reader hands inih nothing else).  A byte
+ * order mark can hide the first line's first byte: it counts for both.
+ * So the arrays are sized once; should the count ever fall short, they
+ * grow.
+ */
+static void
+count_lines(const struct ctx *x, size_t *nsecs, size_t *nkeys)
+{
+	const char *p = x->in, *end = x->in + x->inlen, *nl;
+
+	*nsecs = 2;
+	*nkeys = 1;
+	while (p < end) {
+		if (*p == '[')
+			++*nsecs;
+		else if (!isspace((unsigned char)*p) && *p != ';' && *p != '#')
+			++*nkeys;
+		if ((nl = memchr(p, '\n', (size_t)(end - p))) == NULL)
+			break;
+		p = nl + 1;
+	}
+}
+
 void
 cfg_read(struct ctx *x)
 {
 	size_t i;
 	int rc, seen;
 
+	count_lines(x, &x->capsecs, &x->capkeys);
+	x->secs = xmalloc(x->capsecs * sizeof(*x->secs));
+	x->keys = xmalloc(x->capkeys * sizeof(*x->keys));
+	x->nkeys = 0;
 	x->lastdomain = -1;
 	add_section(x, S_TOP, NULL, 0);
 	rc = ini_parse_stream(reader, x, handler, x);
@@ -651,4 +742,24 @@ cfg_read(struct ctx *x)
 			cfg_problem(x, rc, 0, "cannot parse this line");
 	} else if (rc < 0)
 		cfg_problem(x, 0, 0, "inih failed (%d)", rc);
+	/* The keys stay where they are from now on. */
+	for (i = 0; i < x->nsecs; i++)
+		x->secs[i].keys = x->keys + x->secs[i].first;
+}
+
+void
+cfg_read_free(struct ctx *x)
+{
+	struct strblock *b;
+
+	/* Secrets written in the file are among the strings. */
+	while ((b = x->strs) != NULL) {
+		x->strs = b->next;
+		explicit_bzero(b->s, b->len);
+		free(b);
+	}
+	free(x->keys);
+	free(x->secs);
+	cfg_nameset_free(&x->keyset);
+	free(x->buf);
 }

@@ -844,6 +844,75 @@ test_parse(void **state)
  * crash, no leak, and a configuration or an error.  No !file: the texts
  * must not reach for random paths.
  */
+/*
+ * A key given twice is found among a section's first keys one by one,
+ * and past them through a hash set: both ways report the same, at any
+ * count.  Also many sections and keys, more than the arrays start with.
+ */
+static void
+test_twice(void **state)
+{
+	static const size_t counts[] = { 1, 7, 8, 9, 30 };
+	struct config *c;
+	char *text, *errs, want[256];
+	size_t i, k, n, off, cap = 65536;
+
+	(void)state;
+	text = xmalloc(cap);
+	for (i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
+		n = counts[i];
+		off = 0;
+		off += (size_t)snprintf(text + off, cap - off, PROV DOM
+		    "[endpoint a]\n");
+		for (k = 0; k < n; k++)
+			off += (size_t)snprintf(text + off, cap - off,
+			    "%s = http://127.0.0.1:%zu/\n", k == 0 ? "url" :
+			    "ip", k);
+		/* Lines 9 and 10 hold url and the first ip (if any). */
+		off += (size_t)snprintf(text + off, cap - off, "URL = x\n");
+		if (n > 1)
+			off += (size_t)snprintf(text + off, cap - off,
+			    "Ip = y\n");
+		errs = parse("mem.ini", text, off, 1, &c);
+		assert_null(c);
+		snprintf(want, sizeof(want), "mem.ini:%zu: 'URL' given twice "
+		    "in one section (first at line 10)\n", 10 + n);
+		if (strstr(errs, want) == NULL)
+			fail_msg("%zu keys: %s", n, errs);
+		if (n > 1) {
+			snprintf(want, sizeof(want), "mem.ini:%zu: 'Ip' given "
+			    "twice in one section (first at line 11)\n",
+			    11 + n);
+			if (strstr(errs, want) == NULL)
+				fail_msg("%zu keys: %s", n, errs);
+		}
+		free(errs);
+	}
+
+	/* 2,000 endpoints: more sections and keys than the arrays start with. */
+	off = (size_t)snprintf(text, cap, PROV DOM);
+	for (k = 0; k < 2000; k++) {
+		if (off + 128 > cap) {
+			cap *= 2;
+			text = xrealloc(text, cap);
+		}
+		off += (size_t)snprintf(text + off, cap - off,
+		    "[endpoint e%zu]\nurl = http://127.0.0.1:%zu/\n"
+		    "ip = 10.0.%zu.%zu\n\n", k, 1000 + k, k / 250, k % 250);
+	}
+	errs = parse("mem.ini", text, off, 1, &c);
+	assert_string_equal(errs, "");
+	assert_non_null(c);
+	assert_int_equal(c->domains[0].neps, 2000);
+	assert_string_equal(c->domains[0].eps[1999].name, "e1999");
+	assert_string_equal(c->domains[0].eps[1999].url,
+	    "http://127.0.0.1:2999/");
+	assert_string_equal(c->domains[0].eps[1999].ip.s, "10.0.7.249");
+	config_free(c);
+	free(errs);
+	free(text);
+}
+
 static void
 test_parse_mixes(void **state)
 {
@@ -1042,6 +1111,7 @@ main(void)
 		cmocka_unit_test(test_files),
 		cmocka_unit_test(test_parse),
 		cmocka_unit_test(test_parse_mixes),
+		cmocka_unit_test(test_twice),
 		cmocka_unit_test(test_samples),
 	};
 
