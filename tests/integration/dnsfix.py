@@ -1,10 +1,16 @@
 """DNS servers for the integration tests: BIND 9 and PowerDNS on loopback.
 
-Each fixture starts a real server on free ports, in a folder under the
-test's tmp_path, waits until it answers, and stops it at teardown.  Both
-can be stopped and started again on the same ports with the same data,
-to test provider outages.  They run as the current user (root in CI:
-named then keeps root without -u, pdns_server without setuid/setgid).
+A real server on free ports, in a folder of its own, started once per
+test session (per pytest-xdist worker: one test at a time uses it) and
+stopped at the session's end.  Each test that asks for `bind_server` or
+`pdns_server` gets it with the zone as new: example.test holding only
+its SOA, NS and ns1 records, update_count() at 0; the serial goes on
+from where the last test left it, so tests compare serials, never
+expect a number.  A test may stop and start the server again (same
+ports, same data) to test provider outages; one left stopped is started
+again for the next test, and one that does not come back is replaced.
+They run as the current user (root in CI: named then keeps root without
+-u, pdns_server without setuid/setgid).
 """
 
 import base64
@@ -23,7 +29,8 @@ import urllib.request
 
 import pytest
 
-__all__ = ["bind_server", "pdns_server", "BindServer", "PdnsServer"]
+__all__ = ["bind_server", "pdns_server", "BindServer", "PdnsServer",
+           "_bind_shared", "_pdns_shared"]    # the last two: fixtures behind the first two
 
 ZONE = "example.test"
 
@@ -156,6 +163,7 @@ options {{
     recursion no;
     dnssec-validation no;
     notify no;
+    allow-transfer {{ 127.0.0.1; }};
 }};
 controls {{ }};
 statistics-channels {{ inet 127.0.0.1 port {stats_port} allow {{ 127.0.0.1; }}; }};
@@ -196,6 +204,7 @@ class BindServer(_Server):
         self.key_alg = "hmac-sha256"
         self.key_name, self.key_secret = self.keys[self.key_alg]
         self.stats_port = None
+        self.updates_base = 0
 
     def _configure(self):
         with open(os.path.join(self.dir, "keys.conf"), "w") as f:
@@ -222,6 +231,7 @@ class BindServer(_Server):
                 self.port = _free_port()
                 self.stats_port = _free_port(udp=False)
             self._configure()
+            self.updates_base = 0       # a new process counts from 0
             # -g: foreground, log to stderr; no -u: keep the current
             # user (root in CI, which named accepts).
             self._spawn(["named", "-g", "-4", "-n", "1", "-c", os.path.join(self.dir, "named.conf")])
@@ -241,12 +251,51 @@ class BindServer(_Server):
                     raise
         return self
 
-    def update_count(self):
-        """Dynamic updates the server accepted since it started (statistics channel)."""
+    def _updates_done(self):
         url = f"http://127.0.0.1:{self.stats_port}/json/v1/server"
         with urllib.request.urlopen(url, timeout=5) as r:
             data = json.load(r)
         return int(data.get("nsstats", {}).get("UpdateDone", 0))
+
+    def update_count(self):
+        """Dynamic updates the server accepted since it started or was
+        last reset (statistics channel)."""
+        return self._updates_done() - self.updates_base
+
+    def reset(self):
+        """The zone as new: every name but the apex and ns1 deleted, the
+        apex back to SOA and NS, ns1 to its A record, in one dynamic
+        update (the serial goes up by one); update_count() counts from 0
+        again."""
+        p = subprocess.run(["dig", "+noall", "+answer", "+time=5", "+tries=1", "@127.0.0.1",
+                            "-p", str(self.port), self.zone, "AXFR"],
+                           capture_output=True, text=True, timeout=20)
+        if p.returncode != 0 or "SOA" not in p.stdout:
+            raise RuntimeError(f"named: AXFR of {self.zone}: {p.stdout}{p.stderr}")
+        apex, ns1 = self.zone + ".", f"ns1.{self.zone}."
+        lines = []
+        for rr in p.stdout.splitlines():
+            f = rr.split()
+            if len(f) < 5:
+                continue
+            name, rtype, data = f[0].lower(), f[3].upper(), " ".join(f[4:])
+            if name == apex and rtype == "SOA":
+                continue
+            if name == apex and rtype == "NS" and data.lower() == ns1:
+                continue
+            if name == ns1 and rtype == "A" and data == "127.0.0.1":
+                continue
+            lines.append(f"update delete {name} {rtype} {data}")
+        if lines:
+            script = (f"server 127.0.0.1 {self.port}\nzone {self.zone}\n" + "\n".join(lines)
+                      + "\nsend\n")
+            p = subprocess.run(["nsupdate", "-y",
+                                f"{self.key_alg}:{self.key_name}:{self.key_secret}"],
+                               input=script, capture_output=True, text=True, timeout=30)
+            if p.returncode != 0:
+                raise RuntimeError(f"named: resetting {self.zone}: {p.stdout}{p.stderr}")
+        self.updates_base = self._updates_done()
+        return self
 
 
 class PdnsServer(_Server):
@@ -347,6 +396,19 @@ class PdnsServer(_Server):
         if st != 201:
             raise RuntimeError(f"pdns: creating {self.zone}: {st} {body}")
 
+    def reset(self):
+        """Every zone deleted, example.test made again as new."""
+        st, zones = self.api("GET", "/api/v1/servers/localhost/zones")
+        if st != 200:
+            raise RuntimeError(f"pdns: listing zones: {st} {zones}")
+        for z in zones:
+            st, body = self.api("DELETE", f"/api/v1/servers/localhost/zones/{z['id']}")
+            if st != 204:
+                raise RuntimeError(f"pdns: deleting {z['name']}: {st} {body}")
+        self._create_zone()
+        self._wait_ready()
+        return self
+
     def start(self):
         """Starts pdns_server; on the same ports and data when started before."""
         first = self.port is None
@@ -378,27 +440,69 @@ def _need(*progs):
         pytest.skip("not installed: " + ", ".join(missing))
 
 
-@pytest.fixture
-def bind_server(tmp_path):
-    _need("named", "named-checkconf", "dig")
-    d = tmp_path / "bind"
-    d.mkdir()
-    srv = BindServer(d)
-    try:
-        srv.start()
-        yield srv
-    finally:
-        srv.stop()
+class _Shared:
+    """One server of a kind for the session, handed to one test at a time."""
+
+    def __init__(self, cls, factory, what):
+        self.cls = cls
+        self.factory = factory
+        self.what = what
+        self.srv = None
+
+    def _fresh(self):
+        srv = self.cls(self.factory.mktemp(self.what))
+        try:
+            srv.start()
+        except BaseException:
+            srv.stop()
+            raise
+        self.srv = srv
+        return srv
+
+    def get(self):
+        """The server, running, its zone as new."""
+        srv = self.srv
+        if srv is None:
+            return self._fresh()
+        try:
+            if not srv.running():
+                srv.start()         # a test left it stopped
+            return srv.reset()
+        except (RuntimeError, OSError, subprocess.SubprocessError):
+            # Did not come back, or cannot be reset: another one.
+            srv.stop()
+            self.srv = None
+            return self._fresh()
+
+    def stop(self):
+        if self.srv is not None:
+            self.srv.stop()
+            self.srv = None
+
+
+@pytest.fixture(scope="session")
+def _bind_shared(tmp_path_factory):
+    shared = _Shared(BindServer, tmp_path_factory, "bind")
+    yield shared
+    shared.stop()
+
+
+@pytest.fixture(scope="session")
+def _pdns_shared(tmp_path_factory):
+    shared = _Shared(PdnsServer, tmp_path_factory, "pdns")
+    yield shared
+    shared.stop()
 
 
 @pytest.fixture
-def pdns_server(tmp_path):
+def bind_server(_bind_shared):
+    """BIND serving example.test as new (see the module's comment)."""
+    _need("named", "named-checkconf", "dig", "nsupdate")
+    return _bind_shared.get()
+
+
+@pytest.fixture
+def pdns_server(_pdns_shared):
+    """PowerDNS serving example.test as new (see the module's comment)."""
     _need("pdns_server", "dig")
-    d = tmp_path / "pdns"
-    d.mkdir()
-    srv = PdnsServer(d)
-    try:
-        srv.start()
-        yield srv
-    finally:
-        srv.stop()
+    return _pdns_shared.get()

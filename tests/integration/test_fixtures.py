@@ -1,0 +1,60 @@
+"""The shared DNS servers (dnsfix.py): what one test leaves, the next one
+does not see.  Each test here plays two tests in a row by asking the
+session's server for a fresh zone twice."""
+
+import subprocess
+
+ZONE = "example.test"
+
+
+def nsupdate(bind, *lines):
+    script = f"server 127.0.0.1 {bind.port}\nzone {ZONE}\n" + "\n".join(lines) + "\nsend\n"
+    p = subprocess.run(["nsupdate", "-y", f"{bind.key_alg}:{bind.key_name}:{bind.key_secret}"],
+                       input=script, capture_output=True, text=True, timeout=30)
+    assert p.returncode == 0, p
+
+
+def test_bind_zone_is_new_for_each_test(bind_server, _bind_shared):
+    nsupdate(bind_server, "update add app.example.test 60 A 192.0.2.1",
+             "update add app.example.test 60 AAAA 2001:db8::1",
+             f"update add {ZONE} 60 TXT \"left over\"",
+             "update add ns1.example.test 60 A 192.0.2.53")
+    assert bind_server.update_count() == 1
+    serial, port = bind_server.serial(), bind_server.port
+    again = _bind_shared.get()
+    assert again is bind_server and again.port == port
+    assert again.query("app.example.test", "A") == []
+    assert again.query("app.example.test", "AAAA") == []
+    assert again.query("ns1.example.test", "A") == ["127.0.0.1"]
+    assert again.query(ZONE, "TXT") == []
+    assert again.update_count() == 0
+    assert again.serial() > serial
+
+
+def test_bind_left_stopped_is_started_again(bind_server, _bind_shared):
+    port = bind_server.port
+    nsupdate(bind_server, "update add app.example.test 60 A 192.0.2.1")
+    bind_server.stop()
+    again = _bind_shared.get()
+    assert again.running() and again.port == port
+    assert again.query("app.example.test", "A") == []
+    assert again.update_count() == 0
+
+
+def test_pdns_zones_are_new_for_each_test(pdns_server, _pdns_shared):
+    api = "/api/v1/servers/localhost/zones"
+    st, _ = pdns_server.api("PATCH", f"{api}/{ZONE}.", {"rrsets": [
+        {"name": f"app.{ZONE}.", "type": "A", "ttl": 60, "changetype": "REPLACE",
+         "records": [{"content": "192.0.2.1", "disabled": False}]}]})
+    assert st == 204
+    st, _ = pdns_server.api("POST", api, {"name": "other.test.", "kind": "Native",
+                                          "nameservers": ["ns1.other.test."]})
+    assert st == 201
+    port = pdns_server.port
+    again = _pdns_shared.get()
+    assert again is pdns_server and again.port == port
+    assert again.query(f"app.{ZONE}", "A") == []
+    st, zones = again.api("GET", api)
+    assert st == 200 and [z["name"] for z in zones] == [f"{ZONE}."]
+    again.stop()
+    assert _pdns_shared.get().running()
