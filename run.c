@@ -249,8 +249,9 @@ log_transitions(struct dom_run *d)
 static int
 save(struct run *r)
 {
-	char	 err[512];
-	size_t	 i, j, k;
+	char		 err[512];
+	size_t		 i, j, k;
+	long long	 rows, pages;
 
 	if (state_begin(r->st, err, sizeof(err)) == -1)
 		goto fail;
@@ -275,11 +276,7 @@ save(struct run *r)
 			    e->res.reason);
 			if (state_put_endpoint(r->st, d->cfg->name,
 			    e->cfg->name, e->cfg->ip.s, e->cfg->url,
-			    e->cfg->priority, &se) == -1 ||
-			    state_add_check(r->st, r->now, d->cfg->name,
-			    e->cfg->name, e->cfg->ip.s, e->res.ok,
-			    e->res.status, e->res.latency_ms,
-			    e->res.reason) == -1)
+			    e->cfg->priority, &se) == -1)
 				goto dberr;
 		}
 		sd.unhealthy = !d->dec.any_healthy;
@@ -324,6 +321,9 @@ save(struct run *r)
 		goto dberr;
 	if (state_commit(r->st, err, sizeof(err)) == -1)
 		goto fail;
+	state_last_writes(r->st, &rows, &pages);
+	logx(LOG_DEBUG, NULL, NULL, "state saved: %lld rows changed, %lld pages"
+	    " written", rows, pages);
 	return 0;
 dberr:
 	snprintf(err, sizeof(err), "%s", state_errmsg(r->st));

@@ -446,13 +446,14 @@ state_open(const char *path, int mode, struct state **out, char *err,
 			st_db_err(st, st->db, "cannot read");
 			goto out;
 		}
-		if (st_prepare(st) == -1)
+		if (st_prepare(st) == -1 || st_read_meta(st) == -1)
 			goto out;
 	} else {
 		sqlite3_close(st->db);
 		st->db = NULL;
 		if (open_db(st, dbpath, SQLITE_OPEN_READWRITE) == -1 ||
-		    setup_rw(st) == -1 || st_prepare(st) == -1)
+		    setup_rw(st) == -1 || st_prepare(st) == -1 ||
+		    st_read_meta(st) == -1)
 			goto out;
 	}
 	*out = st;
@@ -477,6 +478,7 @@ state_close(struct state *st)
 		return;
 	if (st->in_tx)
 		state_rollback(st);
+	st_forget_rows(st);
 	for (i = 0; i < S_MAX; i++)
 		sqlite3_finalize(st->stmt[i]);
 	/* Ends the read transaction of a read-only open. */
@@ -488,6 +490,20 @@ state_close(struct state *st)
 		close(st->lockfd);
 	free(st->path);
 	free(st);
+}
+
+/* Rows changed and pages written by this connection so far. */
+static void
+pages_written(struct state *st, long long *rows, long long *pages)
+{
+	int	 cur = 0, hi = 0;
+
+	*rows = sqlite3_total_changes64(st->db);
+	/* Pages written to the WAL (or spilled), not the in-memory temp tables. */
+	if (sqlite3_db_status(st->db, SQLITE_DBSTATUS_CACHE_WRITE, &cur, &hi,
+	    0) != SQLITE_OK)
+		cur = 0;
+	*pages = cur;
 }
 
 int
@@ -513,6 +529,8 @@ state_begin(struct state *st, char *err, size_t errlen)
 		goto out;
 	}
 	st->in_tx = 1;
+	st->finished = 0;
+	pages_written(st, &st->changes0, &st->pages0);
 	rc = 0;
  out:
 	if (rc == -1 && err != NULL && errlen > 0)
@@ -552,9 +570,20 @@ state_commit(struct state *st, char *err, size_t errlen)
 		if (!sqlite3_get_autocommit(st->db))
 			sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
 		st->in_tx = 0;
+		st->finished = 0;
+		st_forget_rows(st);
 		goto out;
 	}
 	st->in_tx = 0;
+	pages_written(st, &st->wrote_rows, &st->wrote_pages);
+	st->wrote_rows -= st->changes0;
+	st->wrote_pages -= st->pages0;
+	if (st->finished) {
+		st->runs = st->fin_runs;
+		st->last_run = st->fin_last;
+		memcpy(st->digest, st->fin_digest, sizeof(st->digest));
+		st->finished = 0;
+	}
 	rc = 0;
  out:
 	if (rc == -1 && st != NULL && err != NULL && errlen > 0)
@@ -571,6 +600,9 @@ state_rollback(struct state *st)
 	if (!sqlite3_get_autocommit(st->db))
 		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
 	st->in_tx = 0;
+	/* The loaded rows may hold what was just undone. */
+	st->finished = 0;
+	st_forget_rows(st);
 }
 
 const char *

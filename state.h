@@ -3,8 +3,8 @@
 
 /*
  * The SQLite state file (SPEC section 6): counters per endpoint, the set
- * last published per domain and type, history of checks and of DNS
- * changes.  A read-write open holds an exclusive lock on the file until
+ * last published per domain and type, history of checks (as streaks of
+ * equal results) and of DNS changes.  A read-write open holds an exclusive lock on the file until
  * state_close(), so runs never overlap.  Everything a run writes goes into
  * one transaction: state_begin() ... state_commit().
  */
@@ -35,7 +35,10 @@ int	 state_open(const char *path, int mode, struct state **out, char *err,
 	    size_t errlen);
 void	 state_close(struct state *st);
 
-/* What one endpoint row holds. */
+/*
+ * What is stored of one endpoint: its counters (as of the last run,
+ * derived from its streak) and its open streak of equal results.
+ */
 struct st_endpoint {
 	int		 found;		/* 0: no row (or its ip/url changed) */
 	long		 failures;
@@ -44,7 +47,7 @@ struct st_endpoint {
 	long long	 last_check;	/* ms since epoch, 0: never */
 	int		 last_ok;
 	long		 last_status;	/* HTTP status, 0: none */
-	long		 latency_ms;
+	long		 latency_ms;	/* read: the streak's mean; put: this check's */
 	char		 last_result[160];
 };
 
@@ -90,6 +93,15 @@ int	 state_begin(struct state *st, char *err, size_t errlen);
 int	 state_commit(struct state *st, char *err, size_t errlen);
 void	 state_rollback(struct state *st);
 
+/*
+ * Records an endpoint after this run's check (e->last_check is its time,
+ * last_ok, last_status, last_result and latency_ms its result): the
+ * check goes into the endpoint's open streak, or ends it and begins a
+ * new one if the result, status or reason differ.  The endpoint row is
+ * written only when it stops following from what is stored: a steady
+ * endpoint costs no write, or one when its latency leaves the streak's
+ * range or moves its mean by more than 2 ms or 10%.
+ */
 int	 state_put_endpoint(struct state *st, const char *domain,
 	    const char *name, const char *ip, const char *url, long priority,
 	    const struct st_endpoint *e);
@@ -108,10 +120,6 @@ int	 state_put_published(struct state *st, const char *domain,
  */
 int	 state_mark_unsure(struct state *st, const char *domain,
 	    const char *provider, long ttl, char *err, size_t errlen);
-/* One check to history. */
-int	 state_add_check(struct state *st, long long when, const char *domain,
-	    const char *endpoint, const char *ip, int ok, long status,
-	    long latency_ms, const char *reason);
 /*
  * One DNS change attempt to history; error NULL on success.  tier < 0:
  * none; rank < 0: the domain has no location; location NULL: none.
@@ -121,12 +129,17 @@ int	 state_add_change(struct state *st, long long when, const char *domain,
 	    long tier, long rank, const char *location, int ok,
 	    const char *error);
 /*
- * Ends a run: records its time, drops domains and endpoints that are no
- * longer configured (history stays), prunes checks older than history_ms
- * and changes older than a year.
+ * Ends a run: records its time and number, drops domains and endpoints
+ * that are no longer configured (history stays; skipped when the set of
+ * configured endpoints is the one of the last run), prunes streaks whose
+ * last check is older than history_ms and changes older than a year.
  */
 int	 state_finish_run(struct state *st, long long now,
 	    const struct config *c);
+
+/* Rows changed and database pages written by the last commit. */
+void	 state_last_writes(struct state *st, long long *rows,
+	    long long *pages);
 
 /* The last sqlite3 error message, for context in the caller's error. */
 const char *state_errmsg(struct state *st);

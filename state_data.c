@@ -23,25 +23,29 @@
 #define CHANGES_KEEP_MS	(365LL * 24 * 3600 * 1000)
 
 static const char *const stmt_sql[S_MAX] = {
-	[S_GET_EP] = "SELECT ip, url, failures, passes, removed, last_check,"
-	    " last_ok, last_status, latency_ms, last_result"
-	    " FROM endpoints WHERE domain = ?1 AND name = ?2",
+	[S_LOAD_EP] = "SELECT e.domain, e.name, e.ip, e.url, e.priority,"
+	    " e.failures, e.passes, e.counted, e.removed, e.streak, s.run, s.ok,"
+	    " s.status, s.reason, s.latency_min, s.latency_mean, s.latency_max"
+	    " FROM endpoints e LEFT JOIN streaks s ON s.id = e.streak"
+	    " ORDER BY e.domain, e.name",
+	[S_GET_EP] = "SELECT e.domain, e.name, e.ip, e.url, e.priority,"
+	    " e.failures, e.passes, e.counted, e.removed, e.streak, s.run, s.ok,"
+	    " s.status, s.reason, s.latency_min, s.latency_mean, s.latency_max"
+	    " FROM endpoints e LEFT JOIN streaks s ON s.id = e.streak"
+	    " WHERE e.domain = ?1 AND e.name = ?2",
 	[S_GET_DOM] = "SELECT tier, last_change, last_error, unhealthy, unsure,"
 	    " tier_rank, tier_location FROM domains WHERE name = ?1",
 	[S_GET_PUB] = "SELECT type, ttl, addresses, proxied FROM published"
 	    " WHERE domain = ?1",
 	[S_GET_META] = "SELECT value FROM meta WHERE key = ?1",
 	[S_PUT_EP] = "INSERT INTO endpoints (domain, name, ip, url, priority,"
-	    " failures, passes, removed, last_check, last_ok, last_status,"
-	    " last_result, latency_ms)"
-	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)"
+	    " failures, passes, counted, removed, streak)"
+	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"
 	    " ON CONFLICT (domain, name) DO UPDATE SET ip = excluded.ip,"
 	    " url = excluded.url, priority = excluded.priority,"
 	    " failures = excluded.failures, passes = excluded.passes,"
-	    " removed = excluded.removed, last_check = excluded.last_check,"
-	    " last_ok = excluded.last_ok, last_status = excluded.last_status,"
-	    " last_result = excluded.last_result,"
-	    " latency_ms = excluded.latency_ms",
+	    " counted = excluded.counted, removed = excluded.removed,"
+	    " streak = excluded.streak",
 	[S_PUT_DOM] = "INSERT INTO domains (name, provider, ttl, tier,"
 	    " last_change, last_error, unhealthy, unsure, tier_rank,"
 	    " tier_location)"
@@ -52,15 +56,30 @@ static const char *const stmt_sql[S_MAX] = {
 	    " tier_location = excluded.tier_location,"
 	    " last_change = excluded.last_change,"
 	    " last_error = excluded.last_error, unhealthy = excluded.unhealthy,"
-	    " unsure = excluded.unsure",
+	    " unsure = excluded.unsure"
+	    /* An unchanged row is not rewritten: no page to write. */
+	    " WHERE provider IS NOT excluded.provider OR ttl IS NOT excluded.ttl"
+	    " OR tier IS NOT excluded.tier"
+	    " OR tier_rank IS NOT excluded.tier_rank"
+	    " OR tier_location IS NOT excluded.tier_location"
+	    " OR last_change IS NOT excluded.last_change"
+	    " OR last_error IS NOT excluded.last_error"
+	    " OR unhealthy IS NOT excluded.unhealthy"
+	    " OR unsure IS NOT excluded.unsure",
 	[S_PUT_PUB] = "INSERT INTO published (domain, type, ttl, addresses,"
 	    " proxied) VALUES (?1, ?2, ?3, ?4, ?5)"
 	    " ON CONFLICT (domain, type) DO UPDATE SET ttl = excluded.ttl,"
-	    " addresses = excluded.addresses, proxied = excluded.proxied",
+	    " addresses = excluded.addresses, proxied = excluded.proxied"
+	    " WHERE ttl IS NOT excluded.ttl OR addresses IS NOT excluded.addresses"
+	    " OR proxied IS NOT excluded.proxied",
 	[S_DEL_PUB] = "DELETE FROM published WHERE domain = ?1 AND type = ?2",
-	[S_ADD_CHECK] = "INSERT INTO checks (time, domain, endpoint, ip, ok,"
-	    " status, latency_ms, reason)"
-	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+	[S_OPEN_STREAK] = "INSERT INTO streaks (domain, endpoint, ip, first,"
+	    " run, ok, status, reason, latency_min, latency_mean, latency_max)"
+	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?9, ?9)",
+	[S_CLOSE_STREAK] = "UPDATE streaks SET last = ?2, checks = ?3 - run + 1"
+	    " WHERE id = ?1 AND last IS NULL",
+	[S_STREAK_LATENCY] = "UPDATE streaks SET latency_min = ?2,"
+	    " latency_mean = ?3, latency_max = ?4 WHERE id = ?1",
 	[S_ADD_CHANGE] = "INSERT INTO changes (time, domain, type, ttl, old,"
 	    " new, tier, ok, error, tier_rank, tier_location)"
 	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
@@ -72,6 +91,11 @@ static const char *const stmt_sql[S_MAX] = {
 	    " VALUES (?1, ?2, ?3)",
 	[S_CFG_EP] = "INSERT OR IGNORE INTO temp.cfg_endpoints (domain, name)"
 	    " VALUES (?1, ?2)",
+	/* The open streaks of endpoints about to be dropped end at the last run. */
+	[S_CLOSE_GONE] = "UPDATE streaks SET last = ?1, checks = ?2 - run + 1"
+	    " WHERE last IS NULL AND id IN (SELECT streak FROM endpoints"
+	    " WHERE NOT EXISTS (SELECT 1 FROM temp.cfg_endpoints c"
+	    " WHERE c.domain = endpoints.domain AND c.name = endpoints.name))",
 	[S_DROP_EP] = "DELETE FROM endpoints WHERE NOT EXISTS (SELECT 1"
 	    " FROM temp.cfg_endpoints c"
 	    " WHERE c.domain = endpoints.domain AND c.name = endpoints.name)",
@@ -82,7 +106,7 @@ static const char *const stmt_sql[S_MAX] = {
 	    " FROM temp.cfg_domains c WHERE c.name = published.domain"
 	    " AND ((published.type = 'A' AND c.has4)"
 	    " OR (published.type = 'AAAA' AND c.has6)))",
-	[S_PRUNE_CHECKS] = "DELETE FROM checks WHERE time < ?1",
+	[S_PRUNE_STREAKS] = "DELETE FROM streaks WHERE last < ?1",
 	[S_PRUNE_CHANGES] = "DELETE FROM changes WHERE time < ?1",
 	[S_MARK_UNSURE] = "INSERT INTO domains (name, provider, ttl, unhealthy,"
 	    " unsure) VALUES (?1, ?2, ?3, 0, 1)"
@@ -185,56 +209,221 @@ st_prepare(struct state *st)
 	return 0;
 }
 
-int
-state_get_endpoint(struct state *st, const char *domain, const char *name,
-    const char *ip, const char *url, struct st_endpoint *out)
+/* Builds a row from the current result of S_LOAD_EP or S_GET_EP. */
+static void
+row_from(sqlite3_stmt *s, struct st_row *r)
+{
+	const char	*col[5];
+	size_t		 len[5], total = 0, k;
+	char		*p;
+	static const int idx[5] = { 0, 1, 2, 3, 13 };
+
+	memset(r, 0, sizeof(*r));
+	for (k = 0; k < 5; k++) {
+		col[k] = (const char *)sqlite3_column_text(s, idx[k]);
+		if (col[k] == NULL)
+			col[k] = "";
+		len[k] = strlen(col[k]) + 1;
+		total += len[k];
+	}
+	p = xmalloc(total);
+	r->domain = p;
+	for (k = 0; k < 5; k++) {
+		memcpy(p, col[k], len[k]);
+		if (k == 1)
+			r->name = p;
+		else if (k == 2)
+			r->ip = p;
+		else if (k == 3)
+			r->url = p;
+		else if (k == 4)
+			r->reason = p;
+		p += len[k];
+	}
+	r->priority = sqlite3_column_int64(s, 4);
+	r->failures = sqlite3_column_int64(s, 5);
+	r->passes = sqlite3_column_int64(s, 6);
+	r->counted = sqlite3_column_int64(s, 7);
+	r->removed = sqlite3_column_int(s, 8);
+	/* A streak id that points nowhere counts as none. */
+	if (sqlite3_column_type(s, 10) != SQLITE_NULL) {
+		r->streak = sqlite3_column_int64(s, 9);
+		r->srun = sqlite3_column_int64(s, 10);
+		r->ok = sqlite3_column_int(s, 11);
+		r->status = sqlite3_column_int64(s, 12);
+		r->lat_min = sqlite3_column_int64(s, 14);
+		r->lat_mean = sqlite3_column_double(s, 15);
+		r->lat_max = sqlite3_column_int64(s, 16);
+	}
+}
+
+static void
+row_free(struct st_row *r)
+{
+	if (r->own_reason)
+		free(r->reason);
+	free(r->domain);
+	memset(r, 0, sizeof(*r));
+}
+
+void
+st_forget_rows(struct state *st)
+{
+	size_t	 i;
+
+	for (i = 0; st->rows != NULL && i < st->nrows; i++)
+		row_free(&st->rows[i]);
+	free(st->rows);
+	st->rows = NULL;
+	st->nrows = 0;
+	st->inserted = 0;
+}
+
+/* Every endpoint row, in one SELECT. */
+static int
+load_rows(struct state *st)
+{
+	sqlite3_stmt	*s = st->stmt[S_LOAD_EP];
+	size_t		 cap = 64;
+	int		 step, rc = -1;
+
+	st_forget_rows(st);
+	st->rows = xcalloc(cap, sizeof(*st->rows));
+	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+		if (st->nrows == cap) {
+			cap *= 2;
+			st->rows = xrealloc(st->rows, cap * sizeof(*st->rows));
+		}
+		row_from(s, &st->rows[st->nrows++]);
+	}
+	if (step != SQLITE_DONE) {
+		st_db_err(st, st->db, "endpoints");
+		st_forget_rows(st);
+		goto out;
+	}
+	rc = 0;
+ out:
+	sqlite3_reset(s);
+	return rc;
+}
+
+static int
+row_cmp(const char *domain, const char *name, const struct st_row *r)
+{
+	int	 c = strcmp(domain, r->domain);
+
+	return c != 0 ? c : strcmp(name, r->name);
+}
+
+/*
+ * The stored row of an endpoint: from the loaded rows, or, for one added
+ * since they were loaded, from the file into *tmp (row_free() it).
+ * Returns NULL with *err 0 when there is none, with *err 1 on error.
+ */
+static struct st_row *
+find_row(struct state *st, const char *domain, const char *name,
+    struct st_row *tmp, int *err)
 {
 	sqlite3_stmt	*s;
-	const char	*v;
-	int		 rc = -1, step;
+	struct st_row	*r = NULL;
+	size_t		 lo = 0, hi, mid;
+	int		 c, step;
 
-	memset(out, 0, sizeof(*out));
-	if (st == NULL)
-		return 0;
+	*err = 0;
+	memset(tmp, 0, sizeof(*tmp));
+	if (st->rows == NULL && load_rows(st) == -1) {
+		*err = 1;
+		return NULL;
+	}
+	hi = st->nrows;
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		c = row_cmp(domain, name, &st->rows[mid]);
+		if (c == 0 && !st->rows[mid].stale)
+			return &st->rows[mid];
+		if (c == 0)
+			break;
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	if (!st->inserted)
+		return NULL;
 	s = st->stmt[S_GET_EP];
 	if (bind_text(s, 1, domain) != SQLITE_OK ||
 	    bind_text(s, 2, name) != SQLITE_OK) {
 		st_db_err(st, st->db, "endpoint");
+		*err = 1;
 		goto out;
 	}
 	step = sqlite3_step(s);
-	if (step == SQLITE_DONE) {
-		rc = 0;
-		goto out;
-	}
-	if (step != SQLITE_ROW) {
+	if (step == SQLITE_ROW) {
+		row_from(s, tmp);
+		r = tmp;
+	} else if (step != SQLITE_DONE) {
 		st_set_err(st, "endpoint %s/%s: %s", domain, name,
 		    sqlite3_errmsg(st->db));
-		goto out;
+		*err = 1;
 	}
-	rc = 0;
-	/* Another address or URL: the counters belong to something else. */
-	v = (const char *)sqlite3_column_text(s, 0);
-	if (ip != NULL && (v == NULL || strcmp(v, ip) != 0))
-		goto out;
-	v = (const char *)sqlite3_column_text(s, 1);
-	if (url != NULL && (v == NULL || strcmp(v, url) != 0))
-		goto out;
-	out->found = 1;
-	out->failures = sqlite3_column_int64(s, 2);
-	out->passes = sqlite3_column_int64(s, 3);
-	out->removed = sqlite3_column_int(s, 4);
-	out->last_check = parse_ms((const char *)sqlite3_column_text(s, 5));
-	out->last_ok = sqlite3_column_int(s, 6);
-	out->last_status = sqlite3_column_int64(s, 7);
-	out->latency_ms = sqlite3_column_int64(s, 8);
-	v = (const char *)sqlite3_column_text(s, 9);
-	snprintf(out->last_result, sizeof(out->last_result), "%s",
-	    v != NULL ? v : "");
  out:
 	sqlite3_reset(s);
 	sqlite3_clear_bindings(s);
-	return rc;
+	return r;
+}
+
+/*
+ * Runs since the counters were written, each with the result of the
+ * open streak: the counter of that result grew by one per run.
+ */
+static void
+derive_counters(const struct state *st, const struct st_row *r, long *failures,
+    long *passes)
+{
+	long long since = st->runs - r->counted;
+
+	*failures = r->failures;
+	*passes = r->passes;
+	if (r->streak == 0 || since <= 0)
+		return;
+	if (r->ok)
+		*passes += (long)since;
+	else
+		*failures += (long)since;
+}
+
+int
+state_get_endpoint(struct state *st, const char *domain, const char *name,
+    const char *ip, const char *url, struct st_endpoint *out)
+{
+	struct st_row	 tmp, *r;
+	int		 err;
+
+	memset(out, 0, sizeof(*out));
+	if (st == NULL)
+		return 0;
+	r = find_row(st, domain, name, &tmp, &err);
+	if (r == NULL)
+		return err ? -1 : 0;
+	/* Another address or URL: the counters belong to something else. */
+	if ((ip != NULL && strcmp(r->ip, ip) != 0) ||
+	    (url != NULL && strcmp(r->url, url) != 0))
+		goto out;
+	out->found = 1;
+	derive_counters(st, r, &out->failures, &out->passes);
+	out->removed = r->removed;
+	/* Every stored endpoint was checked by the last run. */
+	out->last_check = st->last_run;
+	if (r->streak != 0) {
+		out->last_ok = r->ok;
+		out->last_status = r->status;
+		out->latency_ms = (long)(r->lat_mean + 0.5);
+		snprintf(out->last_result, sizeof(out->last_result), "%s",
+		    r->reason);
+	}
+ out:
+	row_free(&tmp);
+	return 0;
 }
 
 /* Fills d->pub from the published rows of domain. */
@@ -344,26 +533,111 @@ state_domain_free(struct st_domain *d)
 long long
 state_last_run(struct state *st)
 {
-	sqlite3_stmt	*s;
-	long long	 ms = 0;
-	int		 step;
+	return st != NULL ? st->last_run : 0;
+}
 
-	if (st == NULL)
+/* Ends streak id at the last run (its last check). */
+static int
+close_streak(struct state *st, long long id)
+{
+	sqlite3_stmt	*s = st->stmt[S_CLOSE_STREAK];
+	int		 b = 0;
+
+	b |= sqlite3_bind_int64(s, 1, id);
+	b |= bind_time(s, 2, st->last_run);
+	b |= sqlite3_bind_int64(s, 3, st->runs);
+	return run_stmt(st, s, b, "check history");
+}
+
+/* Begins a streak with this check; *id is its row. */
+static int
+open_streak(struct state *st, const char *domain, const char *name,
+    const char *ip, const struct st_endpoint *e, long long *id)
+{
+	sqlite3_stmt	*s = st->stmt[S_OPEN_STREAK];
+	int		 b = 0;
+
+	b |= bind_text(s, 1, domain);
+	b |= bind_text(s, 2, name);
+	b |= bind_text(s, 3, ip);
+	b |= bind_time(s, 4, e->last_check);
+	b |= sqlite3_bind_int64(s, 5, st->runs + 1);
+	b |= sqlite3_bind_int(s, 6, e->last_ok != 0);
+	if (e->last_status != 0)
+		b |= sqlite3_bind_int64(s, 7, e->last_status);
+	b |= bind_text(s, 8, e->last_result);
+	b |= sqlite3_bind_int64(s, 9, e->latency_ms);
+	if (run_stmt(st, s, b, "check history") == -1)
+		return -1;
+	*id = sqlite3_last_insert_rowid(st->db);
+	return 0;
+}
+
+/*
+ * This check's latency into the open streak r.  min and max are exact;
+ * a latency within 2 ms or 10% of the mean is taken as the mean (which
+ * leaves it where it is), so the mean stays that close to the true one
+ * and a steady endpoint writes nothing.
+ */
+static int
+streak_latency(struct state *st, struct st_row *r, long x)
+{
+	sqlite3_stmt	*s = st->stmt[S_STREAK_LATENCY];
+	double		 tol, n, xd = (double)x;
+	int		 b = 0;
+
+	tol = r->lat_mean / 10 > 2 ? r->lat_mean / 10 : 2;
+	if (x >= r->lat_min && x <= r->lat_max &&
+	    xd >= r->lat_mean - tol && xd <= r->lat_mean + tol)
 		return 0;
-	s = st->stmt[S_GET_META];
-	if (bind_text(s, 1, "last_run") != SQLITE_OK) {
-		st_db_err(st, st->db, "last run");
-		goto out;
-	}
-	step = sqlite3_step(s);
-	if (step == SQLITE_ROW)
-		ms = parse_ms((const char *)sqlite3_column_text(s, 0));
-	else if (step != SQLITE_DONE)
-		st_db_err(st, st->db, "last run");
- out:
-	sqlite3_reset(s);
-	sqlite3_clear_bindings(s);
-	return ms;
+	n = (double)(st->runs + 1 - r->srun + 1);
+	if (n < 1)
+		n = 1;
+	r->lat_mean += (xd - r->lat_mean) / n;
+	if (x < r->lat_min)
+		r->lat_min = x;
+	if (x > r->lat_max)
+		r->lat_max = x;
+	b |= sqlite3_bind_int64(s, 1, r->streak);
+	b |= sqlite3_bind_int64(s, 2, r->lat_min);
+	b |= sqlite3_bind_double(s, 3, r->lat_mean);
+	b |= sqlite3_bind_int64(s, 4, r->lat_max);
+	return run_stmt(st, s, b, "check history");
+}
+
+/* Does this check go on with r's open streak? */
+static int
+same_streak(const struct st_row *r, const char *ip, const char *url,
+    const struct st_endpoint *e)
+{
+	return r->streak != 0 && strcmp(r->ip, ip) == 0 &&
+	    strcmp(r->url, url) == 0 && r->ok == (e->last_ok != 0) &&
+	    r->status == e->last_status &&
+	    strcmp(r->reason, e->last_result) == 0;
+}
+
+/* Keeps a loaded row in step with what was written. */
+static void
+row_update(struct st_row *r, const struct st_endpoint *e, long priority,
+    long long counted, long long streak, long long srun)
+{
+	r->priority = priority;
+	r->failures = e->failures;
+	r->passes = e->passes;
+	r->counted = counted;
+	r->removed = e->removed != 0;
+	if (streak == r->streak)
+		return;
+	r->streak = streak;
+	r->srun = srun;
+	r->ok = e->last_ok != 0;
+	r->status = e->last_status;
+	r->lat_min = r->lat_max = e->latency_ms;
+	r->lat_mean = (double)e->latency_ms;
+	if (r->own_reason)
+		free(r->reason);
+	r->reason = xstrdup(e->last_result);
+	r->own_reason = 1;
 }
 
 int
@@ -372,12 +646,57 @@ state_put_endpoint(struct state *st, const char *domain, const char *name,
     const struct st_endpoint *e)
 {
 	sqlite3_stmt	*s;
-	int		 b = 0, checked;
+	struct st_row	 tmp, *r;
+	long long	 streak = 0, srun = 0, counted;
+	long		 f, p;
+	int		 b = 0, err, rc = -1, checked, write;
 
-	if (st_need_tx(st, "endpoint") == -1)
+	if (st == NULL || st_need_tx(st, "endpoint") == -1)
 		return -1;
-	s = st->stmt[S_PUT_EP];
+	counted = st->runs;
+	r = find_row(st, domain, name, &tmp, &err);
+	if (err)
+		return -1;
 	checked = e->last_check != 0;
+	if (r != NULL) {
+		streak = r->streak;
+		srun = r->srun;
+	}
+	write = r == NULL || r->priority != priority ||
+	    strcmp(r->ip, ip) != 0 || strcmp(r->url, url) != 0 ||
+	    r->removed != (e->removed != 0);
+	if (checked) {
+		counted = st->runs + 1;
+		if (r != NULL && same_streak(r, ip, url, e)) {
+			if (streak_latency(st, r, e->latency_ms) == -1)
+				goto out;
+		} else {
+			if (streak != 0 && close_streak(st, streak) == -1)
+				goto out;
+			if (open_streak(st, domain, name, ip, e, &streak) == -1)
+				goto out;
+			srun = st->runs + 1;
+			write = 1;
+		}
+	}
+	/* Unwritten, the counters would read as these next run. */
+	if (!write) {
+		derive_counters(st, r, &f, &p);
+		if (checked && r->streak != 0) {
+			if (r->ok)
+				p++;
+			else
+				f++;
+		}
+		write = f != e->failures || p != e->passes;
+		if (!checked)
+			counted = st->runs;
+	}
+	if (!write) {
+		rc = 0;
+		goto out;
+	}
+	s = st->stmt[S_PUT_EP];
 	b |= bind_text(s, 1, domain);
 	b |= bind_text(s, 2, name);
 	b |= bind_text(s, 3, ip);
@@ -385,16 +704,23 @@ state_put_endpoint(struct state *st, const char *domain, const char *name,
 	b |= sqlite3_bind_int64(s, 5, priority);
 	b |= sqlite3_bind_int64(s, 6, e->failures);
 	b |= sqlite3_bind_int64(s, 7, e->passes);
-	b |= sqlite3_bind_int(s, 8, e->removed != 0);
-	b |= bind_time(s, 9, e->last_check);
-	if (checked) {
-		b |= sqlite3_bind_int(s, 10, e->last_ok != 0);
-		if (e->last_status != 0)
-			b |= sqlite3_bind_int64(s, 11, e->last_status);
-		b |= bind_text(s, 12, e->last_result);
-		b |= sqlite3_bind_int64(s, 13, e->latency_ms);
-	}
-	return run_stmt(st, s, b, "endpoint");
+	b |= sqlite3_bind_int64(s, 8, counted);
+	b |= sqlite3_bind_int(s, 9, e->removed != 0);
+	if (streak != 0)
+		b |= sqlite3_bind_int64(s, 10, streak);
+	if (run_stmt(st, s, b, "endpoint") == -1)
+		goto out;
+	if (r == NULL || r == &tmp)
+		st->inserted = 1;
+	if (r != NULL && r != &tmp && (strcmp(r->ip, ip) != 0 ||
+	    strcmp(r->url, url) != 0))
+		r->stale = 1;	/* read from the file if needed again */
+	else if (r != NULL && r != &tmp)
+		row_update(r, e, priority, counted, streak, srun);
+	rc = 0;
+ out:
+	row_free(&tmp);
+	return rc;
 }
 
 int
@@ -479,29 +805,6 @@ state_put_published(struct state *st, const char *domain, enum rrtype type,
 }
 
 int
-state_add_check(struct state *st, long long when, const char *domain,
-    const char *endpoint, const char *ip, int ok, long status,
-    long latency_ms, const char *reason)
-{
-	sqlite3_stmt	*s;
-	int		 b = 0;
-
-	if (st_need_tx(st, "check history") == -1)
-		return -1;
-	s = st->stmt[S_ADD_CHECK];
-	b |= bind_time(s, 1, when);
-	b |= bind_text(s, 2, domain);
-	b |= bind_text(s, 3, endpoint);
-	b |= bind_text(s, 4, ip);
-	b |= sqlite3_bind_int(s, 5, ok != 0);
-	if (status != 0)
-		b |= sqlite3_bind_int64(s, 6, status);
-	b |= sqlite3_bind_int64(s, 7, latency_ms);
-	b |= bind_text(s, 8, reason);
-	return run_stmt(st, s, b, "check history");
-}
-
-int
 state_add_change(struct state *st, long long when, const char *domain,
     enum rrtype type, long ttl, const char *old_set, const char *new_set,
     long tier, long rank, const char *location, int ok, const char *error)
@@ -560,31 +863,137 @@ load_config(struct state *st, const struct config *c)
 	return 0;
 }
 
+static unsigned long long
+fnv(unsigned long long h, int byte)
+{
+	return (h ^ (unsigned char)byte) * 1099511628211ULL;
+}
+
+/*
+ * The set of configured domains, their managed types and endpoint
+ * names, as a 64-bit FNV-1a hash: what the end-of-run cleanup depends
+ * on.  Names hold no NUL, so the NUL after each keeps them apart.
+ */
+static void
+config_digest(const struct config *c, char *buf, size_t len)
+{
+	unsigned long long	 h = 14695981039346656037ULL;
+	const char		*p;
+	size_t			 i, j;
+
+	for (i = 0; i < c->ndomains; i++) {
+		const struct domain_cfg *d = &c->domains[i];
+
+		for (p = d->name; *p != '\0'; p++)
+			h = fnv(h, *p);
+		h = fnv(h, '\0');
+		h = fnv(h, d->has4 ? '4' : '-');
+		h = fnv(h, d->has6 ? '6' : '-');
+		for (j = 0; j < d->neps; j++) {
+			for (p = d->eps[j].name; *p != '\0'; p++)
+				h = fnv(h, *p);
+			h = fnv(h, '\0');
+		}
+		h = fnv(h, '\n');
+	}
+	snprintf(buf, len, "%016llx", h);
+}
+
+static int
+put_meta(struct state *st, const char *key, const char *value)
+{
+	sqlite3_stmt	*s = st->stmt[S_PUT_META];
+	int		 b = 0;
+
+	b |= bind_text(s, 1, key);
+	b |= bind_text(s, 2, value);
+	return run_stmt(st, s, b, "finish run");
+}
+
+static int
+get_meta(struct state *st, const char *key, char *buf, size_t len)
+{
+	sqlite3_stmt	*s = st->stmt[S_GET_META];
+	const char	*v;
+	int		 step, rc = -1;
+
+	buf[0] = '\0';
+	if (bind_text(s, 1, key) != SQLITE_OK) {
+		st_db_err(st, st->db, "meta");
+		goto out;
+	}
+	step = sqlite3_step(s);
+	if (step == SQLITE_ROW) {
+		v = (const char *)sqlite3_column_text(s, 0);
+		snprintf(buf, len, "%s", v != NULL ? v : "");
+	} else if (step != SQLITE_DONE) {
+		st_db_err(st, st->db, "meta");
+		goto out;
+	}
+	rc = 0;
+ out:
+	sqlite3_reset(s);
+	sqlite3_clear_bindings(s);
+	return rc;
+}
+
+int
+st_read_meta(struct state *st)
+{
+	char	 buf[80], *end;
+
+	if (get_meta(st, "runs", buf, sizeof(buf)) == -1)
+		return -1;
+	st->runs = strtoll(buf, &end, 10);
+	if (end == buf || *end != '\0' || st->runs < 0)
+		st->runs = 0;
+	if (get_meta(st, "last_run", buf, sizeof(buf)) == -1)
+		return -1;
+	st->last_run = parse_ms(buf[0] != '\0' ? buf : NULL);
+	return get_meta(st, "endpoints_digest", st->digest, sizeof(st->digest));
+}
+
 int
 state_finish_run(struct state *st, long long now, const struct config *c)
 {
 	static const int drops[] = { S_DROP_EP, S_DROP_DOM, S_DROP_PUB };
 	sqlite3_stmt	*s;
 	long long	 cut;
+	char		 runs[32], when[80];
 	int		 b = 0, i;
 
 	if (st_need_tx(st, "finish run") == -1 || c == NULL)
 		return -1;
-	s = st->stmt[S_PUT_META];
-	b |= bind_text(s, 1, "last_run");
-	b |= bind_time(s, 2, now);
-	if (run_stmt(st, s, b, "finish run") == -1)
+	st->finished = 1;
+	st->fin_runs = st->runs + 1;
+	st->fin_last = now;
+	snprintf(runs, sizeof(runs), "%lld", st->fin_runs);
+	fmt_ms(now, when, sizeof(when));
+	if (put_meta(st, "last_run", when) == -1 ||
+	    put_meta(st, "runs", runs) == -1)
 		return -1;
 
-	if (load_config(st, c) == -1)
-		return -1;
-	for (i = 0; i < (int)(sizeof(drops) / sizeof(drops[0])); i++)
-		if (run_stmt(st, st->stmt[drops[i]], 0, "finish run") == -1)
+	/* The same endpoints as last run: nothing to drop. */
+	config_digest(c, st->fin_digest, sizeof(st->fin_digest));
+	if (strcmp(st->fin_digest, st->digest) != 0) {
+		if (load_config(st, c) == -1)
 			return -1;
+		s = st->stmt[S_CLOSE_GONE];
+		b = bind_time(s, 1, st->last_run);
+		b |= sqlite3_bind_int64(s, 2, st->runs);
+		if (run_stmt(st, s, b, "finish run") == -1)
+			return -1;
+		for (i = 0; i < (int)(sizeof(drops) / sizeof(drops[0])); i++)
+			if (run_stmt(st, st->stmt[drops[i]], 0, "finish run")
+			    == -1)
+				return -1;
+		if (put_meta(st, "endpoints_digest", st->fin_digest) == -1)
+			return -1;
+	}
 
 	/* Before the epoch means "keep everything". */
 	cut = now - c->history_ms;
-	s = st->stmt[S_PRUNE_CHECKS];
+	s = st->stmt[S_PRUNE_STREAKS];
 	b = cut > 0 ? bind_time(s, 1, cut) : bind_text(s, 1, "");
 	if (run_stmt(st, s, b, "pruning check history") == -1)
 		return -1;
@@ -592,4 +1001,11 @@ state_finish_run(struct state *st, long long now, const struct config *c)
 	s = st->stmt[S_PRUNE_CHANGES];
 	b = cut > 0 ? bind_time(s, 1, cut) : bind_text(s, 1, "");
 	return run_stmt(st, s, b, "pruning change history");
+}
+
+void
+state_last_writes(struct state *st, long long *rows, long long *pages)
+{
+	*rows = st != NULL ? st->wrote_rows : 0;
+	*pages = st != NULL ? st->wrote_pages : 0;
 }

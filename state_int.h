@@ -8,10 +8,13 @@
  * state.h.
  */
 
+#include <stddef.h>
+
 #include <sqlite3.h>
 
 /* The prepared statements of an open; their SQL is in state_data.c. */
 enum {
+	S_LOAD_EP,
 	S_GET_EP,
 	S_GET_DOM,
 	S_GET_PUB,
@@ -20,17 +23,20 @@ enum {
 	S_PUT_DOM,
 	S_PUT_PUB,
 	S_DEL_PUB,
-	S_ADD_CHECK,
+	S_OPEN_STREAK,
+	S_CLOSE_STREAK,
+	S_STREAK_LATENCY,
 	S_ADD_CHANGE,
 	S_PUT_META,
 	S_CFG_CLEAR_DOM,
 	S_CFG_CLEAR_EP,
 	S_CFG_DOM,
 	S_CFG_EP,
+	S_CLOSE_GONE,
 	S_DROP_EP,
 	S_DROP_DOM,
 	S_DROP_PUB,
-	S_PRUNE_CHECKS,
+	S_PRUNE_STREAKS,
 	S_PRUNE_CHANGES,
 	S_MARK_UNSURE,
 	S_MAX
@@ -38,6 +44,27 @@ enum {
 
 /* Statements from S_PUT_EP on write, and exist only in read-write opens. */
 #define S_FIRST_RW	S_PUT_EP
+
+/*
+ * The endpoint rows with their open streaks, read in one SELECT when
+ * first needed and kept in (domain, name) order for bsearch(), so that
+ * a run writes only the rows that stop following from what is stored.
+ */
+struct st_row {
+	char		*domain, *name, *ip, *url;	/* in one allocation */
+	char		*reason;	/* in it too, unless own_reason */
+	int		 own_reason;
+	long		 priority, failures, passes;
+	long long	 counted;	/* run of failures/passes */
+	int		 removed;
+	long long	 streak;	/* id of the open streak, 0: none */
+	long long	 srun;		/* run of its first check */
+	int		 ok;
+	long		 status;
+	long		 lat_min, lat_max;
+	double		 lat_mean;
+	int		 stale;		/* rewritten with another ip or url */
+};
 
 struct state {
 	sqlite3		*db;
@@ -48,6 +75,21 @@ struct state {
 	int		 in_tx;
 	int		 in_read;	/* state_read_begin() opened a read transaction */
 	char		 err[768];	/* last error, for state_errmsg() */
+
+	/* meta, read at open: completed runs, the last one's time (ms). */
+	long long	 runs;
+	long long	 last_run;
+	char		 digest[24];	/* of the configured endpoint set */
+	int		 finished;	/* state_finish_run() in this transaction */
+	long long	 fin_runs, fin_last;
+	char		 fin_digest[24];
+
+	struct st_row	*rows;		/* NULL: not loaded */
+	size_t		 nrows;
+	int		 inserted;	/* rows added since the load */
+
+	/* What the last committed transaction wrote. */
+	long long	 changes0, pages0, wrote_rows, wrote_pages;
 };
 
 /* state_schema.c */
@@ -65,5 +107,9 @@ int	 st_need_tx(struct state *st, const char *what);
 
 /* state_data.c: prepares the statements the open's mode needs. */
 int	 st_prepare(struct state *st);
+/* Reads runs, last_run and the digest from meta. */
+int	 st_read_meta(struct state *st);
+/* Forgets the loaded rows (after a rollback, and at close). */
+void	 st_forget_rows(struct state *st);
 
 #endif

@@ -100,7 +100,7 @@ def integrity(path):
 def counts(path):
     db = sqlite3.connect(path)
     try:
-        checks = db.execute("SELECT count(*) FROM checks").fetchone()[0]
+        checks = db.execute("SELECT coalesce(sum(checks), 0) FROM history").fetchone()[0]
         changes = db.execute("SELECT count(*) FROM changes").fetchone()[0]
         return checks, changes
     finally:

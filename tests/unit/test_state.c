@@ -209,9 +209,11 @@ commit(struct state *st)
 		fail_msg("state_commit: %s", err);
 }
 
+/* One endpoint after a check at when with this status and reason. */
 static void
-put_ep(struct state *st, const char *dom, const char *name, const char *ip,
-    long failures)
+put_check(struct state *st, const char *dom, const char *name,
+    const char *ip, long failures, long long when, long status,
+    const char *reason, long latency)
 {
 	struct st_endpoint	 e;
 
@@ -219,14 +221,57 @@ put_ep(struct state *st, const char *dom, const char *name, const char *ip,
 	e.failures = failures;
 	e.passes = failures == 0 ? 3 : 0;
 	e.removed = failures >= 3;
-	e.last_check = T0;
+	e.last_check = when;
 	e.last_ok = failures == 0;
-	e.last_status = failures == 0 ? 200 : 503;
-	e.latency_ms = 42;
-	snprintf(e.last_result, sizeof(e.last_result), "%s",
-	    failures == 0 ? "ok" : "HTTP 503");
+	e.last_status = status;
+	e.latency_ms = latency;
+	snprintf(e.last_result, sizeof(e.last_result), "%s", reason);
 	assert_int_equal(state_put_endpoint(st, dom, name, ip,
 	    "https://x.example/health", 10, &e), 0);
+}
+
+/* A passing check of an endpoint that passed passes - 1 times before. */
+static void
+put_passing(struct state *st, const char *dom, const char *name,
+    const char *ip, long passes, long long when)
+{
+	struct st_endpoint	 e;
+
+	memset(&e, 0, sizeof(e));
+	e.passes = passes;
+	e.last_check = when;
+	e.last_ok = 1;
+	e.last_status = 200;
+	e.latency_ms = 42;
+	snprintf(e.last_result, sizeof(e.last_result), "ok");
+	assert_int_equal(state_put_endpoint(st, dom, name, ip,
+	    "https://x.example/health", 10, &e), 0);
+}
+
+static void
+put_ep(struct state *st, const char *dom, const char *name, const char *ip,
+    long failures)
+{
+	put_check(st, dom, name, ip, failures, T0, failures == 0 ? 200 : 503,
+	    failures == 0 ? "ok" : "HTTP 503", 42);
+}
+
+/* The configuration populate() writes for. */
+static struct endpoint_cfg pop_eps[] = { { .name = "web1" }, { .name = "web2" } };
+static struct domain_cfg pop_doms[] = {
+	{ .name = "www.example.org", .eps = pop_eps, .neps = 2, .has4 = 1,
+	  .has6 = 1 },
+};
+static struct config pop_cfg = {
+	.history_ms = 30 * DAY,
+	.domains = pop_doms,
+	.ndomains = 1,
+};
+
+static void
+finish(struct state *st, long long when, const struct config *c)
+{
+	assert_int_equal(state_finish_run(st, when, c), 0);
 }
 
 static void
@@ -243,7 +288,7 @@ put_pub(struct state *st, const char *dom, enum rrtype type,
 	rrset_clear(&set);
 }
 
-/* Fills a state file the way a run does. */
+/* Fills a state file the way three runs do. */
 static void
 populate(const char *path)
 {
@@ -251,6 +296,16 @@ populate(const char *path)
 	struct st_domain d;
 
 	st = open_ok(path, STATE_RW);
+	begin(st);
+	put_check(st, "www.example.org", "web2", "2001:db8::2", 1,
+	    T0 - 3 * DAY, 0, "timeout", 5000);
+	finish(st, T0 - 3 * DAY, &pop_cfg);
+	commit(st);
+	begin(st);
+	put_check(st, "www.example.org", "web2", "2001:db8::2", 2,
+	    T0 - DAY, 0, "connection refused", 12);
+	finish(st, T0 - DAY, &pop_cfg);
+	commit(st);
 	begin(st);
 	put_ep(st, "www.example.org", "web1", "192.0.2.1", 0);
 	put_ep(st, "www.example.org", "web2", "2001:db8::2", 2);
@@ -264,20 +319,13 @@ populate(const char *path)
 	    &d), 0);
 	put_pub(st, "www.example.org", RR_A, "192.0.2.9 192.0.2.1");
 	put_pub(st, "www.example.org", RR_AAAA, "");
-	assert_int_equal(state_add_check(st, T0 - 3 * DAY, "www.example.org",
-	    "web2", "2001:db8::2", 0, 0, 5000, "timeout"), 0);
-	assert_int_equal(state_add_check(st, T0 - DAY, "www.example.org",
-	    "web2", "2001:db8::2", 0, 0, 12, "connection refused"), 0);
-	assert_int_equal(state_add_check(st, T0, "www.example.org", "web1",
-	    "192.0.2.1", 1, 200, 42, "ok"), 0);
-	assert_int_equal(state_add_check(st, T0, "www.example.org", "web2",
-	    "2001:db8::2", 0, 503, 17, "HTTP 503"), 0);
 	assert_int_equal(state_add_change(st, T0 - 60000, "www.example.org",
 	    RR_A, 300, "", "192.0.2.1 192.0.2.9", 10, 1, "boston", 1, NULL),
 	    0);
 	assert_int_equal(state_add_change(st, T0 - 60000, "www.example.org",
 	    RR_AAAA, 300, "2001:db8::2", "", 10, 1, "boston", 0,
 	    "ns1: REFUSED"), 0);
+	finish(st, T0, &pop_cfg);
 	commit(st);
 	state_close(st);
 }
@@ -344,7 +392,7 @@ test_roundtrip(void **ctx)
 	populate(f->path);
 	st = open_ok(f->path, STATE_RW);
 	check_populated(st);
-	assert_true(state_last_run(st) == 0);
+	assert_true(state_last_run(st) == T0);
 
 	/* Overwrites, and fields that mean "none". */
 	begin(st);
@@ -375,8 +423,13 @@ test_roundtrip(void **ctx)
 	assert_int_equal(raw_int(f->path,
 	    "SELECT count(*) FROM pragma_integrity_check"
 	    " WHERE integrity_check = 'ok'"), 1);
-	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM checks"
-	    " WHERE time = '2025-11-30T10:25:56.123Z'"), 2);
+	/* Three streaks of web2, closed but the last; one of web1. */
+	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM streaks"
+	    " WHERE first = '2025-11-30T10:25:56.123Z' AND last IS NULL"), 2);
+	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM streaks"
+	    " WHERE endpoint = 'web2' AND last IS NOT NULL"), 2);
+	assert_int_equal(raw_int(f->path, "SELECT checks FROM history"
+	    " WHERE reason = 'connection refused'"), 1);
 }
 
 static void
@@ -772,10 +825,23 @@ test_finish_run(void **ctx)
 		.ndomains = 2,
 	};
 
+	struct endpoint_cfg	 gone_eps[] = { { .name = "web1" } };
+	struct domain_cfg	 then[] = {
+		pop_doms[0],
+		{ .name = "gone.example.org", .eps = gone_eps, .neps = 1,
+		  .has4 = 1 },
+	};
+	struct config		 c_then = {
+		.history_ms = 30 * DAY, .domains = then, .ndomains = 2,
+	};
+
 	populate(f->path);
 	st = open_ok(f->path, STATE_RW);
 	begin(st);
-	put_ep(st, "gone.example.org", "web1", "192.0.2.5", 0);
+	put_passing(st, "www.example.org", "web1", "192.0.2.1", 4, T0 + 500);
+	put_ep(st, "www.example.org", "web2", "2001:db8::2", 2);
+	put_check(st, "gone.example.org", "web1", "192.0.2.5", 0, T0 + 500,
+	    200, "ok", 7);
 	put_pub(st, "gone.example.org", RR_A, "192.0.2.5");
 	memset(&d, 0, sizeof(d));
 	assert_int_equal(state_put_domain(st, "gone.example.org", "ns1", 300,
@@ -783,12 +849,19 @@ test_finish_run(void **ctx)
 	assert_int_equal(state_add_change(st, T0 - 400 * DAY,
 	    "gone.example.org", RR_A, 300, "", "192.0.2.5", -1, -1, NULL, 1,
 	    NULL), 0);
+	finish(st, T0 + 500, &c_then);
+	commit(st);
 	/* The cut is exact to the millisecond. */
-	assert_int_equal(state_add_check(st, T0 + 1000 - 2 * DAY - 1,
-	    "www.example.org", "web1", "192.0.2.1", 1, 200, 1, "edge-old"), 0);
-	assert_int_equal(state_add_check(st, T0 + 1000 - 2 * DAY,
-	    "www.example.org", "web1", "192.0.2.1", 1, 200, 1, "edge-kept"), 0);
-	assert_int_equal(state_finish_run(st, T0 + 1000, &c), 0);
+	raw_exec(f->path, "INSERT INTO streaks (domain, endpoint, ip, first,"
+	    " last, checks, run, ok, reason, latency_min, latency_mean,"
+	    " latency_max) VALUES"
+	    " ('www.example.org', 'web1', '192.0.2.1', '2025-11-28T10:25:57.122Z',"
+	    " '2025-11-28T10:25:57.122Z', 1, 0, 1, 'edge-old', 1, 1, 1),"
+	    " ('www.example.org', 'web1', '192.0.2.1', '2025-11-28T10:25:57.123Z',"
+	    " '2025-11-28T10:25:57.123Z', 1, 0, 1, 'edge-kept', 1, 1, 1)");
+	begin(st);
+	put_passing(st, "www.example.org", "web1", "192.0.2.1", 5, T0 + 1000);
+	finish(st, T0 + 1000, &c);
 	commit(st);
 	state_close(st);
 
@@ -815,14 +888,25 @@ test_finish_run(void **ctx)
 	state_domain_free(&d);
 	state_close(st);
 
-	/* History stays (also of web2), except what is too old. */
-	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM checks"), 4);
-	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM checks"
+	/*
+	 * History stays (also of web2 and of the endpoint gone, whose
+	 * streak ends at its last check), except what is too old.
+	 */
+	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM streaks"), 5);
+	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM streaks"
 	    " WHERE reason = 'edge-kept'"), 1);
-	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM checks"
+	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM streaks"
 	    " WHERE endpoint = 'web2'"), 2);
-	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM checks"
+	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM streaks"
 	    " WHERE reason = 'timeout'"), 0);
+	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM history"
+	    " WHERE domain = 'gone.example.org' AND NOT open AND checks = 1"
+	    " AND last = '2025-11-30T10:25:56.623Z'"), 1);
+	/* web1 passed in three runs: its counter follows without a write. */
+	assert_int_equal(raw_int(f->path, "SELECT passes FROM current"
+	    " WHERE endpoint = 'web1'"), 5);
+	assert_int_equal(raw_int(f->path, "SELECT streak_checks FROM current"
+	    " WHERE endpoint = 'web1'"), 3);
 	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM changes"), 2);
 	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM changes"
 	    " WHERE domain = 'gone.example.org'"), 0);
@@ -882,8 +966,6 @@ test_rollback(void **ctx)
 	begin(st);
 	put_ep(st, "d.example", "e", "192.0.2.3", 0);
 	put_pub(st, "d.example", RR_A, "192.0.2.3");
-	assert_int_equal(state_add_check(st, T0, "d.example", "e",
-	    "192.0.2.3", 1, 200, 1, "ok"), 0);
 	state_rollback(st);
 	assert_int_equal(state_get_endpoint(st, "d.example", "e", "192.0.2.3",
 	    "https://x.example/health", &e), 0);
@@ -901,7 +983,7 @@ test_rollback(void **ctx)
 	assert_false(d.has_pub[0]);
 	state_domain_free(&d);
 	state_close(st);
-	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM checks"), 0);
+	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM streaks"), 0);
 }
 
 static void
@@ -923,8 +1005,9 @@ test_needs_tx(void **ctx)
 	st = open_ok(f->path, STATE_RO);
 	assert_int_equal(state_begin(st, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "read-only"));
-	assert_int_equal(state_add_check(st, T0, "d", "e", "192.0.2.1", 1,
-	    200, 1, "ok"), -1);
+	assert_int_equal(state_put_endpoint(st, "d", "e", "192.0.2.1", "u", 1,
+	    &e), -1);
+	assert_non_null(strstr(state_errmsg(st), "read-only"));
 	state_close(st);
 }
 
@@ -1279,31 +1362,80 @@ test_concurrent_runs(void **ctx)
 	}
 }
 
-/* 10,000 checks in one run stay cheap: one statement, one fsync. */
+/*
+ * 10,000 endpoints: the first run writes a row and a streak each, in
+ * one transaction; a steady run writes its meta rows and nothing per
+ * endpoint; a run where 100 endpoints change writes about 100 rows more.
+ */
 static void
 test_many_checks(void **ctx)
 {
-	struct fx	*f = *ctx;
-	struct state	*st;
-	long long	 t;
-	int		 i;
-	char		 name[32];
+	struct fx		*f = *ctx;
+	struct state		*st;
+	struct st_endpoint	 e;
+	struct endpoint_cfg	*eps;
+	struct domain_cfg	 dom = { .name = "d.example", .has4 = 1 };
+	struct config		 c = { .history_ms = 30 * DAY, .ndomains = 1 };
+	long long		 t, rows, pages;
+	int			 i, run;
+	char			(*names)[16];
 
-	st = open_ok(f->path, STATE_RW);
-	t = mono_ms();
-	begin(st);
+	eps = calloc(10000, sizeof(*eps));
+	names = calloc(10000, sizeof(*names));
+	assert_non_null(eps);
+	assert_non_null(names);
 	for (i = 0; i < 10000; i++) {
-		snprintf(name, sizeof(name), "ep%d", i);
-		assert_int_equal(state_add_check(st, T0 + i, "d.example", name,
-		    "192.0.2.1", i % 2, 200, i, "ok"), 0);
+		snprintf(names[i], sizeof(names[i]), "ep%d", i);
+		eps[i].name = names[i];
 	}
-	commit(st);
-	t = mono_ms() - t;
+	dom.eps = eps;
+	dom.neps = 10000;
+	c.domains = &dom;
+	st = open_ok(f->path, STATE_RW);
+	for (run = 0; run < 3; run++) {
+		t = mono_ms();
+		begin(st);
+		for (i = 0; i < 10000; i++) {
+			int flap = run == 2 && i % 100 == 0;
+
+			assert_int_equal(state_get_endpoint(st, "d.example",
+			    names[i], "192.0.2.1", "u", &e), 0);
+			e.failures = flap ? 1 : 0;
+			e.passes = flap ? 0 : run + 1;
+			e.last_check = T0 + run * 30000;
+			e.last_ok = !flap;
+			e.last_status = flap ? 503 : 200;
+			e.latency_ms = 1 + i % 2;
+			snprintf(e.last_result, sizeof(e.last_result), "%s",
+			    flap ? "HTTP 503" : "ok");
+			assert_int_equal(state_put_endpoint(st, "d.example",
+			    names[i], "192.0.2.1", "u", 1, &e), 0);
+		}
+		finish(st, T0 + run * 30000, &c);
+		commit(st);
+		t = mono_ms() - t;
+		state_last_writes(st, &rows, &pages);
+		print_message("run %d: %lld rows changed, %lld pages, %lld ms\n",
+		    run, rows, pages, t);
+		if (run == 0)
+			assert_true(rows >= 20000);
+		else if (run == 1)
+			assert_true(rows <= 3 && pages <= 4);
+		else
+			assert_true(rows >= 300 && rows <= 303 && pages <= 400);
+		if (t > bound_ms(5000))
+			fail_msg("10000 checks took %lld ms", t);
+	}
+	assert_int_equal(state_get_endpoint(st, "d.example", "ep1",
+	    "192.0.2.1", "u", &e), 0);
+	assert_int_equal(e.passes, 3);
 	state_close(st);
-	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM checks"),
-	    10000);
-	if (t > bound_ms(5000))
-		fail_msg("10000 checks took %lld ms", t);
+	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM streaks"),
+	    10100);
+	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM streaks"
+	    " WHERE last IS NOT NULL AND checks = 2"), 100);
+	free(eps);
+	free(names);
 }
 
 int
