@@ -316,6 +316,7 @@ config_free(struct config *c)
 		}
 		free(pc->kv);
 		free(pc->name);
+		free(pc->dir);
 	}
 	free(c->providers);
 	for (i = 0; i < c->ndomains; i++) {

@@ -30,6 +30,7 @@ struct provider_cfg {
 	struct kv	*kv;
 	size_t		 nkv;
 	int		 line;		/* of the section header */
+	char		*dir;		/* the configuration file's folder */
 };
 
 /* The value of key (case-insensitive), or NULL when not given. */

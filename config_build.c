@@ -257,13 +257,23 @@ build_provider(struct ctx *x, const struct rsec *s, struct provider_cfg *pc)
 {
 	const struct provider_key *pk;
 	const struct rkey *k, *type = NULL;
-	const char *key, *w;
+	const char *key, *w, *slash;
 	char err[512], *v;
 	size_t i;
 	int nerr = x->nerr;
 
 	pc->name = xstrdup(s->name);
 	pc->line = s->line;
+	/* Where an exec provider's program runs (SPEC 3.2.1). */
+	if ((slash = strrchr(x->path, '/')) == NULL)
+		pc->dir = xstrdup(".");
+	else if (slash == x->path)
+		pc->dir = xstrdup("/");
+	else {
+		pc->dir = xmalloc((size_t)(slash - x->path) + 1);
+		memcpy(pc->dir, x->path, (size_t)(slash - x->path));
+		pc->dir[slash - x->path] = '\0';
+	}
 	for (i = 0; i < s->nkeys; i++)
 		if (strcasecmp(s->keys[i].key, "type") == 0)
 			type = &s->keys[i];

@@ -279,7 +279,31 @@ ip = 127.0.0.1
         write("config", name + ".ini", text.encode("latin-1"))
 
 
+def exec_seeds():
+    """Output of an exec provider's read, as programs print it.  The
+    target asks for A on an even length, AAAA on an odd one."""
+    seeds = {
+        "a-one": "60 192.0.2.1\n",
+        "a-two": "300 192.0.2.2\n60 192.0.2.1\n",
+        "a-blanks-crlf": "  60\t192.0.2.1  \r\n120 192.0.2.9\r\n",
+        "a-no-newline": "60 192.0.2.1",
+        "aaaa-one": "60 2001:db8::1\n",
+        "aaaa-long": "0 2001:0db8:0000:0000:0000:0000:0000:0001\n",
+        "empty": "",
+        "blank-line": "\n",
+        "garbage": "sixty 192.0.2.1\n",
+        "ttl-huge": "99999999999 192.0.2.1\n",
+        "ttl-max": "2147483647 192.0.2.1\n",
+        "three-words": "60 192.0.2.1 extra\n",
+        "nul": "60 192.0.2.1\x00\n",
+        "binary": "\xff\xfe\x1b[31m\n",
+    }
+    for name, text in seeds.items():
+        write("exec", name, text.encode("latin-1"))
+
+
 def main():
+    exec_seeds()
     config_seeds()
     text_seeds()
     dns_seeds()

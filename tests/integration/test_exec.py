@@ -1,0 +1,320 @@
+"""The exec provider (SPEC 3.2.1) through the built ddup-check, with real
+programs: small Python scripts written here that keep the records in a
+JSON file beside them and log every call (argv, folder, stdin), so a test
+can count reads and writes and see the exact arguments.
+"""
+
+import json
+import os
+import stat
+import time
+
+import pytest
+
+from conftest import TIME_SCALE
+
+NAME = "app.example.test"
+
+# The fake DNS service: records in records.json, every call in calls.jsonl.
+SCRIPT = r'''#!/usr/bin/python3
+import json, os, sys
+here = os.path.dirname(os.path.abspath(__file__))
+db = os.path.join(here, "records.json")
+call = {"argv": sys.argv[1:], "cwd": os.getcwd(),
+        "stdin": os.readlink("/proc/self/fd/0")}
+with open(os.path.join(here, "calls.jsonl"), "a") as f:
+    f.write(json.dumps(call) + "\n")
+recs = json.load(open(db)) if os.path.exists(db) else {}
+args = sys.argv[1:]
+while args and args[0] not in ("read", "replace"):
+    args = args[1:]
+op, name, typ = args[0], args[1], args[2]
+key = name + "/" + typ
+BEHAVIOUR
+if op == "read":
+    if key in recs:
+        ttl, addrs = recs[key]
+        for a in addrs:
+            print(ttl, a)
+else:
+    ttl, addrs = int(args[3]), args[4:]
+    if addrs:
+        recs[key] = [ttl, addrs]
+    else:
+        recs.pop(key, None)
+    json.dump(recs, open(db, "w"))
+'''
+
+
+class Program:
+    def __init__(self, folder, behaviour="", name="dns-update"):
+        os.makedirs(folder, exist_ok=True)
+        self.dir = folder
+        self.path = os.path.join(folder, name)
+        with open(self.path, "w") as f:
+            f.write(SCRIPT.replace("BEHAVIOUR", behaviour or "pass"))
+        os.chmod(self.path, stat.S_IRWXU)
+
+    def calls(self):
+        try:
+            with open(os.path.join(self.dir, "calls.jsonl")) as f:
+                return [json.loads(line) for line in f]
+        except FileNotFoundError:
+            return []
+
+    def ops(self):
+        """['read A', 'replace A 60 192.0.2.1', ...] without the args."""
+        out = []
+        for c in self.calls():
+            a = c["argv"]
+            while a[0] not in ("read", "replace"):
+                a = a[1:]
+            out.append(" ".join([a[0]] + a[2:]))
+        return out
+
+    def forget_calls(self):
+        try:
+            os.unlink(os.path.join(self.dir, "calls.jsonl"))
+        except FileNotFoundError:
+            pass
+
+    def records(self):
+        try:
+            with open(os.path.join(self.dir, "records.json")) as f:
+                return json.load(f)
+        except FileNotFoundError:
+            return {}
+
+    def seed(self, recs):
+        with open(os.path.join(self.dir, "records.json"), "w") as f:
+            json.dump(recs, f)
+
+
+def configure(ddup, prog, eps, keys="", provider_keys=""):
+    """eps: (endpoint name, http server, ip, priority)."""
+    text = f"""interval = 30s
+[provider dns]
+type = exec
+command = {prog.path}
+timeout = {max(1, round(5 * TIME_SCALE))}s
+{provider_keys}
+[domain {NAME}]
+provider = dns
+ttl = 60
+attempts = 1
+{keys}
+"""
+    for ep, srv, ip, prio in eps:
+        text += f"\n[endpoint {ep}]\nurl = {srv.url}\nip = {ip}\npriority = {prio}\n"
+    ddup.write(text)
+
+
+@pytest.fixture
+def prog(ddup):
+    return Program(str(ddup.dir / "bin"))
+
+
+def test_first_run_reads_then_writes_then_nothing(ddup, prog, http_server):
+    a, b = http_server(), http_server()
+    prog.seed({f"{NAME}/A": [300, ["203.0.113.9"]]})
+    configure(ddup, prog, [("a", a, "192.0.2.1", 0), ("b", b, "2001:db8::1", 0)])
+    r = ddup.run()
+    assert r.rc == 0, r
+    # Every read before any replace, A first (SPEC 3.2.1).
+    assert prog.ops() == ["read A", "read AAAA", "replace A 60 192.0.2.1",
+                          "replace AAAA 60 2001:db8::1"], r
+    assert prog.records() == {f"{NAME}/A": [60, ["192.0.2.1"]],
+                              f"{NAME}/AAAA": [60, ["2001:db8::1"]]}
+    call = prog.calls()[0]
+    assert call["cwd"] == str(ddup.dir), "not run in the configuration's folder"
+    assert call["stdin"] == "/dev/null"
+    # Change-only: a run with nothing to change calls nothing.
+    prog.forget_calls()
+    r = ddup.run()
+    assert (r.rc, r.out, r.err) == (0, "", ""), r
+    assert prog.ops() == []
+
+
+def test_first_run_finds_the_right_set(ddup, prog, http_server):
+    a, b = http_server(), http_server()
+    prog.seed({f"{NAME}/A": [60, ["192.0.2.2", "192.0.2.1"]]})
+    configure(ddup, prog, [("a", a, "192.0.2.1", 0), ("b", b, "192.0.2.2", 0)])
+    r = ddup.run()
+    assert r.rc == 0, r
+    assert prog.ops() == ["read A"], "wrote what was already there"
+
+
+def test_change_and_emptied_type(ddup, prog, http_server):
+    p, b6 = http_server(), http_server()
+    configure(ddup, prog, [("p", p, "192.0.2.1", 0), ("b", b6, "2001:db8::1", 10)])
+    assert ddup.run().rc == 0
+    assert prog.records() == {f"{NAME}/A": [60, ["192.0.2.1"]]}
+    prog.forget_calls()
+    p.set(status=503)
+    r = ddup.run()
+    assert r.rc == 0, r
+    # A emptied (no address: delete), AAAA put in; A first.
+    assert prog.ops() == ["replace A 60", "replace AAAA 60 2001:db8::1"]
+    assert prog.records() == {f"{NAME}/AAAA": [60, ["2001:db8::1"]]}
+
+
+def test_failing_program(ddup, prog, http_server):
+    prog = Program(prog.dir, behaviour=(
+        'if op == "replace":\n'
+        '    sys.stderr.write("zone \\x1b[31mlocked\\nsecond line\\n")\n'
+        '    sys.exit(3)'))
+    a = http_server()
+    configure(ddup, prog, [("a", a, "192.0.2.1", 0)])
+    r = ddup.run()
+    assert r.rc == 1, r
+    assert "zone ?[31mlocked" in r.err and "second line" not in r.err, r
+    assert "\x1b" not in r.err
+    st = ddup.status()["domains"][0]
+    assert "zone ?[31mlocked" in st["lastError"]
+    assert prog.records() == {}
+    # A failed update is tried again by the next run.
+    prog.forget_calls()
+    assert ddup.run().rc == 1
+    assert "replace A 60 192.0.2.1" in prog.ops()
+
+
+def test_failure_without_stderr_shows_the_exit_status(ddup, prog, http_server):
+    prog = Program(prog.dir, behaviour='if op == "replace":\n    sys.exit(9)')
+    configure(ddup, prog, [("a", http_server(), "192.0.2.1", 0)])
+    r = ddup.run()
+    assert r.rc == 1 and "exit status 9" in r.err, r
+
+
+def test_exit_75_is_temporary(ddup, prog, http_server):
+    prog = Program(prog.dir, behaviour=(
+        'if op == "replace":\n'
+        '    sys.stderr.write("try later\\n")\n'
+        '    sys.exit(75)'))
+    configure(ddup, prog, [("a", http_server(), "192.0.2.1", 0)])
+    r = ddup.run()
+    assert r.rc == 1, r
+    assert "temporary failure" in r.err and "try later" in r.err, r
+    prog2 = Program(prog.dir, behaviour=(
+        'if op == "replace":\n'
+        '    sys.stderr.write("bad zone\\n")\n'
+        '    sys.exit(1)'))
+    r = ddup.run()
+    assert r.rc == 1, r
+    assert "temporary failure" not in r.err and "bad zone" in r.err, r
+    assert prog2.records() == {}
+
+
+def process_alive(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def test_hanging_program_is_killed_with_its_children(ddup, prog, http_server):
+    # The program starts a child that would outlive it, then hangs.
+    prog = Program(prog.dir, behaviour=(
+        'if op == "replace":\n'
+        '    import subprocess, time\n'
+        '    c = subprocess.Popen(["sleep", "1000"])\n'
+        '    open(os.path.join(here, "pids"), "w").write(f"{os.getpid()} {c.pid}")\n'
+        '    time.sleep(1000)'))
+    a = http_server()
+    text_timeout = "timeout = 1s"
+    configure(ddup, prog, [("a", a, "192.0.2.1", 0)])
+    with open(ddup.config) as f:
+        cfg = f.read()
+    cfg = "\n".join(text_timeout if line.startswith("timeout =") else line
+                    for line in cfg.splitlines())
+    with open(ddup.config, "w") as f:
+        f.write(cfg + "\n")
+    t0 = time.monotonic()
+    r = ddup.run()
+    took = time.monotonic() - t0
+    assert r.rc == 1, r
+    assert "timeout 1s: killed" in r.err and "unreachable" in r.err, r
+    assert took < 30 * TIME_SCALE, took
+    with open(os.path.join(prog.dir, "pids")) as f:
+        pids = [int(p) for p in f.read().split()]
+    deadline = time.monotonic() + 10 * TIME_SCALE
+    while any(process_alive(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(process_alive(p) for p in pids), "left running"
+
+
+def test_garbage_on_read_writes_nothing(ddup, prog, http_server):
+    prog = Program(prog.dir, behaviour=(
+        'if op == "read":\n'
+        '    print("60 192.0.2.7")\n'
+        '    print("sixty 192.0.2.8")\n'
+        '    sys.exit(0)'))
+    configure(ddup, prog, [("a", http_server(), "192.0.2.1", 0)])
+    r = ddup.run()
+    assert r.rc == 1, r
+    assert "line 2" in r.err and "sixty 192.0.2.8" in r.err, r
+    assert prog.ops() == ["read A"], "wrote after a read that did not parse"
+
+
+@pytest.mark.parametrize("output", [
+    "60 2001:db8::1",        # the other type
+    "-1 192.0.2.1",          # negative TTL
+    "60",                    # no address
+    "60 192.0.2.1 extra",    # a third word
+    "",                      # an empty line
+    "60 192.0.2.300",
+])
+def test_read_lines_that_do_not_parse(ddup, prog, http_server, output):
+    prog = Program(prog.dir, behaviour=(
+        'if op == "read":\n'
+        f'    print({output!r})\n'
+        '    sys.exit(0)'))
+    configure(ddup, prog, [("a", http_server(), "192.0.2.1", 0)])
+    r = ddup.run()
+    assert r.rc == 1 and "line 1" in r.err, r
+    assert prog.ops() == ["read A"]
+
+
+def test_arguments_pass_through_untouched(ddup, http_server, tmp_path):
+    # A folder with a blank and shell characters; args with shell syntax.
+    prog = Program(str(tmp_path / "my dns; $(x)"), name="up date*")
+    args = "--zone=$(touch${IFS}pwned) a;b 'q' \"x y\" * `id` $HOME"
+    configure(ddup, prog, [("a", http_server(), "192.0.2.1", 0)],
+              provider_keys=f"args = {args}")
+    r = ddup.run()
+    assert r.rc == 0, r
+    calls = prog.calls()
+    assert [c["argv"] for c in calls] == [
+        args.split() + ["read", NAME, "A"],
+        args.split() + ["replace", NAME, "A", "60", "192.0.2.1"],
+    ]
+    assert not os.path.exists(tmp_path / "pwned")
+    assert not os.path.exists(os.path.join(prog.dir, "pwned"))
+
+
+@pytest.mark.parametrize("line,words", [
+    ("command = bin/dns-update", "absolute path"),
+    ("command = /bin/true\ntimeout = 0s", "timeout"),
+])
+def test_bad_values_are_config_errors(ddup, http_server, line, words):
+    a = http_server()
+    ddup.write(f"""[provider dns]
+type = exec
+{line}
+[domain {NAME}]
+provider = dns
+[endpoint a]
+url = {a.url}
+ip = 192.0.2.1
+""")
+    r = ddup.run("-n")
+    assert r.rc == 2 and words in r.err and "ddup.ini:" in r.err, r
+    assert a.requests == []
+
+
+def test_missing_program(ddup, http_server, tmp_path):
+    prog = Program(str(tmp_path / "bin"))
+    os.unlink(prog.path)
+    configure(ddup, prog, [("a", http_server(), "192.0.2.1", 0)])
+    r = ddup.run()
+    assert r.rc == 1 and "cannot execute" in r.err, r
