@@ -152,14 +152,16 @@ check-asan:
 # cppcheck's variableScope is left out: declarations stand at the top of
 # a function here, as in OpenBSD's style.
 LINT_SRCS = $(SRCS) ddup-check.c
+# Both use both cores (LINT_JOBS); a file's clang-tidy output is printed
+# whole, only when it reports something.
+LINT_JOBS ?= 2
 lint:
-	cppcheck -q --enable=warning,style,performance,portability --std=c11 \
+	cppcheck -q -j $(LINT_JOBS) --enable=warning,style,performance,portability --std=c11 \
 	    -D_DEFAULT_SOURCE -I. --suppress=variableScope --inline-suppr \
 	    --error-exitcode=1 $(LINT_SRCS)
-	@for f in $(LINT_SRCS); do \
-	    out=$$(clang-tidy --quiet $$f -- -std=c11 $(DDUP_CPPFLAGS) \
-	    $(PKG_CFLAGS) 2>&1) || { echo "$$out"; exit 1; }; \
-	done
+	@printf '%s\n' $(LINT_SRCS) | xargs -P $(LINT_JOBS) -n 1 sh -c \
+	    'out=$$(clang-tidy --quiet "$$0" -- -std=c11 $(DDUP_CPPFLAGS) \
+	    $(PKG_CFLAGS) 2>&1) || { echo "$$out"; exit 1; }'
 	@echo "lint: cppcheck and clang-tidy report nothing"
 
 # The gcc build once more, every process under valgrind memcheck: zero
