@@ -34,6 +34,7 @@
  */
 #define CHECK_DNS_CACHE_S	0L
 #define CHECK_DEFAULT_PARALLEL	256L
+#define CHECK_BUFSIZE		4096L
 
 /*
  * One of at most max_parallel easy handles, made on first use and then
@@ -55,29 +56,38 @@ struct slot {
 	char		 errbuf[CURL_ERROR_SIZE];
 };
 
-/* A reason that needs no formatting. */
+void
+check_res_free(struct check_res *res)
+{
+	free(res->text);
+	res->text = NULL;
+	res->reason = NULL;
+}
+
+/* A constant reason: text must outlive the result. */
 static void
 set_text(struct check_res *res, const char *text)
 {
-	size_t	 len = strlen(text);
-
-	if (len >= sizeof(res->reason))
-		len = sizeof(res->reason) - 1;
-	memcpy(res->reason, text, len);
-	res->reason[len] = '\0';
+	check_res_free(res);
+	res->reason = text;
 }
 
 static void	set_reason(struct check_res *, const char *, ...)
 		    __attribute__((format(printf, 2, 3)));
 
+/* A reason made from fmt, cut at CHECK_REASON_MAX - 1 bytes. */
 static void
 set_reason(struct check_res *res, const char *fmt, ...)
 {
+	char	 buf[CHECK_REASON_MAX];
 	va_list	 ap;
 
 	va_start(ap, fmt);
-	vsnprintf(res->reason, sizeof(res->reason), fmt, ap);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
+	check_res_free(res);
+	res->text = xstrdup(buf);
+	res->reason = res->text;
 }
 
 /*
@@ -246,6 +256,14 @@ slot_handle(struct slot *j, struct check_res *res, const char *ca_file)
 	if (ca_file != NULL)
 		bad |= curl_easy_setopt(e, CURLOPT_CAINFO, ca_file)
 		    != CURLE_OK;
+	/*
+	 * Each handle keeps a receive buffer of this size: libcurl's 16 KiB
+	 * for each of 256 handles made a sixth of a run's memory, for
+	 * answers that mostly fit in a few hundred bytes (a body of
+	 * CHECK_BODY_MAX takes 16 reads).
+	 */
+	bad |= curl_easy_setopt(e, CURLOPT_BUFFERSIZE, CHECK_BUFSIZE)
+	    != CURLE_OK;
 	bad |= curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, write_cb)
 	    != CURLE_OK;
 	bad |= curl_easy_setopt(e, CURLOPT_WRITEDATA, j) != CURLE_OK;
@@ -494,6 +512,7 @@ check_run(const struct check_req *reqs, size_t n, long max_parallel,
 	int		 running, left, rc = -1;
 
 	for (i = 0; i < n; i++) {
+		check_res_free(reqs[i].res);
 		memset(reqs[i].res, 0, sizeof(*reqs[i].res));
 		set_text(reqs[i].res, "not checked");
 	}

@@ -11,7 +11,7 @@
 #include "util.h"
 
 #define CHECK_BODY_MAX	((size_t)64 * 1024)	/* bytes of body read at most */
-#define CHECK_REASON_MAX 160
+#define CHECK_REASON_MAX 160		/* bytes of a reason, with its NUL */
 
 struct check_req {
 	const char	*url;
@@ -23,11 +23,17 @@ struct check_req {
 	struct check_res *res;		/* where its result goes */
 };
 
+/*
+ * A check's result.  Most reasons are constants ("ok", "timeout"): only
+ * one made from a status or libcurl's message is allocated, so that ten
+ * thousand results do not each carry a buffer of CHECK_REASON_MAX.
+ */
 struct check_res {
 	int		 ok;		/* 1 passed, 0 failed */
 	long		 status;	/* HTTP status, 0 when none arrived */
 	long		 latency_ms;	/* until the answer (or failure) */
-	char		 reason[CHECK_REASON_MAX]; /* "ok", "timeout", "HTTP 503", ... */
+	const char	*reason;	/* "ok", "timeout", "HTTP 503", ... */
+	char		*text;		/* the reason when allocated, else NULL */
 };
 
 /*
@@ -37,6 +43,9 @@ struct check_res {
  */
 int	 check_run(const struct check_req *reqs, size_t n,
 	    long max_parallel, const char *ca_file, char *err, size_t errlen);
+
+/* Frees what a result holds (check_run() fills it again). */
+void	 check_res_free(struct check_res *res);
 
 /* curl_global_init/cleanup, once per process. */
 int	 check_global_init(void);

@@ -28,6 +28,8 @@ struct ep_run {
 	int			 before;/* state before the run */
 };
 
+#define RUN_WHY_MAX	600	/* bytes of a dry run's explanation */
+
 /* One domain during a run. */
 struct dom_run {
 	const struct domain_cfg	*cfg;
@@ -36,7 +38,7 @@ struct dom_run {
 	struct ep_run		*eps;
 	struct dec_ep		*dep;	/* parallel to eps, for decide() */
 	struct publication	 pub;
-	char			 why[600];	/* dry run: what would happen */
+	char			*why;	/* dry run: what would happen */
 };
 
 /* A provider section's provider, made when a domain first needs it. */
@@ -362,7 +364,7 @@ build_report(struct run *r, struct report *rep, int from_run)
 		    d->st.tier_location : NULL;
 		rd->last_change = d->st.last_change;
 		rd->last_error = d->st.last_error[0] ? d->st.last_error : NULL;
-		rd->why = d->why[0] ? d->why : NULL;
+		rd->why = d->why != NULL && d->why[0] ? d->why : NULL;
 		if (from_run && d->dec.any_healthy) {
 			rd->has_tier = 1;
 			rd->tier = d->pub.tier.priority;
@@ -431,13 +433,16 @@ print_report(struct run *r, int from_run, int json)
 static void
 free_run(struct run *r)
 {
-	size_t i;
+	size_t i, j;
 
 	for (i = 0; i < r->ndoms; i++) {
 		struct dom_run *d = &r->doms[i];
 
 		state_domain_free(&d->st);
 		publication_free(&d->pub);
+		for (j = 0; d->eps != NULL && j < d->cfg->neps; j++)
+			check_res_free(&d->eps[j].res);
+		free(d->why);
 		free(d->eps);
 		free(d->dep);
 	}
@@ -510,10 +515,11 @@ do_run(struct run *r, int dry_run, int json)
 
 		decide(&d->dec, d->dep, d->cfg->neps);
 		build_want(r, d);
-		if (dry_run)
+		if (dry_run) {
+			d->why = xmalloc(RUN_WHY_MAX);
 			publish_explain(&d->pub, d->dec.any_healthy, d->why,
-			    sizeof(d->why));
-		else if (d->dec.any_healthy)
+			    RUN_WHY_MAX);
+		} else if (d->dec.any_healthy)
 			publish_domain(r, d);
 		if (d->pub.failed)
 			rc = RUN_FAILED;
