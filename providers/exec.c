@@ -205,8 +205,9 @@ child(const struct execp *ep, const char *const argv[], int devnull, int outw,
 }
 
 /*
- * Runs argv to its end or to the timeout; -1 (err set) if it could not
- * be started.
+ * Runs argv to its end or to the timeout.  It could not be started: -1
+ * when the command cannot be executed (permanent), -2 when the system
+ * refused a pipe or a process (temporary); err says why.
  */
 static int
 run_prog(const struct execp *ep, const char *const argv[], struct outcome *o,
@@ -221,6 +222,11 @@ run_prog(const struct execp *ep, const char *const argv[], struct outcome *o,
 
 	memset(o, 0, sizeof(*o));
 	o->out = xstrdup("");
+	/* The child could only say that execve failed, not why. */
+	if (access(ep->command, X_OK) == -1) {
+		snprintf(err, errlen, "cannot execute: %s", strerror(errno));
+		goto out;
+	}
 	if ((devnull = open("/dev/null", O_RDONLY | O_CLOEXEC)) == -1 ||
 	    pipe(outp) == -1 || pipe(errp) == -1 ||
 	    fcntl(outp[0], F_SETFD, FD_CLOEXEC) == -1 ||
@@ -229,10 +235,12 @@ run_prog(const struct execp *ep, const char *const argv[], struct outcome *o,
 	    fcntl(errp[1], F_SETFD, FD_CLOEXEC) == -1) {
 		snprintf(err, errlen, "cannot set up its pipes: %s",
 		    strerror(errno));
+		rc = -2;
 		goto out;
 	}
 	if ((pid = fork()) == -1) {
 		snprintf(err, errlen, "cannot fork: %s", strerror(errno));
+		rc = -2;
 		goto out;
 	}
 	if (pid == 0)
@@ -463,6 +471,7 @@ exec_read(void *priv, const char *fqdn, struct rrset *sets, size_t nsets,
 	const char **argv;
 	char what[32], why[256];
 	size_t i;
+	int started;
 	enum perr rv = PERR_OK;
 
 	for (i = 0; i < nsets; i++)
@@ -474,10 +483,11 @@ exec_read(void *priv, const char *fqdn, struct rrset *sets, size_t nsets,
 		words[2] = rrtype_str(sets[i].type);
 		snprintf(what, sizeof(what), "read %s", words[2]);
 		argv = make_argv(ep, words, 3, NULL);
-		if (run_prog(ep, argv, &o, why, sizeof(why)) == -1) {
+		if ((started = run_prog(ep, argv, &o, why, sizeof(why))) !=
+		    0) {
 			snprintf(err, errlen, "program %s (%s): %s",
 			    ep->command, what, why);
-			rv = PERR_TEMP;
+			rv = started == -1 ? PERR_INVALID : PERR_TEMP;
 		} else if ((rv = judge(ep, &o, what, err, errlen)) ==
 		    PERR_OK) {
 			if (o.out_over) {
@@ -511,6 +521,7 @@ exec_replace(void *priv, const char *fqdn, const struct rrset *sets,
 	const char **argv;
 	char what[32], ttl[24], why[256];
 	size_t i;
+	int started;
 	enum perr rv = PERR_OK;
 
 	/* One call per type, A first; the first failure ends the update. */
@@ -527,10 +538,11 @@ exec_replace(void *priv, const char *fqdn, const struct rrset *sets,
 		words[3] = ttl;
 		snprintf(what, sizeof(what), "replace %s", words[2]);
 		argv = make_argv(ep, words, 4, &sets[i].addrs);
-		if (run_prog(ep, argv, &o, why, sizeof(why)) == -1) {
+		if ((started = run_prog(ep, argv, &o, why, sizeof(why))) !=
+		    0) {
 			snprintf(err, errlen, "program %s (%s): %s",
 			    ep->command, what, why);
-			rv = PERR_TEMP;
+			rv = started == -1 ? PERR_INVALID : PERR_TEMP;
 		} else
 			rv = judge(ep, &o, what, err, errlen);
 		free(o.out);

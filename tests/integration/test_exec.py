@@ -317,4 +317,6 @@ def test_missing_program(ddup, http_server, tmp_path):
     os.unlink(prog.path)
     configure(ddup, prog, [("a", http_server(), "192.0.2.1", 0)])
     r = ddup.run()
-    assert r.rc == 1 and "cannot execute" in r.err, r
+    assert r.rc == 1, r
+    assert "cannot execute: No such file or directory" in r.err, r
+    assert "rejected as invalid" in r.err, r      # permanent, not temporary
