@@ -20,7 +20,6 @@ import os
 import secrets
 import shutil
 import signal
-import socket
 import sqlite3
 import subprocess
 import time
@@ -28,6 +27,8 @@ import urllib.error
 import urllib.request
 
 import pytest
+
+from httpfix import free_port
 
 __all__ = ["bind_server", "pdns_server", "BindServer", "PdnsServer",
            "_bind_shared", "_pdns_shared"]    # the last two: fixtures behind the first two
@@ -37,24 +38,7 @@ ZONE = "example.test"
 
 def _free_port(udp=True):
     """A loopback port free for TCP (and UDP when asked), at this moment."""
-    for _ in range(100):
-        t = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        try:
-            t.bind(("127.0.0.1", 0))
-            port = t.getsockname()[1]
-            if not udp:
-                return port
-            u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-            try:
-                u.bind(("127.0.0.1", port))
-                return port
-            except OSError:
-                continue
-            finally:
-                u.close()
-        finally:
-            t.close()
-    raise RuntimeError("no free loopback port")
+    return free_port(udp=udp)
 
 
 def _sort_addrs(lines):

@@ -17,6 +17,7 @@ at teardown. A server's behaviour can be changed while it runs:
 """
 
 import os
+import random
 import socket
 import socketserver
 import ssl
@@ -31,12 +32,36 @@ __all__ = ["certs", "http_server", "free_port", "has_ipv6", "Certs",
            "HttpServer", "Request", "raw_server", "RawServer"]
 
 
-def free_port(family=4):
-    """A port nobody listens on right now (TCP, loopback)."""
+def _below_ephemeral():
+    """Ports just below the kernel's ephemeral range.  bind() to port 0,
+    as every server here does, never hands these out, so a port picked
+    here (for nothing, to be refused; or for a server not started yet)
+    is not given meanwhile to a server of another test, or of another
+    run of the suite on the same machine."""
+    try:
+        with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+            low = int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        low = 32768
+    return range(max(1024, low - 12000), low)
+
+
+def free_port(family=4, udp=False):
+    """A loopback port nobody uses right now (TCP, and UDP when asked)."""
     af, host = (socket.AF_INET, "127.0.0.1") if family == 4 else (socket.AF_INET6, "::1")
-    with socket.socket(af, socket.SOCK_STREAM) as s:
-        s.bind((host, 0))
-        return s.getsockname()[1]
+    ports = _below_ephemeral()
+    for _ in range(200):
+        port = random.choice(ports)
+        try:
+            with socket.socket(af, socket.SOCK_STREAM) as t:
+                t.bind((host, port))
+                if udp:
+                    with socket.socket(af, socket.SOCK_DGRAM) as u:
+                        u.bind((host, port))
+            return port
+        except OSError:
+            continue
+    raise RuntimeError("no free loopback port")
 
 
 def has_ipv6():
