@@ -52,6 +52,7 @@ class PdnsFake:
         self.mode = "proxy"
         self.modes = {}
         self.requests = []
+        self.request_headers = []       # one dict per request, in order
         self.stopping = threading.Event()
         fake = self
 
@@ -113,6 +114,7 @@ class _PdnsHandler(BaseHTTPRequestHandler):
         fake = self.fake
         mode = fake.mode_for(self.command)
         fake.requests.append((self.command, self.path, mode, body))
+        fake.request_headers.append({k.lower(): v for k, v in self.headers.items()})
         if mode == "proxy":
             st, ctype, data = self._proxy(body)
             return self._send(st, data, ctype)
@@ -587,6 +589,25 @@ def test_powerdns_bad_answer_to_read(ddup, pdns_server, pdns_fake, http_server, 
     assert r.rc == 0, r
     assert pdns_server.query(NAME, "A") == ["192.0.2.1"]
     assert published(ddup) == (["192.0.2.1"], None)
+
+
+def test_powerdns_requests_as_the_http_layer_sends_them(ddup, pdns_server, pdns_fake, http_server):
+    # http.c: User-Agent ddup/1.0, the key in its header only, a body
+    # with its type; the URL never carries the key.
+    configure(ddup, pdns_section(pdns_fake), [("a", http_server(), "192.0.2.1")])
+    r = ddup.run()
+    assert r.rc == 0, r
+    assert [m for m, *_ in pdns_fake.requests] == ["GET", "PATCH"]
+    for (method, path, _, body), h in zip(pdns_fake.requests, pdns_fake.request_headers):
+        assert h.get("user-agent") == "ddup/1.0", h
+        assert h.get("x-api-key") == pdns_server.api_key
+        assert h.get("accept") == "application/json"
+        assert pdns_server.api_key not in path
+        if method == "PATCH":
+            assert h.get("content-type") == "application/json"
+            assert int(h["content-length"]) == len(body) > 0
+        else:
+            assert "content-type" not in h and not body
 
 
 @pytest.mark.parametrize("mode,words", cases(PDNS_WRITE))
