@@ -17,6 +17,7 @@ static const struct provider_ops *const providers[] = {
 	&rfc2136_ops,
 	&powerdns_ops,
 	&exec_ops,
+	&azure_ops,
 	NULL
 };
 

@@ -126,5 +126,6 @@ void		 provider_free(struct provider *p);
 extern const struct provider_ops rfc2136_ops;
 extern const struct provider_ops powerdns_ops;
 extern const struct provider_ops exec_ops;
+extern const struct provider_ops azure_ops;
 
 #endif

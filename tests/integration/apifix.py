@@ -9,6 +9,7 @@ before the route sees the request:
     fake.fail(429, retry_after=7)             # the next request
     fake.fail(503, times=2, method="PUT")     # the next two PUTs
     fake.fail(401, path="/record")            # the next one whose path holds it
+    fake.fail(503, method="POST", after=1)    # the second POST
     fake.hang(method="GET", seconds=5)        # no answer for a while
 
     fake.count("PUT"), fake.writes(), fake.requests[-1].path
@@ -142,17 +143,20 @@ class ApiFake:
 
     # ---------------------------------------------------------- failures
 
-    def fail(self, status, times=1, method=None, path=None, retry_after=None, body=None):
-        """The next `times` requests that match answer status (with the
-        API's own error document unless body is given)."""
+    def fail(self, status, times=1, method=None, path=None, retry_after=None, body=None,
+             after=0):
+        """The next `times` requests that match, once `after` more have
+        passed, answer status (with the API's own error document unless
+        body is given)."""
         with self.lock:
             self._failures.append({"status": status, "times": times, "method": method,
-                                   "path": path, "retry_after": retry_after, "body": body})
+                                   "path": path, "retry_after": retry_after, "body": body,
+                                   "after": after})
 
     def hang(self, seconds, times=1, method=None, path=None):
         with self.lock:
             self._failures.append({"hang": seconds, "times": times, "method": method,
-                                   "path": path})
+                                   "path": path, "after": 0})
 
     def _take_failure(self, req):
         for f in self._failures:
@@ -161,6 +165,9 @@ class ApiFake:
             if f["method"] is not None and f["method"] != req.method:
                 continue
             if f["path"] is not None and f["path"] not in req.path:
+                continue
+            if f["after"] > 0:
+                f["after"] -= 1
                 continue
             f["times"] -= 1
             return f

@@ -1,0 +1,644 @@
+/*
+ * Azure DNS through Azure Resource Manager, on the HTTP layer (http.h).
+ *
+ * A token first: OAuth 2.0 client credentials at the Microsoft identity
+ * platform (POST {authorityUrl}/{tenantId}/oauth2/v2.0/token, scope
+ * https://management.azure.com/.default), fetched once per run when the
+ * first call needs it.  Then one record set per type, at
+ * {baseUrl}/subscriptions/S/resourceGroups/G/providers/Microsoft.Network
+ * /dnsZones/Z/{A|AAAA}/{relative name}?api-version=2018-05-01: read is a
+ * GET (404 NotFound: no such set), replace a PUT of the whole set, or a
+ * DELETE when a type has no address left.  A record set read in this
+ * run is written with If-Match (its etag) or, when there was none,
+ * If-None-Match: *, so a change made meanwhile by someone else fails
+ * the update (412) instead of being overwritten; the next run reads again.
+ * A and AAAA are separate record sets: two calls, not atomic.
+ *
+ * https://learn.microsoft.com/en-us/entra/identity-platform/v2-oauth2-client-creds-grant-flow
+ * https://learn.microsoft.com/en-us/rest/api/dns/record-sets
+ *
+ * The client secret travels only in the token request's body, the token
+ * only in the Authorization header: neither is in a URL or a message.
+ */
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <curl/curl.h>
+#include <jansson.h>
+
+#include "config.h"
+#include "http.h"
+#include "provider.h"
+#include "util.h"
+
+#define AZ_API_VERSION	"2018-05-01"
+#define AZ_SCOPE	"https://management.azure.com/.default"
+#define AZ_ETAG_MAX	128
+
+static const struct provider_key azure_keys[] = {
+	{ "subscriptionId", PK_REQUIRED },
+	{ "resourceGroupName", PK_REQUIRED },
+	{ "zoneName", PK_REQUIRED },
+	{ "tenantId", PK_REQUIRED },
+	{ "clientId", PK_REQUIRED },
+	{ "clientSecret", PK_REQUIRED | PK_SECRET },
+	{ "baseUrl", 0 },
+	{ "authorityUrl", 0 },
+	{ "timeout", 0 },
+	{ NULL, 0 }
+};
+
+struct azure {
+	char		*zone_url;	/* .../dnsZones/ZONE */
+	char		*token_url;	/* .../TENANT/oauth2/v2.0/token */
+	char		*form;		/* the token request: holds the secret */
+	char		*auth_hdr;	/* "Authorization: Bearer ...", once had */
+	char		*zone;		/* lower case, no trailing dot */
+	long long	 timeout_ms;
+	/* What read() saw, for If-Match: etag per type ("" none). */
+	char		*seen_name;
+	int		 seen[2];
+	char		 etag[2][AZ_ETAG_MAX];
+};
+
+/*
+ * The message of an error answer: ARM's {"error": {"code", "message"}}
+ * or {"code", "message"}, or the identity platform's {"error":
+ * "invalid_client", "error_description": "AADSTS..."}.
+ */
+static int
+azure_errtext(const char *buf, size_t len, char *out, size_t outlen)
+{
+	json_t *root, *e, *code, *msg;
+	json_error_t je;
+	int rv = -1;
+
+	if ((root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je)) == NULL)
+		return -1;
+	e = json_object_get(root, "error");
+	if (json_is_string(e)) {
+		code = e;
+		msg = json_object_get(root, "error_description");
+	} else {
+		if (!json_is_object(e))
+			e = root;
+		code = json_object_get(e, "code");
+		msg = json_object_get(e, "message");
+	}
+	if (json_is_string(code) && json_is_string(msg)) {
+		/* AADSTS texts go on with trace and correlation ids. */
+		snprintf(out, outlen, "%s: %.*s", json_string_value(code),
+		    (int)strcspn(json_string_value(msg), "\r\n"),
+		    json_string_value(msg));
+		http_printable(out);
+		rv = 0;
+	}
+	json_decref(root);
+	return rv;
+}
+
+/* The "code" of an ARM error answer into out ("" when none). */
+static void
+azure_errcode(const char *buf, size_t len, char *out, size_t outlen)
+{
+	json_t *root, *e, *code;
+	json_error_t je;
+
+	out[0] = '\0';
+	if ((root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je)) == NULL)
+		return;
+	e = json_object_get(root, "error");
+	code = json_object_get(json_is_object(e) ? e : root, "code");
+	if (json_is_string(code))
+		snprintf(out, outlen, "%s", json_string_value(code));
+	json_decref(root);
+}
+
+/* The access token of a token answer, or NULL with the reason in err. */
+static char *
+azure_parse_token(const char *buf, size_t len, char *err, size_t errlen)
+{
+	json_t *root, *tok, *type;
+	json_error_t je;
+	const char *t;
+	char *s = NULL;
+
+	if ((root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je)) ==
+	    NULL) {
+		snprintf(err, errlen, "not JSON: %s (line %d)", je.text,
+		    je.line);
+		http_printable(err);
+		return NULL;
+	}
+	tok = json_object_get(root, "access_token");
+	type = json_object_get(root, "token_type");
+	if (!json_is_string(tok) || !json_is_string(type) ||
+	    strcasecmp(json_string_value(type), "Bearer") != 0) {
+		snprintf(err, errlen, "no Bearer access_token");
+		goto out;
+	}
+	/* It goes in a header: a line break would add another. */
+	t = json_string_value(tok);
+	if (t[0] == '\0' || strlen(t) > 16384 || strpbrk(t, "\r\n") != NULL) {
+		snprintf(err, errlen, "access_token is empty, too long or "
+		    "has a line break");
+		goto out;
+	}
+	s = xstrdup(t);
+out:
+	json_decref(root);
+	return s;
+}
+
+/*
+ * Fills set (its type set by the caller) and etag from a record set
+ * ({"etag", "properties": {"TTL", "ARecords": [{"ipv4Address"}] or
+ * "AAAARecords": [{"ipv6Address"}]}}); 0, or -1 with the reason in err.
+ */
+static int
+azure_parse_recordset(const char *buf, size_t len, struct rrset *set,
+    char *etag, size_t etaglen, char *err, size_t errlen)
+{
+	json_t *root, *props, *ttl, *recs, *rec, *ip, *jetag;
+	json_error_t je;
+	const char *field = set->type == RR_AAAA ? "AAAARecords" : "ARecords";
+	const char *key = set->type == RR_AAAA ? "ipv6Address" : "ipv4Address";
+	int family = set->type == RR_AAAA ? 6 : 4;
+	struct addr a;
+	size_t i;
+	int rv = -1;
+
+	etag[0] = '\0';
+	if ((root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je)) ==
+	    NULL) {
+		snprintf(err, errlen, "not JSON: %s (line %d)", je.text,
+		    je.line);
+		goto out;
+	}
+	props = json_object_get(root, "properties");
+	ttl = json_object_get(props, "TTL");
+	recs = json_object_get(props, field);
+	jetag = json_object_get(root, "etag");
+	if (!json_is_object(props) || !json_is_integer(ttl) ||
+	    json_integer_value(ttl) < 0 ||
+	    json_integer_value(ttl) > 2147483647 ||
+	    (recs != NULL && !json_is_null(recs) && !json_is_array(recs)) ||
+	    (jetag != NULL && !json_is_string(jetag))) {
+		snprintf(err, errlen, "no properties with a TTL and %s", field);
+		goto out;
+	}
+	if (jetag != NULL) {
+		/* Sent back in If-Match: one printable line, short. */
+		if (strlen(json_string_value(jetag)) >= etaglen ||
+		    strpbrk(json_string_value(jetag), "\r\n") != NULL) {
+			snprintf(err, errlen, "etag is too long or has a line "
+			    "break");
+			goto out;
+		}
+		snprintf(etag, etaglen, "%s", json_string_value(jetag));
+	}
+	json_array_foreach(recs, i, rec) {
+		ip = json_object_get(rec, key);
+		if (!json_is_string(ip) ||
+		    addr_parse(json_string_value(ip), &a) == -1 ||
+		    a.family != family) {
+			snprintf(err, errlen, "%s[%zu] is not {\"%s\": an IPv%d "
+			    "address}", field, i, key, family);
+			goto out;
+		}
+		addrset_add_addr(&set->addrs, &a);
+	}
+	if (set->addrs.n > 0)
+		set->ttl = (long)json_integer_value(ttl);
+	rv = 0;
+out:
+	if (rv == -1) {
+		addrset_free(&set->addrs);
+		set->ttl = 0;
+		etag[0] = '\0';
+		http_printable(err);
+	}
+	json_decref(root);
+	return rv;
+}
+
+/* http:// or https://, no credentials, query or fragment; -1 if not. */
+static int
+check_url(const char *v)
+{
+	CURLU *u;
+	char *scheme = NULL, *user = NULL;
+	int rv = -1;
+
+	if ((u = curl_url()) == NULL)
+		return -1;
+	if (curl_url_set(u, CURLUPART_URL, v, 0) == CURLUE_OK &&
+	    curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) == CURLUE_OK &&
+	    (strcasecmp(scheme, "http") == 0 ||
+	    strcasecmp(scheme, "https") == 0) &&
+	    curl_url_get(u, CURLUPART_USER, &user, 0) != CURLUE_OK &&
+	    strpbrk(v, "?#") == NULL)
+		rv = 0;
+	curl_free(scheme);
+	curl_free(user);
+	curl_url_cleanup(u);
+	return rv;
+}
+
+static int
+azure_check(const struct provider_cfg *pc, const char **key, char *err,
+    size_t errlen)
+{
+	static const char *const urls[] = { "baseUrl", "authorityUrl", NULL };
+	static const char *const ids[] = { "subscriptionId",
+	    "resourceGroupName", "zoneName", "tenantId", "clientId", NULL };
+	const char *v;
+	long long ms;
+	size_t i;
+
+	for (i = 0; urls[i] != NULL; i++) {
+		*key = urls[i];
+		v = provider_cfg_get(pc, urls[i]);
+		if (v != NULL && check_url(v) == -1) {
+			snprintf(err, errlen, "%s: \"%s\" is not an http:// or "
+			    "https:// URL without user, query or fragment",
+			    urls[i], v);
+			return -1;
+		}
+	}
+	/* Each goes in a URL path or a form: one word, no slash. */
+	for (i = 0; ids[i] != NULL; i++) {
+		*key = ids[i];
+		v = provider_cfg_get(pc, ids[i]);
+		if (v[0] == '\0' || strpbrk(v, "/?#%& \t\r\n") != NULL ||
+		    strcmp(v, ".") == 0 || strcmp(v, "..") == 0) {
+			snprintf(err, errlen, "%s: \"%s\" is empty or holds a "
+			    "character it cannot have", ids[i], v);
+			return -1;
+		}
+	}
+	*key = "clientSecret";
+	if (provider_cfg_get(pc, "clientSecret")[0] == '\0') {
+		snprintf(err, errlen, "clientSecret is empty");
+		return -1;
+	}
+	*key = "timeout";
+	v = provider_cfg_get(pc, "timeout");
+	if (v != NULL && (parse_duration(v, &ms) == -1 || ms <= 0)) {
+		snprintf(err, errlen, "timeout: \"%s\" is not a positive "
+		    "duration", v);
+		return -1;
+	}
+	*key = NULL;
+	return 0;
+}
+
+static void
+wipe(char *s)
+{
+	if (s != NULL) {
+		explicit_bzero(s, strlen(s));
+		free(s);
+	}
+}
+
+static void
+azure_free(void *priv)
+{
+	struct azure *az = priv;
+
+	if (az == NULL)
+		return;
+	free(az->zone_url);
+	free(az->token_url);
+	wipe(az->form);
+	wipe(az->auth_hdr);
+	free(az->zone);
+	free(az->seen_name);
+	free(az);
+}
+
+/* v without the slashes it ends with, malloc'd. */
+static char *
+trimmed(const char *v)
+{
+	char *s = xstrdup(v);
+	size_t len;
+
+	for (len = strlen(s); len > 0 && s[len - 1] == '/'; len--)
+		s[len - 1] = '\0';
+	return s;
+}
+
+/* "%s%s%s..." into a new string. */
+static char *
+xjoin(const char *a, const char *b, const char *c, const char *d,
+    const char *e)
+{
+	size_t len = strlen(a) + strlen(b) + strlen(c) + strlen(d) +
+	    strlen(e) + 1;
+	char *s = xmalloc(len);
+
+	snprintf(s, len, "%s%s%s%s%s", a, b, c, d, e);
+	return s;
+}
+
+static void *
+azure_create(const struct provider_cfg *pc, char *err, size_t errlen)
+{
+	struct azure *az;
+	const char *v;
+	char *base, *p1 = NULL, *id = NULL, *sec = NULL, *scope = NULL;
+	size_t i, len;
+
+	az = xcalloc(1, sizeof(*az));
+	az->zone = xstrdup(provider_cfg_get(pc, "zoneName"));
+	len = strlen(az->zone);
+	if (len > 1 && az->zone[len - 1] == '.')
+		az->zone[len - 1] = '\0';
+	for (i = 0; az->zone[i] != '\0'; i++)
+		az->zone[i] = (char)tolower((unsigned char)az->zone[i]);
+	v = provider_cfg_get(pc, "timeout");
+	if (parse_duration(v != NULL ? v : "10s", &az->timeout_ms) == -1) {
+		snprintf(err, errlen, "timeout: not a duration");
+		goto fail;
+	}
+	v = provider_cfg_get(pc, "baseUrl");
+	base = trimmed(v != NULL ? v : "https://management.azure.com");
+	p1 = xjoin(base, "/subscriptions/", provider_cfg_get(pc,
+	    "subscriptionId"), "/resourceGroups/", provider_cfg_get(pc,
+	    "resourceGroupName"));
+	az->zone_url = xjoin(p1, "/providers/Microsoft.Network/dnsZones/",
+	    az->zone, "", "");
+	free(base);
+	v = provider_cfg_get(pc, "authorityUrl");
+	base = trimmed(v != NULL ? v : "https://login.microsoftonline.com");
+	az->token_url = xjoin(base, "/", provider_cfg_get(pc, "tenantId"),
+	    "/oauth2/v2.0/token", "");
+	free(base);
+	id = curl_easy_escape(NULL, provider_cfg_get(pc, "clientId"), 0);
+	sec = curl_easy_escape(NULL, provider_cfg_get(pc, "clientSecret"), 0);
+	scope = curl_easy_escape(NULL, AZ_SCOPE, 0);
+	if (id == NULL || sec == NULL || scope == NULL) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	len = strlen(id) + strlen(sec) + strlen(scope) + 80;
+	az->form = xmalloc(len);
+	snprintf(az->form, len, "grant_type=client_credentials&client_id=%s&"
+	    "client_secret=%s&scope=%s", id, sec, scope);
+	explicit_bzero(sec, strlen(sec));
+	curl_free(id);
+	curl_free(sec);
+	curl_free(scope);
+	free(p1);
+	return az;
+fail:
+	curl_free(id);
+	curl_free(sec);
+	curl_free(scope);
+	free(p1);
+	azure_free(az);
+	return NULL;
+}
+
+static void
+append(char *err, size_t errlen, const char *text)
+{
+	size_t len = strlen(err);
+
+	if (len + 1 < errlen)
+		snprintf(err + len, errlen - len, "%s", text);
+}
+
+/* The token, fetched at the first call that needs it. */
+static enum perr
+azure_login(struct azure *az, char *err, size_t errlen)
+{
+	static const char *const hdrs[] = { "Accept: application/json",
+	    "Content-Type: application/x-www-form-urlencoded", NULL };
+	struct http_req rq = {
+		.who = "Azure login", .method = "POST", .url = az->token_url,
+		.headers = hdrs, .body = az->form,
+		.body_len = strlen(az->form), .timeout_ms = az->timeout_ms,
+		.want = 200, .errtext = azure_errtext,
+	};
+	struct http_resp rs;
+	char why[256], *tok = NULL;
+	size_t len;
+	enum perr e;
+
+	if (az->auth_hdr != NULL)
+		return PERR_OK;
+	e = http_call(&rq, &rs, err, errlen);
+	/*
+	 * The identity platform answers 400 for an unknown tenant or
+	 * client, 401 for a wrong secret: either way the credentials.
+	 */
+	if (e == PERR_INVALID && rs.status == 400)
+		e = PERR_AUTH;
+	if (e == PERR_AUTH)
+		append(err, errlen, " (check tenantId, clientId and "
+		    "clientSecret)");
+	if (e != PERR_OK)
+		goto out;
+	if ((tok = azure_parse_token(rs.body, rs.len, why, sizeof(why))) ==
+	    NULL) {
+		snprintf(err, errlen, "Azure login at %s: unexpected answer: "
+		    "%s", az->token_url, why);
+		e = PERR_INVALID;
+		goto out;
+	}
+	len = strlen(tok) + 32;
+	az->auth_hdr = xmalloc(len);
+	snprintf(az->auth_hdr, len, "Authorization: Bearer %s", tok);
+	wipe(tok);
+out:
+	http_resp_free(&rs);
+	return e;
+}
+
+/* The record set's URL: zone_url/TYPE/relative name?api-version=... */
+static char *
+set_url(const struct azure *az, const char *fqdn, enum rrtype type)
+{
+	size_t flen = strlen(fqdn), zlen = strlen(az->zone);
+	char *rel, *esc, *url;
+
+	if (flen > 0 && fqdn[flen - 1] == '.')
+		flen--;
+	if (flen == zlen && strncasecmp(fqdn, az->zone, zlen) == 0)
+		rel = xstrdup("@");
+	else {
+		/* The core checked that fqdn is in the zone. */
+		rel = xstrdup(fqdn);
+		rel[flen > zlen ? flen - zlen - 1 : flen] = '\0';
+	}
+	esc = curl_easy_escape(NULL, rel, 0);
+	url = xjoin(az->zone_url, type == RR_AAAA ? "/AAAA/" : "/A/",
+	    esc != NULL ? esc : "@", "?api-version=", AZ_API_VERSION);
+	curl_free(esc);
+	free(rel);
+	return url;
+}
+
+static enum perr
+azure_read(void *priv, const char *fqdn, struct rrset *sets, size_t nsets,
+    char *err, size_t errlen)
+{
+	struct azure *az = priv;
+	const char *hdrs[] = { NULL, "Accept: application/json", NULL };
+	struct http_req rq = { .who = "Azure DNS", .method = "GET",
+	    .headers = hdrs, .timeout_ms = az->timeout_ms, .want = 200,
+	    .errtext = azure_errtext };
+	struct http_resp rs;
+	char why[256], code[64], *url = NULL;
+	size_t i;
+	int k;
+	enum perr e;
+
+	free(az->seen_name);
+	az->seen_name = xstrdup(fqdn);
+	az->seen[0] = az->seen[1] = 0;
+	if ((e = azure_login(az, err, errlen)) != PERR_OK)
+		return e;
+	hdrs[0] = az->auth_hdr;
+	for (i = 0; i < nsets && e == PERR_OK; i++) {
+		k = sets[i].type == RR_AAAA;
+		rrset_clear(&sets[i]);
+		rq.url = url = set_url(az, fqdn, sets[i].type);
+		e = http_call(&rq, &rs, err, errlen);
+		if (e == PERR_AUTH)
+			append(err, errlen, " (clientId needs a role on the "
+			    "zone: DNS Zone Contributor)");
+		if (e == PERR_NOTFOUND) {
+			/* No such record set is an empty one; no zone is not. */
+			azure_errcode(rs.body, rs.len, code, sizeof(code));
+			if (strcmp(code, "NotFound") == 0) {
+				e = PERR_OK;
+				az->etag[k][0] = '\0';
+				az->seen[k] = 1;
+			}
+		} else if (e == PERR_OK) {
+			if (azure_parse_recordset(rs.body, rs.len, &sets[i],
+			    az->etag[k], AZ_ETAG_MAX, why, sizeof(why)) == -1) {
+				snprintf(err, errlen, "Azure DNS at %s: "
+				    "unexpected answer: %s", url, why);
+				e = PERR_INVALID;
+			} else
+				az->seen[k] = 1;
+		}
+		http_resp_free(&rs);
+		free(url);
+	}
+	return e;
+}
+
+/* {"properties": {"TTL": N, "ARecords": [{"ipv4Address": "..."}]}} */
+static char *
+put_body(const struct rrset *set)
+{
+	json_t *root, *recs;
+	size_t i;
+	char *s = NULL;
+
+	recs = json_array();
+	for (i = 0; recs != NULL && i < set->addrs.n; i++)
+		json_array_append_new(recs, json_pack("{s:s}", set->type ==
+		    RR_AAAA ? "ipv6Address" : "ipv4Address", set->addrs.v[i].s));
+	root = json_pack("{s:{s:I, s:o}}", "properties", "TTL",
+	    (json_int_t)set->ttl, set->type == RR_AAAA ? "AAAARecords" :
+	    "ARecords", recs);
+	if (root != NULL && json_array_size(recs) == set->addrs.n)
+		s = json_dumps(root, JSON_COMPACT);
+	json_decref(root);
+	return s;
+}
+
+static enum perr
+azure_replace(void *priv, const char *fqdn, const struct rrset *sets,
+    size_t nsets, char *err, size_t errlen)
+{
+	struct azure *az = priv;
+	const char *hdrs[5];
+	char cond[AZ_ETAG_MAX + 16], *url, *json;
+	struct http_req rq = { .who = "Azure DNS", .headers = hdrs,
+	    .timeout_ms = az->timeout_ms, .errtext = azure_errtext };
+	struct http_resp rs;
+	size_t i, h;
+	int k, seen;
+	enum perr e;
+
+	if ((e = azure_login(az, err, errlen)) != PERR_OK)
+		return e;
+	seen = az->seen_name != NULL && strcasecmp(az->seen_name, fqdn) == 0;
+	for (i = 0; i < nsets && e == PERR_OK; i++) {
+		k = sets[i].type == RR_AAAA;
+		h = 0;
+		hdrs[h++] = az->auth_hdr;
+		hdrs[h++] = "Accept: application/json";
+		/* Only what this run read is a condition worth setting. */
+		if (seen && az->seen[k]) {
+			if (az->etag[k][0] != '\0')
+				snprintf(cond, sizeof(cond), "If-Match: %s",
+				    az->etag[k]);
+			else
+				snprintf(cond, sizeof(cond),
+				    "If-None-Match: *");
+			hdrs[h++] = cond;
+		}
+		json = NULL;
+		if (sets[i].addrs.n == 0) {
+			rq.method = "DELETE";
+			rq.body = NULL;
+			rq.body_len = 0;
+			/* Nothing there and nothing wanted: nothing to do. */
+			if (seen && az->seen[k] && az->etag[k][0] == '\0')
+				continue;
+		} else {
+			if ((json = put_body(&sets[i])) == NULL) {
+				snprintf(err, errlen, "Azure DNS: cannot build "
+				    "the request for %s", fqdn);
+				return PERR_TEMP;
+			}
+			hdrs[h++] = "Content-Type: application/json";
+			rq.method = "PUT";
+			rq.body = json;
+			rq.body_len = strlen(json);
+		}
+		hdrs[h] = NULL;
+		rq.url = url = set_url(az, fqdn, sets[i].type);
+		e = http_call(&rq, &rs, err, errlen);
+		/* Changed since this run read it: the next run reads again. */
+		if (rs.status == 412)
+			e = PERR_TEMP;
+		if (e == PERR_AUTH)
+			append(err, errlen, " (clientId needs DNS Zone "
+			    "Contributor on the zone)");
+		http_resp_free(&rs);
+		free(url);
+		free(json);
+		/* The etag is spent: a second write needs a new read. */
+		az->seen[k] = 0;
+	}
+	return e;
+}
+
+const struct provider_ops azure_ops = {
+	.type = "azure",
+	.keys = azure_keys,
+	/* A and AAAA are two record sets: two calls, not one transaction. */
+	.caps = 0,
+	.ttl_min = 0,
+	.ttl_max = 2147483647,
+	.zone_key = "zoneName",
+	.check = azure_check,
+	.create = azure_create,
+	.read = azure_read,
+	.replace = azure_replace,
+	.free = azure_free,
+};
