@@ -12,7 +12,7 @@
 
 CC	?= cc
 O	?= build
-PKGS	 = libcurl inih sqlite3 ldns jansson
+PKGS	 = libcurl inih sqlite3 ldns jansson libcrypto
 PYTHON	?= /usr/bin/python3
 
 WARN	 = -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
@@ -25,7 +25,7 @@ PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 SRCS	 = util.c log.c config.c config_read.c config_build.c check.c decide.c state.c state_data.c state_schema.c \
 	   status.c publish.c run.c \
 	   rrset.c http.c provider.c providers/rfc2136.c providers/powerdns.c \
-	   providers/exec.c providers/azure.c
+	   providers/exec.c providers/azure.c providers/ovh.c
 OBJS	 = $(SRCS:%.c=$(O)/%.o)
 HDRS	 = util.h log.h config.h config_int.h check.h decide.h state.h state_int.h status.h \
 	   rrset.h http.h provider.h publish.h run.h
@@ -35,7 +35,7 @@ UNITBIN	 = $(UNIT:%=$(O)/tests/%)
 
 # Debian packages: to build, to test, and for the demo.
 BUILD_DEBS = build-essential pkg-config clang libcurl4-openssl-dev libinih-dev \
-	   libsqlite3-dev libldns-dev libjansson-dev
+	   libsqlite3-dev libldns-dev libjansson-dev libssl-dev
 TEST_DEBS  = libcmocka-dev libclang-rt-14-dev valgrind cppcheck clang-tidy python3-pytest python3-pytest-xdist bind9 bind9-utils bind9-dnsutils \
 	   pdns-server pdns-backend-sqlite3 sqlite3 openssl ca-certificates
 # Node.js for Prism (below), only when npm is missing: a machine may have

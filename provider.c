@@ -18,6 +18,7 @@ static const struct provider_ops *const providers[] = {
 	&powerdns_ops,
 	&exec_ops,
 	&azure_ops,
+	&ovh_ops,
 	NULL
 };
 

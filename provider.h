@@ -127,5 +127,6 @@ extern const struct provider_ops rfc2136_ops;
 extern const struct provider_ops powerdns_ops;
 extern const struct provider_ops exec_ops;
 extern const struct provider_ops azure_ops;
+extern const struct provider_ops ovh_ops;
 
 #endif

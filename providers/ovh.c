@@ -1,0 +1,712 @@
+/*
+ * The OVHcloud API, on the HTTP layer (http.h); SHA-1 from libcrypto.
+ *
+ * Every call but GET /auth/time is signed: X-Ovh-Application,
+ * X-Ovh-Consumer, X-Ovh-Timestamp and X-Ovh-Signature = "$1$" + hex
+ * SHA-1 of secret+consumer key+method+URL+body+timestamp (joined with
+ * "+").  The timestamp is the server's: its clock is asked once per run
+ * (/auth/time) and the difference applied, so a host whose clock is off
+ * still signs in time.
+ *
+ * OVH keeps records one by one: read lists the ids of a name's records
+ * of a type (GET /domain/zone/Z/record?fieldType=A&subDomain=S) and gets
+ * each; replace diffs them with the set wanted, creates what is missing
+ * (POST), corrects a TTL in place (PUT), then deletes what is unwanted
+ * (DELETE), so the name never goes empty; records already right are
+ * left alone.  Changes reach OVH's name servers at the refresh of the
+ * zone (POST /domain/zone/Z/refresh), made once after any write.
+ *
+ * https://help.ovhcloud.com/csm/en-gb-api-getting-started-ovhcloud-api
+ * https://eu.api.ovh.com/console/ (/domain/zone)
+ *
+ * The secret and the consumer key go only into the signature and the
+ * X-Ovh-Consumer header: never into a URL or a message.
+ */
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include <curl/curl.h>
+#include <jansson.h>
+#include <openssl/evp.h>
+
+#include "config.h"
+#include "http.h"
+#include "provider.h"
+#include "util.h"
+
+#define OVH_MAX_RECORDS	256		/* of one name and type */
+
+static const struct provider_key ovh_keys[] = {
+	{ "endpoint", 0 },
+	{ "baseUrl", 0 },
+	{ "applicationKey", PK_REQUIRED },
+	{ "applicationSecret", PK_REQUIRED | PK_SECRET },
+	{ "consumerKey", PK_REQUIRED | PK_SECRET },
+	{ "zone", PK_REQUIRED },
+	{ "timeout", 0 },
+	{ NULL, 0 }
+};
+
+static const struct {
+	const char	*name;
+	const char	*url;
+} ovh_endpoints[] = {
+	{ "eu", "https://eu.api.ovh.com/1.0" },
+	{ "ca", "https://ca.api.ovh.com/1.0" },
+	{ "us", "https://api.us.ovhcloud.com/1.0" },
+	{ NULL, NULL }
+};
+
+/* One record of a name, as listed. */
+struct orec {
+	long long	 id;
+	struct addr	 a;
+	long		 ttl;
+	int		 keep;
+};
+
+struct ovh {
+	char		*base;		/* .../1.0, no trailing slash */
+	char		*zone;		/* lower case, no trailing dot */
+	char		*app_hdr;	/* "X-Ovh-Application: ..." */
+	char		*ck_hdr;	/* "X-Ovh-Consumer: ...": secret */
+	char		*secret;
+	char		*ck;
+	long long	 timeout_ms;
+	long long	 delta;		/* server time - our time, seconds */
+	int		 have_delta;
+};
+
+/* OVH's error document: {"message", "errorCode"?, "httpCode"?, "class"?}. */
+static int
+ovh_errtext(const char *buf, size_t len, char *out, size_t outlen)
+{
+	json_t *root, *msg, *code;
+	json_error_t je;
+	int rv = -1;
+
+	if ((root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je)) == NULL)
+		return -1;
+	msg = json_object_get(root, "message");
+	code = json_object_get(root, "errorCode");
+	if (json_is_string(msg)) {
+		snprintf(out, outlen, "%s%s%s", json_is_string(code) ?
+		    json_string_value(code) : "", json_is_string(code) ? ": " :
+		    "", json_string_value(msg));
+		http_printable(out);
+		rv = 0;
+	}
+	json_decref(root);
+	return rv;
+}
+
+/* The answer of /auth/time: a bare positive integer. */
+static int
+ovh_parse_time(const char *buf, size_t len, long long *t)
+{
+	json_t *root;
+	json_error_t je;
+	int rv = -1;
+
+	root = json_loadb(buf, len, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES,
+	    &je);
+	if (json_is_integer(root) && json_integer_value(root) > 0 &&
+	    json_integer_value(root) < ((json_int_t)1 << 40)) {
+		*t = (long long)json_integer_value(root);
+		rv = 0;
+	}
+	json_decref(root);
+	return rv;
+}
+
+/* A list of record ids: [1, 2, ...]; the count, or -1 with err. */
+static int
+ovh_parse_ids(const char *buf, size_t len, long long *ids, size_t max,
+    char *err, size_t errlen)
+{
+	json_t *root, *v;
+	json_error_t je;
+	size_t i;
+	int n = -1;
+
+	if ((root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je)) ==
+	    NULL) {
+		snprintf(err, errlen, "not JSON: %s (line %d)", je.text,
+		    je.line);
+		http_printable(err);
+		return -1;
+	}
+	if (!json_is_array(root) || json_array_size(root) > max) {
+		snprintf(err, errlen, "not an array of at most %zu record ids",
+		    max);
+		goto out;
+	}
+	json_array_foreach(root, i, v) {
+		if (!json_is_integer(v) || json_integer_value(v) < 0) {
+			snprintf(err, errlen, "id %zu is not a non-negative "
+			    "integer", i);
+			goto out;
+		}
+		ids[i] = (long long)json_integer_value(v);
+	}
+	n = (int)json_array_size(root);
+out:
+	json_decref(root);
+	return n;
+}
+
+/*
+ * One record ({"id", "fieldType", "subDomain", "target", "ttl", ...}),
+ * which must be an address of family under sub; 0, or -1 with err.
+ */
+static int
+ovh_parse_record(const char *buf, size_t len, int family, const char *sub,
+    struct orec *r, char *err, size_t errlen)
+{
+	json_t *root, *id, *type, *jsub, *target, *ttl;
+	json_error_t je;
+	int rv = -1;
+
+	if ((root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je)) ==
+	    NULL) {
+		snprintf(err, errlen, "not JSON: %s (line %d)", je.text,
+		    je.line);
+		goto out;
+	}
+	id = json_object_get(root, "id");
+	type = json_object_get(root, "fieldType");
+	jsub = json_object_get(root, "subDomain");
+	target = json_object_get(root, "target");
+	ttl = json_object_get(root, "ttl");
+	if (!json_is_integer(id) || !json_is_string(type) ||
+	    !json_is_string(jsub) || !json_is_string(target) ||
+	    (ttl != NULL && !json_is_null(ttl) && (!json_is_integer(ttl) ||
+	    json_integer_value(ttl) < 0 ||
+	    json_integer_value(ttl) > 2147483647))) {
+		snprintf(err, errlen, "a record lacks id, fieldType, subDomain, "
+		    "target or ttl of the right type");
+		goto out;
+	}
+	if (strcmp(json_string_value(type), family == 6 ? "AAAA" : "A") != 0 ||
+	    strcasecmp(json_string_value(jsub), sub) != 0) {
+		snprintf(err, errlen, "record %lld is not of the type and name "
+		    "asked for", (long long)json_integer_value(id));
+		goto out;
+	}
+	if (addr_parse(json_string_value(target), &r->a) == -1 ||
+	    r->a.family != family) {
+		snprintf(err, errlen, "record %lld: \"%.64s\" is not an IPv%d "
+		    "address", (long long)json_integer_value(id),
+		    json_string_value(target), family);
+		goto out;
+	}
+	r->id = (long long)json_integer_value(id);
+	r->ttl = json_is_integer(ttl) ? (long)json_integer_value(ttl) : 0;
+	r->keep = 0;
+	rv = 0;
+out:
+	if (rv == -1)
+		http_printable(err);
+	json_decref(root);
+	return rv;
+}
+
+static int
+check_url(const char *v)
+{
+	CURLU *u;
+	char *scheme = NULL, *user = NULL;
+	int rv = -1;
+
+	if ((u = curl_url()) == NULL)
+		return -1;
+	if (curl_url_set(u, CURLUPART_URL, v, 0) == CURLUE_OK &&
+	    curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) == CURLUE_OK &&
+	    (strcasecmp(scheme, "http") == 0 ||
+	    strcasecmp(scheme, "https") == 0) &&
+	    curl_url_get(u, CURLUPART_USER, &user, 0) != CURLUE_OK &&
+	    strpbrk(v, "?#") == NULL)
+		rv = 0;
+	curl_free(scheme);
+	curl_free(user);
+	curl_url_cleanup(u);
+	return rv;
+}
+
+/* The API's URL for endpoint or baseUrl; NULL when it is neither. */
+static const char *
+ovh_url(const struct provider_cfg *pc)
+{
+	const char *v = provider_cfg_get(pc, "baseUrl");
+	size_t i;
+
+	if (v == NULL && (v = provider_cfg_get(pc, "endpoint")) == NULL)
+		v = "eu";
+	for (i = 0; ovh_endpoints[i].name != NULL; i++)
+		if (strcasecmp(v, ovh_endpoints[i].name) == 0)
+			return ovh_endpoints[i].url;
+	return check_url(v) == 0 ? v : NULL;
+}
+
+static int
+ovh_check(const struct provider_cfg *pc, const char **key, char *err,
+    size_t errlen)
+{
+	static const char *const creds[] = { "applicationKey",
+	    "applicationSecret", "consumerKey", NULL };
+	const char *v;
+	long long ms;
+	size_t i;
+
+	*key = "baseUrl";
+	if (provider_cfg_get(pc, "baseUrl") != NULL &&
+	    provider_cfg_get(pc, "endpoint") != NULL) {
+		snprintf(err, errlen, "give endpoint or baseUrl, not both");
+		return -1;
+	}
+	if (ovh_url(pc) == NULL) {
+		if (provider_cfg_get(pc, "baseUrl") == NULL)
+			*key = "endpoint";
+		snprintf(err, errlen, "%s: not eu, ca, us or an http:// or "
+		    "https:// URL without user, query or fragment", *key);
+		return -1;
+	}
+	/* Never echoed; a line break would smuggle in a header. */
+	for (i = 0; creds[i] != NULL; i++) {
+		*key = creds[i];
+		v = provider_cfg_get(pc, creds[i]);
+		if (v[0] == '\0' || strpbrk(v, "\r\n") != NULL) {
+			snprintf(err, errlen, "%s is empty or has a line "
+			    "break", creds[i]);
+			return -1;
+		}
+	}
+	*key = "zone";
+	v = provider_cfg_get(pc, "zone");
+	if (v[0] == '\0' || v[0] == '.' || strpbrk(v, "/?#%& ") != NULL ||
+	    strstr(v, "..") != NULL || strlen(v) > 254) {
+		snprintf(err, errlen, "zone: \"%s\" is not a DNS zone name", v);
+		return -1;
+	}
+	*key = "timeout";
+	v = provider_cfg_get(pc, "timeout");
+	if (v != NULL && (parse_duration(v, &ms) == -1 || ms <= 0)) {
+		snprintf(err, errlen, "timeout: \"%s\" is not a positive "
+		    "duration", v);
+		return -1;
+	}
+	*key = NULL;
+	return 0;
+}
+
+static void
+wipe(char *s)
+{
+	if (s != NULL) {
+		explicit_bzero(s, strlen(s));
+		free(s);
+	}
+}
+
+static void
+ovh_free(void *priv)
+{
+	struct ovh *ov = priv;
+
+	if (ov == NULL)
+		return;
+	free(ov->base);
+	free(ov->zone);
+	free(ov->app_hdr);
+	wipe(ov->ck_hdr);
+	wipe(ov->secret);
+	wipe(ov->ck);
+	free(ov);
+}
+
+static char *
+header(const char *name, const char *value)
+{
+	size_t len = strlen(name) + strlen(value) + 3;
+	char *s = xmalloc(len);
+
+	snprintf(s, len, "%s: %s", name, value);
+	return s;
+}
+
+static void *
+ovh_create(const struct provider_cfg *pc, char *err, size_t errlen)
+{
+	struct ovh *ov;
+	const char *v;
+	size_t i, len;
+
+	ov = xcalloc(1, sizeof(*ov));
+	if ((v = ovh_url(pc)) == NULL) {
+		snprintf(err, errlen, "endpoint: not a known endpoint or URL");
+		goto fail;
+	}
+	ov->base = xstrdup(v);
+	for (len = strlen(ov->base); len > 0 && ov->base[len - 1] == '/';
+	    len--)
+		ov->base[len - 1] = '\0';
+	ov->zone = xstrdup(provider_cfg_get(pc, "zone"));
+	len = strlen(ov->zone);
+	if (len > 1 && ov->zone[len - 1] == '.')
+		ov->zone[len - 1] = '\0';
+	for (i = 0; ov->zone[i] != '\0'; i++)
+		ov->zone[i] = (char)tolower((unsigned char)ov->zone[i]);
+	v = provider_cfg_get(pc, "timeout");
+	if (parse_duration(v != NULL ? v : "10s", &ov->timeout_ms) == -1) {
+		snprintf(err, errlen, "timeout: not a duration");
+		goto fail;
+	}
+	ov->app_hdr = header("X-Ovh-Application",
+	    provider_cfg_get(pc, "applicationKey"));
+	ov->ck_hdr = header("X-Ovh-Consumer",
+	    provider_cfg_get(pc, "consumerKey"));
+	ov->secret = xstrdup(provider_cfg_get(pc, "applicationSecret"));
+	ov->ck = xstrdup(provider_cfg_get(pc, "consumerKey"));
+	return ov;
+fail:
+	ovh_free(ov);
+	return NULL;
+}
+
+/* "$1$" + hex SHA-1 of the parts joined with "+"; 0 or -1. */
+static int
+ovh_sign(const struct ovh *ov, const char *method, const char *url,
+    const char *body, long long ts, char *out, size_t outlen)
+{
+	static const char hex[] = "0123456789abcdef";
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int mdlen = 0;
+	char *msg;
+	size_t i, len;
+	int rv = -1;
+
+	len = strlen(ov->secret) + strlen(ov->ck) + strlen(method) +
+	    strlen(url) + strlen(body) + 32 + 6;
+	msg = xmalloc(len);
+	snprintf(msg, len, "%s+%s+%s+%s+%s+%lld", ov->secret, ov->ck, method,
+	    url, body, ts);
+	if (EVP_Digest(msg, strlen(msg), md, &mdlen, EVP_sha1(), NULL) == 1 &&
+	    outlen > 3 + 2 * (size_t)mdlen) {
+		snprintf(out, outlen, "$1$");
+		for (i = 0; i < mdlen; i++) {
+			out[3 + 2 * i] = hex[md[i] >> 4];
+			out[4 + 2 * i] = hex[md[i] & 0x0f];
+		}
+		out[3 + 2 * i] = '\0';
+		rv = 0;
+	}
+	explicit_bzero(msg, len);
+	free(msg);
+	return rv;
+}
+
+/* a + b, malloc'd. */
+static char *
+cat2(const char *a, const char *b)
+{
+	size_t len = strlen(a) + strlen(b) + 1;
+	char *s = xmalloc(len);
+
+	snprintf(s, len, "%s%s", a, b);
+	return s;
+}
+
+/* The server's clock minus ours, asked once per run. */
+static enum perr
+ovh_clock(struct ovh *ov, char *err, size_t errlen)
+{
+	struct http_req rq = { .who = "OVH", .method = "GET",
+	    .timeout_ms = ov->timeout_ms, .want = 200,
+	    .errtext = ovh_errtext };
+	struct http_resp rs;
+	long long t;
+	enum perr e;
+
+	if (ov->have_delta)
+		return PERR_OK;
+	rq.url = cat2(ov->base, "/auth/time");
+	e = http_call(&rq, &rs, err, errlen);
+	if (e == PERR_OK && ovh_parse_time(rs.body, rs.len, &t) == -1) {
+		snprintf(err, errlen, "OVH at %s: unexpected answer: not a "
+		    "time", rq.url);
+		e = PERR_INVALID;
+	}
+	if (e == PERR_OK) {
+		ov->delta = t - (long long)time(NULL);
+		ov->have_delta = 1;
+	}
+	http_resp_free(&rs);
+	free((char *)rq.url);
+	return e;
+}
+
+/*
+ * One signed call to base+path with an optional JSON body; on success
+ * the answer is in rs (freed by the caller either way).
+ */
+static enum perr
+ovh_call(struct ovh *ov, const char *method, const char *path,
+    const char *body, struct http_resp *rs, char *err, size_t errlen)
+{
+	struct http_req rq = { .who = "OVH", .method = method,
+	    .timeout_ms = ov->timeout_ms, .want = 200,
+	    .errtext = ovh_errtext };
+	const char *hdrs[8];
+	char *url, tshdr[64], sig[64], sighdr[96], code[160];
+	long long ts;
+	size_t h = 0;
+	enum perr e;
+
+	memset(rs, 0, sizeof(*rs));
+	if ((e = ovh_clock(ov, err, errlen)) != PERR_OK)
+		return e;
+	rq.url = url = cat2(ov->base, path);
+	ts = (long long)time(NULL) + ov->delta;
+	if (ovh_sign(ov, method, url, body != NULL ? body : "", ts, sig,
+	    sizeof(sig)) == -1) {
+		snprintf(err, errlen, "OVH at %s: cannot sign the request",
+		    url);
+		free(url);
+		return PERR_TEMP;
+	}
+	snprintf(tshdr, sizeof(tshdr), "X-Ovh-Timestamp: %lld", ts);
+	snprintf(sighdr, sizeof(sighdr), "X-Ovh-Signature: %s", sig);
+	hdrs[h++] = ov->app_hdr;
+	hdrs[h++] = ov->ck_hdr;
+	hdrs[h++] = tshdr;
+	hdrs[h++] = sighdr;
+	hdrs[h++] = "Accept: application/json";
+	if (body != NULL)
+		hdrs[h++] = "Content-Type: application/json";
+	hdrs[h] = NULL;
+	rq.headers = hdrs;
+	rq.body = body;
+	rq.body_len = body != NULL ? strlen(body) : 0;
+	e = http_call(&rq, rs, err, errlen);
+	/* A bad signature is a wrong secret; out of time, a clock. */
+	if (e == PERR_INVALID && rs->status == 400 &&
+	    ovh_errtext(rs->body, rs->len, code, sizeof(code)) == 0) {
+		if (strncmp(code, "INVALID_SIGNATURE", 17) == 0)
+			e = PERR_AUTH;
+		else if (strncmp(code, "QUERY_TIME_OUT", 14) == 0)
+			e = PERR_TEMP;
+	}
+	free(url);
+	return e;
+}
+
+/* The name relative to the zone, "" at the apex; malloc'd. */
+static char *
+ovh_sub(const struct ovh *ov, const char *fqdn)
+{
+	size_t flen = strlen(fqdn), zlen = strlen(ov->zone);
+	char *rel, *s;
+
+	if (flen > 0 && fqdn[flen - 1] == '.')
+		flen--;
+	rel = xstrdup(fqdn);
+	/* The core checked that fqdn is in the zone. */
+	rel[flen > zlen ? flen - zlen - 1 : 0] = '\0';
+	for (s = rel; *s != '\0'; s++)
+		*s = (char)tolower((unsigned char)*s);
+	return rel;
+}
+
+/* The records of sub and family into recs, their count in *n. */
+static enum perr
+ovh_list(struct ovh *ov, const char *sub, int family, struct orec *recs,
+    size_t *n, char *err, size_t errlen)
+{
+	long long ids[OVH_MAX_RECORDS];
+	struct http_resp rs;
+	char path[512], why[256], *esc;
+	size_t i;
+	int got = 0;
+	enum perr e;
+
+	*n = 0;
+	if ((esc = curl_easy_escape(NULL, sub, 0)) == NULL) {
+		snprintf(err, errlen, "OVH: out of memory");
+		return PERR_TEMP;
+	}
+	snprintf(path, sizeof(path), "/domain/zone/%s/record?fieldType=%s&"
+	    "subDomain=%s", ov->zone, family == 6 ? "AAAA" : "A", esc);
+	curl_free(esc);
+	e = ovh_call(ov, "GET", path, NULL, &rs, err, errlen);
+	if (e == PERR_OK && (got = ovh_parse_ids(rs.body, rs.len, ids,
+	    OVH_MAX_RECORDS, why, sizeof(why))) == -1) {
+		snprintf(err, errlen, "OVH at %s%s: unexpected answer: %s",
+		    ov->base, path, why);
+		e = PERR_INVALID;
+	}
+	http_resp_free(&rs);
+	for (i = 0; e == PERR_OK && i < (size_t)got; i++) {
+		snprintf(path, sizeof(path), "/domain/zone/%s/record/%lld",
+		    ov->zone, ids[i]);
+		e = ovh_call(ov, "GET", path, NULL, &rs, err, errlen);
+		if (e == PERR_OK && ovh_parse_record(rs.body, rs.len, family,
+		    sub, &recs[i], why, sizeof(why)) == -1) {
+			snprintf(err, errlen, "OVH at %s%s: unexpected "
+			    "answer: %s", ov->base, path, why);
+			e = PERR_INVALID;
+		}
+		http_resp_free(&rs);
+		*n = i + 1;
+	}
+	return e;
+}
+
+static enum perr
+ovh_read(void *priv, const char *fqdn, struct rrset *sets, size_t nsets,
+    char *err, size_t errlen)
+{
+	struct ovh *ov = priv;
+	struct orec *recs;
+	char *sub;
+	size_t i, j, n;
+	enum perr e = PERR_OK;
+
+	recs = xcalloc(OVH_MAX_RECORDS, sizeof(*recs));
+	sub = ovh_sub(ov, fqdn);
+	for (i = 0; i < nsets && e == PERR_OK; i++) {
+		rrset_clear(&sets[i]);
+		e = ovh_list(ov, sub, sets[i].type == RR_AAAA ? 6 : 4, recs,
+		    &n, err, errlen);
+		for (j = 0; e == PERR_OK && j < n; j++) {
+			addrset_add_addr(&sets[i].addrs, &recs[j].a);
+			/* Records of mixed TTLs: 0, never a TTL one wants. */
+			sets[i].ttl = j == 0 || recs[j].ttl == sets[i].ttl ?
+			    recs[j].ttl : 0;
+		}
+	}
+	if (e != PERR_OK)
+		for (i = 0; i < nsets; i++)
+			rrset_clear(&sets[i]);
+	free(sub);
+	free(recs);
+	return e;
+}
+
+/* One write; *wrote counts it when it went out, whatever the answer. */
+static enum perr
+ovh_write(struct ovh *ov, const char *method, const char *path,
+    json_t *doc, int *wrote, char *err, size_t errlen)
+{
+	struct http_resp rs;
+	char *body = NULL;
+	enum perr e;
+
+	if (doc != NULL && (body = json_dumps(doc, JSON_COMPACT)) == NULL) {
+		snprintf(err, errlen, "OVH: cannot build the request");
+		json_decref(doc);
+		return PERR_TEMP;
+	}
+	json_decref(doc);
+	e = ovh_call(ov, method, path, body, &rs, err, errlen);
+	if (rs.status != 0)
+		*wrote = 1;
+	http_resp_free(&rs);
+	free(body);
+	return e;
+}
+
+/* Makes one name's records of one family exactly set. */
+static enum perr
+ovh_sync(struct ovh *ov, const char *sub, const struct rrset *set,
+    int *wrote, char *err, size_t errlen)
+{
+	const char *type = rrtype_str(set->type);
+	int family = set->type == RR_AAAA ? 6 : 4;
+	struct orec *recs;
+	char path[512], base[256];
+	size_t i, j, n;
+	enum perr e;
+
+	recs = xcalloc(OVH_MAX_RECORDS, sizeof(*recs));
+	e = ovh_list(ov, sub, family, recs, &n, err, errlen);
+	snprintf(base, sizeof(base), "/domain/zone/%s/record", ov->zone);
+	/* What is missing first, so the name never goes empty. */
+	for (i = 0; e == PERR_OK && i < set->addrs.n; i++) {
+		for (j = 0; j < n && (recs[j].keep ||
+		    addr_cmp(&recs[j].a, &set->addrs.v[i]) != 0); j++)
+			;
+		if (j < n) {
+			recs[j].keep = 1;
+			if (recs[j].ttl == set->ttl)
+				continue;
+			snprintf(path, sizeof(path), "%s/%lld", base,
+			    recs[j].id);
+			e = ovh_write(ov, "PUT", path, json_pack("{s:I}", "ttl",
+			    (json_int_t)set->ttl), wrote, err, errlen);
+		} else
+			e = ovh_write(ov, "POST", base, json_pack("{s:s, s:s, "
+			    "s:s, s:I}", "fieldType", type, "subDomain", sub,
+			    "target", set->addrs.v[i].s, "ttl",
+			    (json_int_t)set->ttl), wrote, err, errlen);
+	}
+	for (j = 0; e == PERR_OK && j < n; j++) {
+		if (recs[j].keep)
+			continue;
+		snprintf(path, sizeof(path), "%s/%lld", base, recs[j].id);
+		e = ovh_write(ov, "DELETE", path, NULL, wrote, err, errlen);
+	}
+	free(recs);
+	return e;
+}
+
+static enum perr
+ovh_replace(void *priv, const char *fqdn, const struct rrset *sets,
+    size_t nsets, char *err, size_t errlen)
+{
+	struct ovh *ov = priv;
+	char path[512], rerr[512];
+	char *sub;
+	size_t i;
+	int wrote = 0;
+	enum perr e = PERR_OK, re;
+
+	sub = ovh_sub(ov, fqdn);
+	for (i = 0; i < nsets && e == PERR_OK; i++)
+		e = ovh_sync(ov, sub, &sets[i], &wrote, err, errlen);
+	/*
+	 * What was written is pushed to the name servers even when a later
+	 * call failed: it only ever adds before it deletes.
+	 */
+	if (wrote) {
+		snprintf(path, sizeof(path), "/domain/zone/%s/refresh",
+		    ov->zone);
+		re = ovh_write(ov, "POST", path, NULL, &wrote, rerr,
+		    sizeof(rerr));
+		if (e == PERR_OK && re != PERR_OK) {
+			e = re;
+			snprintf(err, errlen, "%s", rerr);
+		}
+	}
+	free(sub);
+	return e;
+}
+
+const struct provider_ops ovh_ops = {
+	.type = "ovh",
+	.keys = ovh_keys,
+	/* Record by record, then a refresh: not one transaction. */
+	.caps = 0,
+	.ttl_min = 0,
+	.ttl_max = 2147483647,
+	.zone_key = "zone",
+	.check = ovh_check,
+	.create = ovh_create,
+	.read = ovh_read,
+	.replace = ovh_replace,
+	.free = ovh_free,
+};

@@ -1,0 +1,258 @@
+"""The ovh provider through the built ddup-check, against the OVH API
+fake (ovhfix.py), whose clock runs 1234 s off the machine's: signatures,
+the server's time, the diff, the zone refresh, the error classes, and no
+secret anywhere ddup writes."""
+
+import os
+
+import pytest
+
+ZONE = "example.test"
+NAME = "app.example.test"
+
+
+def ovh_section(fake, secret=None, ck=None, endpoint=None):
+    return f"""
+[provider dns]
+type = ovh
+endpoint = {endpoint or fake.base}
+applicationKey = {fake.app_key}
+applicationSecret = {secret or fake.app_secret}
+consumerKey = {ck or fake.consumer_key}
+zone = {fake.zone}
+timeout = 5s
+"""
+
+
+def configure(ddup, provider, eps, name=NAME, top="", ttl=60):
+    """eps: (endpoint name, http server, ip, priority)."""
+    text = f"interval = 30s\n{top}\n" + provider
+    text += f"\n[domain {name}]\nprovider = dns\nttl = {ttl}\nattempts = 1\n"
+    for ep, srv, ip, prio in eps:
+        text += f"\n[endpoint {ep}]\nurl = {srv.url}\nip = {ip}\npriority = {prio}\n"
+    ddup.write(text)
+
+
+def quiet_ok(r):
+    assert (r.rc, r.out, r.err) == (0, "", ""), r
+
+
+def test_first_run_reads_then_writes_then_nothing(ddup, ovh_fake, http_server):
+    a, b = http_server(), http_server()
+    configure(ddup, ovh_section(ovh_fake), [("v4", a, "192.0.2.1", 0), ("v6", b, "2001:db8::1", 0)])
+    r = ddup.run()
+    assert r.rc == 0, r
+    assert ovh_fake.serving("app", "A") == [(60, "192.0.2.1")]
+    assert ovh_fake.serving("app", "AAAA") == [(60, "2001:db8::1")]
+    # The clock once, a list per type to read, a list per type to diff,
+    # two creates, one refresh.
+    assert ovh_fake.count("GET", "/auth/time") == 1
+    assert [q.method for q in ovh_fake.writes()] == ["POST", "POST", "POST"]
+    assert ovh_fake.refreshes == 1
+    lists = [q for q in ovh_fake.requests if q.path.endswith("/record") and q.method == "GET"]
+    assert {(q.query["fieldType"][0], q.query["subDomain"][0]) for q in lists} == \
+        {("A", "app"), ("AAAA", "app")}
+    # Nothing changed: no call at all.
+    ovh_fake.reset_log()
+    quiet_ok(ddup.run())
+    assert ovh_fake.requests == []
+    # The IPv6 endpoint fails: its record is deleted, A left alone.
+    b.set(status=503)
+    r = ddup.run()
+    assert r.rc == 0, r
+    assert ovh_fake.serving("app", "AAAA") == []
+    assert ovh_fake.serving("app", "A") == [(60, "192.0.2.1")]
+    assert [q.method for q in ovh_fake.writes()] == ["DELETE", "POST"]
+    assert ovh_fake.refreshes == 2
+
+
+def test_first_run_finds_the_right_set(ddup, ovh_fake, http_server):
+    ovh_fake.add("app", "A", "192.0.2.1", ttl=60)
+    ovh_fake.add("app", "A", "192.0.2.2", ttl=60)
+    ovh_fake.add("other", "A", "198.51.100.1", ttl=60)
+    a, b = http_server(), http_server()
+    configure(ddup, ovh_section(ovh_fake), [("a", a, "192.0.2.1", 0), ("b", b, "192.0.2.2", 0)])
+    r = ddup.run()
+    assert r.rc == 0, r
+    assert ovh_fake.writes() == []
+    assert ovh_fake.refreshes == 0
+
+
+def test_diff_keeps_what_is_right(ddup, ovh_fake, http_server):
+    keep = ovh_fake.add("app", "A", "192.0.2.1", ttl=60)
+    fix_ttl = ovh_fake.add("app", "A", "192.0.2.2", ttl=3600)
+    gone = ovh_fake.add("app", "A", "203.0.113.9", ttl=60)
+    dup = ovh_fake.add("app", "A", "192.0.2.1", ttl=60)
+    other = ovh_fake.add("other", "A", "203.0.113.9", ttl=60)
+    srv = http_server()
+    configure(ddup, ovh_section(ovh_fake), [("a", srv, "192.0.2.1", 0), ("b", srv, "192.0.2.2", 0),
+                                             ("c", srv, "192.0.2.3", 0)])
+    r = ddup.run()
+    assert r.rc == 0, r
+    assert ovh_fake.serving("app", "A") == [(60, "192.0.2.1"), (60, "192.0.2.2"), (60, "192.0.2.3")]
+    assert keep in ovh_fake.records and fix_ttl in ovh_fake.records and other in ovh_fake.records
+    assert gone not in ovh_fake.records and dup not in ovh_fake.records
+    w = ovh_fake.writes()
+    # Creates and corrections before deletes, one refresh at the end.
+    assert [q.method for q in w] == ["PUT", "POST", "DELETE", "DELETE", "POST"], w
+    assert w[0].json() == {"ttl": 60}
+    assert w[1].json() == {"fieldType": "A", "subDomain": "app", "target": "192.0.2.3", "ttl": 60}
+    assert w[-1].path.endswith("/refresh")
+
+
+def test_server_time_is_used(ddup, ovh_fake, http_server):
+    a = http_server()
+    ovh_fake.skew = -86400 * 3
+    configure(ddup, ovh_section(ovh_fake), [("a", a, "192.0.2.1", 0)])
+    r = ddup.run()
+    assert r.rc == 0, r
+    ts = [int(q.header("X-Ovh-Timestamp")) for q in ovh_fake.requests if q.header("X-Ovh-Timestamp")]
+    assert ts and all(abs(t - ovh_fake.now()) < 30 for t in ts)
+
+
+def test_apex(ddup, ovh_fake, http_server):
+    a = http_server()
+    configure(ddup, ovh_section(ovh_fake), [("a", a, "192.0.2.1", 0)], name=ZONE)
+    r = ddup.run()
+    assert r.rc == 0, r
+    assert ovh_fake.serving("", "A") == [(60, "192.0.2.1")]
+
+
+@pytest.mark.parametrize("what,words,cls", [
+    ("secret", ["400", "INVALID_SIGNATURE"], "authentication failed"),
+    ("ck", ["403", "INVALID_CREDENTIAL"], "authentication failed"),
+    ("rules", ["403", "NOT_GRANTED_CALL"], "authentication failed"),
+    ("zone", ["404", "This service does not exist"], "not found"),
+])
+def test_error_classes(ddup, ovh_fake, http_server, what, words, cls):
+    a = http_server()
+    wrong = "wrong" + "0" * 27
+    text = ovh_section(ovh_fake, secret=wrong if what == "secret" else None,
+                       ck=wrong if what == "ck" else None)
+    if what == "rules":
+        # A consumer key that may read but not write.
+        ovh_fake.rules = [r for r in ovh_fake.rules if r[0] == "GET"]
+    if what == "zone":
+        ovh_fake.zone = "other.test"
+    configure(ddup, text, [("a", a, "192.0.2.1", 0)])
+    r = ddup.run()
+    assert r.rc == 1, r
+    for w in words + [cls, "provider dns"]:
+        assert w in r.err, (w, r)
+    st = ddup.status()["domains"][0]
+    assert cls in st["lastError"], st
+    text_status = ddup.run("--status")
+    assert cls in text_status.out
+    for s in (ovh_fake.app_secret, ovh_fake.consumer_key, wrong):
+        assert s not in r.err + r.out + st["lastError"] + text_status.out
+    assert ovh_fake.serving("app", "A") == []
+
+
+@pytest.mark.parametrize("status,cls,words", [
+    (429, "rate limited", ["429", "retry after 9s"]),
+    (503, "temporary failure", ["503"]),
+])
+def test_server_refusals(ddup, ovh_fake, http_server, status, cls, words):
+    a, b = http_server(), http_server()
+    configure(ddup, ovh_section(ovh_fake), [("a", a, "192.0.2.1", 0), ("b", b, "192.0.2.2", 0)])
+    # The second create fails: the first is refreshed all the same.
+    ovh_fake.fail(status, method="POST", path="/record", after=1,
+                  retry_after=9 if status == 429 else None)
+    r = ddup.run()
+    assert r.rc == 1, r
+    for w in words + [cls]:
+        assert w in r.err, (w, r)
+    assert cls in ddup.status()["domains"][0]["lastError"]
+    assert ovh_fake.refreshes == 1 and len(ovh_fake.serving("app", "A")) == 1
+    r = ddup.run()
+    assert r.rc == 0, r
+    assert ovh_fake.serving("app", "A") == [(60, "192.0.2.1"), (60, "192.0.2.2")]
+
+
+def test_unreachable(ddup, ovh_fake, http_server):
+    a = http_server()
+    configure(ddup, ovh_section(ovh_fake), [("a", a, "192.0.2.1", 0)])
+    ovh_fake.stop()
+    r = ddup.run()
+    assert r.rc == 1, r
+    assert "unreachable" in r.err and "/auth/time" in r.err, r
+
+
+@pytest.mark.parametrize("path,body,words", [
+    ("/auth/time", '"soon"', ["not a time"]),
+    ("/record", '{"ids": []}', ["not an array"]),
+    ("/record", '[1, "2"]', ["not a non-negative integer"]),
+])
+def test_bad_answers_write_nothing(ddup, ovh_fake, http_server, path, body, words):
+    a = http_server()
+    configure(ddup, ovh_section(ovh_fake), [("a", a, "192.0.2.1", 0)])
+    ovh_fake.fail(200, method="GET", path=path, body=body)
+    r = ddup.run()
+    assert r.rc == 1, r
+    for w in words + ["unexpected answer", "rejected as invalid"]:
+        assert w in r.err, (w, r)
+    assert ovh_fake.writes() == []
+
+
+def test_bad_record_answer_writes_nothing(ddup, ovh_fake, http_server):
+    rid = ovh_fake.add("app", "A", "192.0.2.9", ttl=60)
+    a = http_server()
+    configure(ddup, ovh_section(ovh_fake), [("a", a, "192.0.2.1", 0)])
+    ovh_fake.fail(200, method="GET", path=f"/record/{rid}",
+                  body='{"id": 1, "fieldType": "A", "subDomain": "www", "target": "1.2.3.4", "ttl": 0}')
+    r = ddup.run()
+    assert r.rc == 1, r
+    assert "not of the type and name" in r.err, r
+    assert ovh_fake.writes() == []
+
+
+@pytest.mark.parametrize("line,words", [
+    ("endpoint = mars", ["endpoint"]),
+    ("endpoint = https://u:p@eu.api.ovh.com/1.0", ["endpoint"]),
+    ("zone = a/b", ["zone"]),
+    ("timeout = soon", ["timeout"]),
+])
+def test_bad_values_are_config_errors(ddup, ovh_fake, http_server, line, words):
+    a = http_server()
+    key = line.split(" ")[0]
+    text = "\n".join(ln for ln in ovh_section(ovh_fake).splitlines()
+                     if not ln.startswith(key + " "))
+    configure(ddup, text + "\n" + line + "\n", [("a", a, "192.0.2.1", 0)])
+    r = ddup.run("-n")
+    assert r.rc == 2, r
+    for w in words:
+        assert w in r.err, (w, r)
+    assert ovh_fake.requests == []
+
+
+def test_endpoint_and_base_url_together(ddup, ovh_fake, http_server):
+    a = http_server()
+    configure(ddup, ovh_section(ovh_fake) + f"baseUrl = {ovh_fake.base}\n",
+              [("a", a, "192.0.2.1", 0)])
+    r = ddup.run("-n")
+    assert r.rc == 2 and "not both" in r.err, r
+
+
+def test_no_secret_anywhere(ddup, ovh_fake, http_server):
+    a, b = http_server(), http_server()
+    env = {"DDUP_OVH_AS": ovh_fake.app_secret, "DDUP_OVH_CK": ovh_fake.consumer_key}
+    eps = [("a", a, "192.0.2.1", 0), ("b", b, "192.0.2.2", 0)]
+    outs = []
+    for top in ("", "logFormat = json\n"):
+        configure(ddup, ovh_section(ovh_fake, secret="!env DDUP_OVH_AS", ck="!env DDUP_OVH_CK"),
+                  eps, top=top)
+        for args in (("-v",), ("--status",), ("--status", "--json"), ("--dry-run", "--json")):
+            r = ddup.run(*args, env=env)
+            assert r.rc == 0, r
+            outs.append(r.out + r.err)
+        b.set(status=503 if b.behaviour["status"] == 200 else 200)
+    assert ovh_fake.refreshes >= 2
+    r = ddup.run("-v", env={**env, "DDUP_OVH_AS": "wrong-secret-wrong-secret"})
+    assert r.rc == 1 and "INVALID_SIGNATURE" in r.err, r
+    outs.append(r.out + r.err)
+    outs.append(ddup.run("--status", "--json").out)
+    blobs = outs + [open(ddup.state + s, "rb").read().decode("latin-1")
+                    for s in ("", "-wal") if os.path.exists(ddup.state + s)]
+    for s in (ovh_fake.app_secret, ovh_fake.consumer_key, "wrong-secret-wrong-secret"):
+        for blob in blobs:
+            assert s not in blob
