@@ -17,7 +17,7 @@
 
 FUZZ_CC		 = clang
 FUZZ_O		 = build/fuzz
-FUZZ_TARGETS	?= duration expect addr isotime url dns powerdns config exec
+FUZZ_TARGETS	?= duration expect addr isotime url dns powerdns azure ovh config exec
 FUZZ_SMOKE_TIME	?= 30
 FUZZ_RUNS	?= 10000000
 FUZZ_NICE	?= nice -n 19
@@ -34,6 +34,8 @@ FUZZ_MAXLEN_url		 = 256
 FUZZ_MAXLEN_addr	 = 2048
 FUZZ_MAXLEN_dns		 = 4096
 FUZZ_MAXLEN_powerdns	 = 4096
+FUZZ_MAXLEN_azure	 = 4096
+FUZZ_MAXLEN_ovh	 = 4096
 FUZZ_MAXLEN_config	 = 4096
 FUZZ_MAXLEN_exec	 = 4096
 fuzz_maxlen = $(or $(FUZZ_MAXLEN_$(1)),4096)
@@ -60,6 +62,8 @@ $(FUZZ_O)/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz.h $(FUZZ_LIB) $(HDRS)
 $(FUZZ_O)/fuzz_dns: providers/rfc2136.c
 $(FUZZ_O)/fuzz_powerdns: providers/powerdns.c
 $(FUZZ_O)/fuzz_exec: providers/exec.c
+$(FUZZ_O)/fuzz_azure: providers/azure.c
+$(FUZZ_O)/fuzz_ovh: providers/ovh.c
 
 # A fixed seed: the gate in make check replays the same mutations each
 # time, so a red run is a change in the code, not the luck of the draw;

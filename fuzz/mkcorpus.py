@@ -207,6 +207,78 @@ def powerdns_seeds():
     w("error-empty", "")
 
 
+def azure_seeds():
+    w = lambda n, d: write("azure", n, json.dumps(d, indent=1)
+                           if not isinstance(d, (str, bytes)) else d)
+    w("token", {"token_type": "Bearer", "expires_in": 3599,
+                "ext_expires_in": 3599, "access_token": "eyJ0eXAiOiJKV1Qi.x.y"})
+    w("token-lower-bearer", {"token_type": "bearer", "access_token": "t"})
+    w("token-newline", '{"token_type": "Bearer", "access_token": "a\\r\\nX: y"}')
+    w("token-missing", {"token_type": "Bearer", "expires_in": 1})
+    w("token-error", {"error": "invalid_client", "error_description":
+                      "AADSTS7000215: Invalid client secret provided.\r\n"
+                      "Trace ID: 0000\r\nCorrelation ID: 1111",
+                      "error_codes": [7000215], "timestamp": "2026-01-01 00:00:00Z"})
+    props = {"metadata": None, "TTL": 60, "fqdn": "app.example.test.",
+             "provisioningState": "Succeeded", "targetResource": {}}
+    base = {"id": "/subscriptions/s/resourceGroups/g/providers/"
+                  "Microsoft.Network/dnszones/example.test/A/app",
+            "name": "app", "type": "Microsoft.Network/dnszones/A",
+            "etag": "5e1d7b4a-0000-0000-0000-000000000000"}
+    w("set-a", dict(base, properties=dict(props, ARecords=[
+        {"ipv4Address": "192.0.2.2"}, {"ipv4Address": "192.0.2.1"}])))
+    w("set-aaaa", dict(base, type="Microsoft.Network/dnszones/AAAA",
+                       properties=dict(props, AAAARecords=[
+                           {"ipv6Address": "2001:DB8::1"}])))
+    w("set-empty", dict(base, properties=dict(props, ARecords=[])))
+    w("set-null-records", dict(base, properties=dict(props, ARecords=None)))
+    w("set-wrong-family", dict(base, properties=dict(props, ARecords=[
+        {"ipv4Address": "2001:db8::1"}])))
+    w("set-ttl-string", dict(base, properties=dict(props, TTL="60")))
+    w("set-no-etag", {"properties": dict(props, ARecords=[
+        {"ipv4Address": "192.0.2.1"}])})
+    w("set-long-etag", dict(base, etag="e" * 200, properties=props))
+    w("error-arm", {"error": {"code": "AuthorizationFailed", "message":
+                              "The client 'x' does not have authorization."}})
+    w("error-notfound", {"code": "NotFound", "message": "The resource record "
+                         "'app' does not exist in resource group 'g'."})
+    w("error-html", "<html><body>502 Bad Gateway</body></html>")
+    w("error-duplicate", '{"error": {"code": "A", "code": "B", "message": "m"}}')
+
+
+def ovh_seeds():
+    w = lambda n, d: write("ovh", n, json.dumps(d, indent=1)
+                           if not isinstance(d, (str, bytes)) else d)
+    w("time", "1767225600")
+    w("time-negative", "-5")
+    w("time-string", '"1767225600"')
+    w("ids", [5000000001, 5000000002, 17])
+    w("ids-empty", [])
+    w("ids-many", list(range(20)))
+    w("ids-bad", [1, "2", -3])
+    w("record-a", {"id": 5000000001, "zone": "example.test", "subDomain": "app",
+                   "fieldType": "A", "target": "192.0.2.1", "ttl": 60})
+    w("record-aaaa", {"id": 5000000002, "zone": "example.test",
+                      "subDomain": "app", "fieldType": "AAAA",
+                      "target": "2001:db8::1", "ttl": 0})
+    w("record-null-ttl", {"id": 3, "zone": "example.test", "subDomain": "APP",
+                          "fieldType": "A", "target": "192.0.2.3", "ttl": None})
+    w("record-other-name", {"id": 4, "zone": "example.test", "subDomain": "www",
+                            "fieldType": "A", "target": "192.0.2.4", "ttl": 60})
+    w("record-cname", {"id": 5, "zone": "example.test", "subDomain": "app",
+                       "fieldType": "CNAME", "target": "other.example.test.",
+                       "ttl": 60})
+    w("error-signature", {"errorCode": "INVALID_SIGNATURE",
+                          "httpCode": "400 Bad Request",
+                          "message": "Invalid signature"})
+    w("error-not-granted", {"errorCode": "NOT_GRANTED_CALL",
+                            "httpCode": "403 Forbidden",
+                            "message": "This call has not been granted"})
+    w("error-class", {"class": "Client::NotFound",
+                      "message": "This service does not exist"})
+    w("error-text", "Service Unavailable")
+
+
 def config_seeds():
     """Real files of the project, with !file secrets made literal (the
     target's folder does not exist), and a few small ones."""
@@ -308,6 +380,8 @@ def main():
     text_seeds()
     dns_seeds()
     powerdns_seeds()
+    azure_seeds()
+    ovh_seeds()
     return 0
 
 

@@ -1,0 +1,106 @@
+/*
+ * Azure answers as the azure provider reads them: a token answer
+ * (azure_parse_token), a record set (azure_parse_recordset, for A and
+ * for AAAA) and an error answer (azure_errtext, azure_errcode, through
+ * http_status_error).  The provider file is included to reach its
+ * static functions.
+ *
+ * Invariants: a failed parse says why in one printable line and leaves
+ * nothing behind; a token is non-empty and has no line break; a record
+ * set holds only addresses of the family asked for, strictly sorted, a
+ * ttl only with addresses, and an etag without a line break that fits
+ * its buffer; every error message is one printable line.
+ */
+
+#include "../providers/azure.c"
+
+#include "fuzz.h"
+
+static void
+token(const char *buf, size_t len)
+{
+	char err[256], *t;
+
+	err[0] = '\0';
+	if ((t = azure_parse_token(buf, len, err, sizeof(err))) == NULL) {
+		fuzz_check(err[0] != '\0' && fuzz_printable(err), "token: "
+		    "reason is not one printable line", err);
+		return;
+	}
+	fuzz_check(t[0] != '\0' && strpbrk(t, "\r\n") == NULL, "token: empty "
+	    "or with a line break", NULL);
+	free(t);
+}
+
+static void
+recordset(const char *buf, size_t len, int family)
+{
+	struct rrset set;
+	char err[256], etag[AZ_ETAG_MAX];
+	size_t i;
+
+	memset(&set, 0, sizeof(set));
+	set.type = family == 6 ? RR_AAAA : RR_A;
+	err[0] = '\0';
+	if (azure_parse_recordset(buf, len, &set, etag, sizeof(etag), err,
+	    sizeof(err)) == -1) {
+		fuzz_check(err[0] != '\0' && fuzz_printable(err), "recordset: "
+		    "reason is not one printable line", err);
+		fuzz_check(set.addrs.n == 0 && set.ttl == 0 && etag[0] == '\0',
+		    "recordset: a failure left records", NULL);
+		return;
+	}
+	fuzz_check(strlen(etag) < sizeof(etag) && strpbrk(etag, "\r\n") ==
+	    NULL, "recordset: etag", etag);
+	fuzz_check(set.ttl >= 0 && set.ttl <= 2147483647 &&
+	    (set.addrs.n > 0 || set.ttl == 0), "recordset: ttl", NULL);
+	for (i = 0; i < set.addrs.n; i++) {
+		fuzz_check(set.addrs.v[i].family == family, "recordset: "
+		    "address of the other family", set.addrs.v[i].s);
+		fuzz_check(i == 0 || addr_cmp(&set.addrs.v[i - 1],
+		    &set.addrs.v[i]) < 0, "recordset: not sorted", NULL);
+	}
+	addrset_free(&set.addrs);
+}
+
+static void
+error_answer(const char *buf, size_t len)
+{
+	static const long codes[] = { 400, 401, 403, 404, 412, 429, 500, 503 };
+	struct http_req rq = {
+		.who = "Azure DNS",
+		.method = "PUT",
+		.url = "https://management.azure.com/subscriptions/x",
+		.errtext = azure_errtext,
+	};
+	struct http_resp rs;
+	char err[512], code[64];
+
+	memset(&rs, 0, sizeof(rs));
+	rs.body = (char *)(uintptr_t)buf;
+	rs.len = len;
+	rs.retry_after = (long long)(len % 5) - 1;
+	rs.status = codes[len % (sizeof(codes) / sizeof(codes[0]))];
+	rs.ctype = (char *)(uintptr_t)(len % 4 != 0 ?
+	    "application/json; charset=utf-8" : "text/html");
+	err[0] = '\0';
+	(void)http_status_error(&rq, &rs, err, sizeof(err));
+	fuzz_check(err[0] != '\0' && fuzz_printable(err), "error: message "
+	    "is not one printable line", err);
+	azure_errcode(buf, len, code, sizeof(code));
+	fuzz_check(strlen(code) < sizeof(code), "errcode: too long", NULL);
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *s;
+
+	/* The body as http_call() leaves it: terminated, maybe with NULs. */
+	s = fuzz_cstr(data, size);
+	token(s, size);
+	recordset(s, size, size % 2 == 0 ? 4 : 6);
+	error_answer(s, size);
+	free(s);
+	return 0;
+}

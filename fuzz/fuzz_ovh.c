@@ -1,0 +1,98 @@
+/*
+ * OVH answers as the ovh provider reads them: the server's time
+ * (ovh_parse_time), a list of record ids (ovh_parse_ids), one record
+ * (ovh_parse_record, A or AAAA) and an error answer (ovh_errtext,
+ * through http_status_error).  The provider file is included to reach
+ * its static functions.
+ *
+ * Invariants: a time is positive; ids are never more than the room
+ * given and never negative; a record that parses is an address of the
+ * family asked for with a ttl in range; every reason and message is one
+ * printable line.
+ */
+
+#include "../providers/ovh.c"
+
+#include "fuzz.h"
+
+#define FUZZ_IDS	8
+
+static void
+ids(const char *buf, size_t len)
+{
+	long long v[FUZZ_IDS];
+	char err[256];
+	int i, n;
+
+	err[0] = '\0';
+	n = ovh_parse_ids(buf, len, v, FUZZ_IDS, err, sizeof(err));
+	if (n == -1) {
+		fuzz_check(err[0] != '\0' && fuzz_printable(err), "ids: reason "
+		    "is not one printable line", err);
+		return;
+	}
+	fuzz_check(n >= 0 && n <= FUZZ_IDS, "ids: count", NULL);
+	for (i = 0; i < n; i++)
+		fuzz_check(v[i] >= 0, "ids: negative", NULL);
+}
+
+static void
+record(const char *buf, size_t len, int family)
+{
+	struct orec r;
+	char err[256];
+
+	err[0] = '\0';
+	if (ovh_parse_record(buf, len, family, "app", &r, err,
+	    sizeof(err)) == -1) {
+		fuzz_check(err[0] != '\0' && fuzz_printable(err), "record: "
+		    "reason is not one printable line", err);
+		return;
+	}
+	fuzz_check(r.a.family == family, "record: other family", r.a.s);
+	fuzz_check(r.ttl >= 0 && r.ttl <= 2147483647, "record: ttl", NULL);
+}
+
+static void
+error_answer(const char *buf, size_t len)
+{
+	static const long codes[] = { 400, 401, 403, 404, 409, 429, 500, 503 };
+	struct http_req rq = {
+		.who = "OVH",
+		.method = "POST",
+		.url = "https://eu.api.ovh.com/1.0/domain/zone/x/record",
+		.errtext = ovh_errtext,
+	};
+	struct http_resp rs;
+	char err[512];
+	long long t;
+
+	memset(&rs, 0, sizeof(rs));
+	rs.body = (char *)(uintptr_t)buf;
+	rs.len = len;
+	rs.retry_after = (long long)(len % 5) - 1;
+	rs.status = codes[len % (sizeof(codes) / sizeof(codes[0]))];
+	rs.ctype = (char *)(uintptr_t)(len % 4 != 0 ?
+	    "application/json; charset=utf-8" : "text/plain");
+	err[0] = '\0';
+	(void)http_status_error(&rq, &rs, err, sizeof(err));
+	fuzz_check(err[0] != '\0' && fuzz_printable(err), "error: message "
+	    "is not one printable line", err);
+	t = 0;
+	if (ovh_parse_time(buf, len, &t) == 0)
+		fuzz_check(t > 0, "time: not positive", NULL);
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *s;
+
+	/* The body as http_call() leaves it: terminated, maybe with NULs. */
+	s = fuzz_cstr(data, size);
+	ids(s, size);
+	record(s, size, size % 2 == 0 ? 4 : 6);
+	error_answer(s, size);
+	free(s);
+	return 0;
+}
