@@ -294,3 +294,12 @@ def test_no_secret_anywhere(ddup, azure_fake, http_server):
     for s in [azure_fake.client_secret, "cs~wrong-wrong-wrong-wrong", *azure_fake.issued]:
         for blob in blobs:
             assert s not in blob
+
+
+def test_domain_outside_zone_name_is_a_config_error(ddup, azure_fake, http_server):
+    a = http_server()
+    configure(ddup, azure_section(azure_fake), [("a", a, "192.0.2.1", 0)], name="app.other.test")
+    r = ddup.run("-n")
+    assert r.rc == 2, r
+    assert "app.other.test" in r.err and "example.test" in r.err, r
+    assert azure_fake.requests == []

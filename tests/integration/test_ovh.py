@@ -256,3 +256,12 @@ def test_no_secret_anywhere(ddup, ovh_fake, http_server):
     for s in (ovh_fake.app_secret, ovh_fake.consumer_key, "wrong-secret-wrong-secret"):
         for blob in blobs:
             assert s not in blob
+
+
+def test_domain_outside_zone_is_a_config_error(ddup, ovh_fake, http_server):
+    a = http_server()
+    configure(ddup, ovh_section(ovh_fake), [("a", a, "192.0.2.1", 0)], name="app.other.test")
+    r = ddup.run("-n")
+    assert r.rc == 2, r
+    assert "app.other.test" in r.err and "example.test" in r.err, r
+    assert ovh_fake.requests == []
