@@ -597,7 +597,10 @@ ovh_read(void *priv, const char *fqdn, struct rrset *sets, size_t nsets,
 	return e;
 }
 
-/* One write; *wrote counts it when it went out, whatever the answer. */
+/*
+ * One write; *wrote counts it once it may have gone out (an answer that
+ * never came may still have followed a change), whatever the answer.
+ */
 static enum perr
 ovh_write(struct ovh *ov, const char *method, const char *path,
     json_t *doc, int *wrote, char *err, size_t errlen)
@@ -613,7 +616,7 @@ ovh_write(struct ovh *ov, const char *method, const char *path,
 	}
 	json_decref(doc);
 	e = ovh_call(ov, method, path, body, &rs, err, errlen);
-	if (rs.status != 0)
+	if (ov->have_delta)
 		*wrote = 1;
 	http_resp_free(&rs);
 	free(body);

@@ -265,3 +265,15 @@ def test_domain_outside_zone_is_a_config_error(ddup, ovh_fake, http_server):
     assert r.rc == 2, r
     assert "app.other.test" in r.err and "example.test" in r.err, r
     assert ovh_fake.requests == []
+
+
+def test_failed_refresh_fails_the_update(ddup, ovh_fake, http_server):
+    a = http_server()
+    configure(ddup, ovh_section(ovh_fake), [("a", a, "192.0.2.1", 0)])
+    ovh_fake.fail(503, method="POST", path="/refresh")
+    r = ddup.run()
+    assert r.rc == 1, r
+    assert "/refresh" in r.err and "temporary failure" in r.err, r
+    assert ovh_fake.get("app", "A") == [(60, "192.0.2.1")]
+    assert ovh_fake.serving("app", "A") == []
+    assert ddup.status()["domains"][0]["published"] == []
