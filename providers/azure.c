@@ -57,6 +57,9 @@ struct azure {
 	char		*token_url;	/* .../TENANT/oauth2/v2.0/token */
 	char		*form;		/* the token request: holds the secret */
 	char		*auth_hdr;	/* "Authorization: Bearer ...", once had */
+	/* A login refused is refused for the whole run: asked once. */
+	enum perr	 login_e;
+	char		 login_err[512];
 	char		*zone;		/* lower case, no trailing dot */
 	long long	 timeout_ms;
 	/* What read() saw, for If-Match: etag per type ("" none). */
@@ -434,6 +437,10 @@ azure_login(struct azure *az, char *err, size_t errlen)
 
 	if (az->auth_hdr != NULL)
 		return PERR_OK;
+	if (az->login_e != PERR_OK) {
+		snprintf(err, errlen, "%s", az->login_err);
+		return az->login_e;
+	}
 	e = http_call(&rq, &rs, err, errlen);
 	/*
 	 * The identity platform answers 400 for an unknown tenant or
@@ -458,6 +465,12 @@ azure_login(struct azure *az, char *err, size_t errlen)
 	snprintf(az->auth_hdr, len, "Authorization: Bearer %s", tok);
 	wipe(tok);
 out:
+	if (e == PERR_AUTH) {
+		az->login_e = e;
+		snprintf(az->login_err, sizeof(az->login_err), "%s", err);
+	}
+	/* The answer holds the token. */
+	explicit_bzero(rs.body, rs.len);
 	http_resp_free(&rs);
 	return e;
 }

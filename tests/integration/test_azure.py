@@ -303,3 +303,16 @@ def test_domain_outside_zone_name_is_a_config_error(ddup, azure_fake, http_serve
     assert r.rc == 2, r
     assert "app.other.test" in r.err and "example.test" in r.err, r
     assert azure_fake.requests == []
+
+
+def test_refused_login_is_asked_once_per_run(ddup, azure_fake, http_server):
+    a = http_server()
+    text = "interval = 30s\n" + azure_section(azure_fake, secret="cs~wrong")
+    for name in ("app.example.test", "www.example.test", "api.example.test"):
+        text += f"\n[domain {name}]\nprovider = dns\nttl = 60\n\n[endpoint a]\nurl = {a.url}\n" \
+                "ip = 192.0.2.1\n"
+    ddup.write(text)
+    r = ddup.run()
+    assert r.rc == 1, r
+    assert r.err.count("invalid_client") == 3, r
+    assert azure_fake.token_calls() == 1
