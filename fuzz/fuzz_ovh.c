@@ -43,10 +43,13 @@ record(const char *buf, size_t len, int family)
 	char err[256];
 
 	err[0] = '\0';
-	if (ovh_parse_record(buf, len, family, "app", &r, err,
-	    sizeof(err)) == -1) {
+	switch (ovh_parse_record(buf, len, family, "app", &r, err,
+	    sizeof(err))) {
+	case -1:
 		fuzz_check(err[0] != '\0' && fuzz_printable(err), "record: "
 		    "reason is not one printable line", err);
+		return;
+	case 1:
 		return;
 	}
 	fuzz_check(r.a.family == family, "record: other family", r.a.s);

@@ -162,7 +162,9 @@ out:
 
 /*
  * One record ({"id", "fieldType", "subDomain", "target", "ttl", ...}),
- * which must be an address of family under sub; 0, or -1 with err.
+ * an address of family under sub: 0; 1 when it is of another type or
+ * name (the list's filter did not hold: not ours, left alone); -1 with
+ * err when it makes no sense.
  */
 static int
 ovh_parse_record(const char *buf, size_t len, int family, const char *sub,
@@ -194,8 +196,7 @@ ovh_parse_record(const char *buf, size_t len, int family, const char *sub,
 	}
 	if (strcmp(json_string_value(type), family == 6 ? "AAAA" : "A") != 0 ||
 	    strcasecmp(json_string_value(jsub), sub) != 0) {
-		snprintf(err, errlen, "record %lld is not of the type and name "
-		    "asked for", (long long)json_integer_value(id));
+		rv = 1;
 		goto out;
 	}
 	if (addr_parse(json_string_value(target), &r->a) == -1 ||
@@ -531,7 +532,7 @@ ovh_list(struct ovh *ov, const char *sub, int family, struct orec *recs,
 	struct http_resp rs;
 	char path[512], why[256], *esc;
 	size_t i;
-	int got = 0;
+	int got = 0, pr;
 	enum perr e;
 
 	*n = 0;
@@ -554,14 +555,18 @@ ovh_list(struct ovh *ov, const char *sub, int family, struct orec *recs,
 		snprintf(path, sizeof(path), "/domain/zone/%s/record/%lld",
 		    ov->zone, ids[i]);
 		e = ovh_call(ov, "GET", path, NULL, &rs, err, errlen);
-		if (e == PERR_OK && ovh_parse_record(rs.body, rs.len, family,
-		    sub, &recs[i], why, sizeof(why)) == -1) {
+		pr = e == PERR_OK ? ovh_parse_record(rs.body, rs.len, family,
+		    sub, &recs[*n], why, sizeof(why)) : 1;
+		if (pr == -1) {
 			snprintf(err, errlen, "OVH at %s%s: unexpected "
 			    "answer: %s", ov->base, path, why);
 			e = PERR_INVALID;
+		} else if (pr == 0) {
+			/* Deleted, if it comes to that, by the id asked for. */
+			recs[*n].id = ids[i];
+			(*n)++;
 		}
 		http_resp_free(&rs);
-		*n = i + 1;
 	}
 	return e;
 }

@@ -199,11 +199,26 @@ def test_bad_record_answer_writes_nothing(ddup, ovh_fake, http_server):
     a = http_server()
     configure(ddup, ovh_section(ovh_fake), [("a", a, "192.0.2.1", 0)])
     ovh_fake.fail(200, method="GET", path=f"/record/{rid}",
-                  body='{"id": 1, "fieldType": "A", "subDomain": "www", "target": "1.2.3.4", "ttl": 0}')
+                  body='{"id": 1, "fieldType": "A", "subDomain": "app", "target": "1.2.3", "ttl": 0}')
     r = ddup.run()
     assert r.rc == 1, r
-    assert "not of the type and name" in r.err, r
+    assert "is not an IPv4 address" in r.err and "unexpected answer" in r.err, r
     assert ovh_fake.writes() == []
+
+
+def test_records_of_other_names_in_a_list_are_left_alone(ddup, ovh_fake, http_server):
+    # A list whose filter did not hold: the other name's record is not ours.
+    other = ovh_fake.add("www", "A", "192.0.2.9", ttl=60)
+    a = http_server()
+    configure(ddup, ovh_section(ovh_fake), [("a", a, "192.0.2.1", 0)])
+    orig = ovh_fake._list
+    ovh_fake._list = lambda req: (200, {}, sorted(ovh_fake.records))
+    r = ddup.run()
+    assert r.rc == 0, r
+    assert other in ovh_fake.records
+    assert ovh_fake.get("app", "A") == [(60, "192.0.2.1")]
+    assert [q.method for q in ovh_fake.writes()] == ["POST", "POST"]
+    ovh_fake._list = orig
 
 
 @pytest.mark.parametrize("line,words", [
