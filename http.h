@@ -25,6 +25,9 @@
  *		... parse rs.body, rs.len (the answer was a 2xx) ...
  *	http_resp_free(&rs);
  *
+ * A body goes with whatever method is named (PUT, PATCH, POST...); give
+ * its Content-Type among the headers, or libcurl sends the form type.
+ *
  * Secrets go in headers (or the body), never in the URL: every message
  * quotes the URL, never a header or the request body.  Messages start
  * with "WHO at URL: " and are one printable line; on failure the answer

@@ -102,6 +102,7 @@ static const char *const stmt_sql[S_MAX] = {
 	[S_DROP_DOM] = "DELETE FROM domains WHERE name NOT IN"
 	    " (SELECT name FROM temp.cfg_domains)",
 	/* Also the types a domain no longer manages. */
+	/* CNAME rows go too: no endpoint publishes one yet (SPEC 3.4). */
 	[S_DROP_PUB] = "DELETE FROM published WHERE NOT EXISTS (SELECT 1"
 	    " FROM temp.cfg_domains c WHERE c.name = published.domain"
 	    " AND ((published.type = 'A' AND c.has4)"
