@@ -336,6 +336,7 @@ config_free(struct config *c)
 	free(c->path);
 	free(c->state);
 	free(c->ca_file);
+	free(c->control_url);
 	free(c);
 }
 

@@ -96,6 +96,7 @@ struct config {
 	char		*ca_file;	/* NULL: system store */
 	int		 log_json;
 	long long	 history_ms;
+	char		*control_url;	/* NULL: none */
 	struct domain_policy defaults;	/* the top of the file */
 	struct provider_cfg *providers;
 	size_t		 nproviders;

@@ -25,6 +25,8 @@
 
 #define SECRET_MAX	65536		/* bytes read from a !file secret */
 
+static int	 url_ok(const char *v, char *err, size_t len);
+
 /*
  * HEAD with expectBody can never pass.  Reported at the later of the two
  * keys, the one that made the pair; after is the line of the section
@@ -45,6 +47,32 @@ check_head_body(struct ctx *x, const struct hc *h, int after)
 	if (line > after)
 		cfg_problem(x, line, 0, "expectBody needs method GET (a HEAD "
 		    "answer has no body)");
+}
+
+/*
+ * failoverLocations needs a location to fall back from, and may not
+ * name it (SPEC 9).  Reported, as the pair above, at the later of the
+ * two keys when it comes after `after`.
+ */
+static void
+check_locations(struct ctx *x, const struct hc *h, int after)
+{
+	int	 lline = cfg_hc_line(h, "location");
+	int	 fline = cfg_hc_line(h, "failoverLocations");
+	int	 line = lline > fline ? lline : fline;
+	size_t	 i;
+
+	if (h->p.nfailover == 0 || line <= after)
+		return;
+	if (h->p.location == NULL) {
+		cfg_problem(x, fline, 0, "failoverLocations needs a location "
+		    "(the one whose endpoints are preferred)");
+		return;
+	}
+	for (i = 0; i < h->p.nfailover; i++)
+		if (strcasecmp(h->p.failover[i], h->p.location) == 0)
+			cfg_problem(x, line, 0, "failoverLocations lists '%s', "
+			    "the domain's own location", h->p.failover[i]);
 }
 
 static void
@@ -101,9 +129,20 @@ check_top(struct ctx *x, struct rsec *s, struct hc *h)
 			close(fd);
 	}
 
+	if ((k = cfg_get(x, s, "controlUrl")) != NULL) {
+		char err[256];
+
+		if (url_ok(k->value, err, sizeof(err)))
+			c->control_url = xstrdup(k->value);
+		else
+			cfg_problem(x, k->line, 0, "bad controlUrl '%s': %s",
+			    k->value, err);
+	}
+
 	cfg_hc_defaults(h);
 	cfg_parse_hc(x, s, h);
 	check_head_body(x, h, 0);
+	check_locations(x, h, 0);
 	/* Kept for what the top of the file checks itself (controlUrl). */
 	cfg_hc_copy(&top, h);
 	c->defaults = top.p;
@@ -408,6 +447,22 @@ url_ok(const char *v, char *err, size_t len)
 	return ok;
 }
 
+/* Where loc comes in p's order of preference (struct endpoint_cfg). */
+static long
+location_rank(const struct domain_policy *p, const char *loc)
+{
+	size_t i;
+
+	if (p->location == NULL)
+		return 0;
+	if (loc != NULL && strcasecmp(loc, p->location) == 0)
+		return 0;
+	for (i = 0; loc != NULL && i < p->nfailover; i++)
+		if (strcasecmp(loc, p->failover[i]) == 0)
+			return (long)i + 1;
+	return (long)p->nfailover + 1;
+}
+
 /* Endpoint s of domain d; ips and names: those of d so far, their lines. */
 static void
 build_endpoint(struct ctx *x, struct rsec *s, struct domain_cfg *d,
@@ -451,6 +506,14 @@ build_endpoint(struct ctx *x, struct rsec *s, struct domain_cfg *d,
 	}
 	if ((k = cfg_get(x, s, "priority")) != NULL)
 		cfg_get_long(x, k, 0, 2147483647, &e->priority);
+	if ((k = cfg_get(x, s, "location")) != NULL) {
+		if (cfg_location_ok(k->value))
+			e->location = xstrdup(k->value);
+		else
+			cfg_problem(x, k->line, 0, "bad location '%s' (letters, "
+			    "digits, '-', '_' and '.')", k->value);
+	}
+	e->rank = location_rank(&d->pol, e->location);
 	if ((k = cfg_get(x, s, "name")) != NULL) {
 		e->name = xstrdup(k->value);
 		nameline = k->line;
@@ -523,6 +586,7 @@ build_domain(struct ctx *x, size_t idx, const struct hc *defaults,
 	cfg_hc_copy(&h, defaults);
 	cfg_parse_hc(x, s, &h);
 	check_head_body(x, &h, d->line);
+	check_locations(x, &h, d->line);
 	d->pol = h.p;		/* the domain owns the strings now */
 
 	if ((k = cfg_get(x, s, "provider")) != NULL) {

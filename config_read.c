@@ -322,12 +322,8 @@ static const struct {
 	{ "metricsFile", W_NOTYET },
 	{ "cname", W_NOTYET },
 	{ "proxied", W_NOTYET },
-	{ "location", W_NOTYET },
-	{ "failoverLocations", W_NOTYET },
-	{ "failback", W_NOTYET },
-	{ "publish", W_NOTYET },
-	{ "minHealthy", W_NOTYET },
-	{ "controlUrl", W_NOTYET },
+	{ "location", W_ENDPOINT },
+	{ "controlUrl", W_TOP },
 };
 
 /*
@@ -366,6 +362,15 @@ static const struct dom_key {
 	    0, { NULL } },
 	{ "expectBody", DK_TEXT, offsetof(struct domain_policy, expect_body),
 	    0, { NULL } },
+	{ "location", DK_LOCATION, offsetof(struct domain_policy, location),
+	    0, { NULL } },
+	{ "failoverLocations", DK_LOCATIONS, 0, 0, { NULL } },
+	{ "failback", DK_WORD, offsetof(struct domain_policy, failback_manual),
+	    0, { "auto", "manual", NULL } },
+	{ "publish", DK_WORD, offsetof(struct domain_policy, publish_one), 0,
+	    { "all", "one", NULL } },
+	{ "minHealthy", DK_LONG, offsetof(struct domain_policy, min_healthy),
+	    1, { NULL } },
 };
 
 static const char *
@@ -495,6 +500,9 @@ cfg_get_duration(struct ctx *x, const struct rkey *k, long long *out)
 	*out = ms;
 	return 0;
 }
+
+_Static_assert(sizeof(dom_keys) / sizeof(dom_keys[0]) <= HC_KEYS_MAX,
+    "struct hc has a line for every domain key");
 
 void
 cfg_hc_defaults(struct hc *h)

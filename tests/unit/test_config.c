@@ -342,6 +342,52 @@ static const struct {
 	  "[domain app.example.test]\nprovider = pdns\n" EP,
 	  "F:1: provider 'pdns': missing 'apiKey'\n" },
 
+	/* SPEC 9: locations and the other policies. */
+	{ PROV DOM "location = austin\nfailoverLocations = boston, london, "
+	  "boston\n" EP,
+	  "F:10: 'failoverLocations': location 'boston' listed twice\n" },
+	{ PROV DOM "location = austin\nfailoverLocations = boston Austin\n" EP,
+	  "F:10: failoverLocations lists 'Austin', the domain's own "
+	  "location\n" },
+	{ "location = austin\n" PROV DOM "failoverLocations = austin\n" EP,
+	  "F:10: failoverLocations lists 'austin', the domain's own "
+	  "location\n" },
+	/* Made at the top: said once there, not again by each domain. */
+	{ "location = austin\nfailoverLocations = austin\n" PROV DOM EP
+	  "[domain b.example.test]\nprovider = dns\n" EP2,
+	  "F:2: failoverLocations lists 'austin', the domain's own "
+	  "location\n" },
+	{ PROV DOM "failoverLocations = boston\n" EP,
+	  "F:9: failoverLocations needs a location (the one whose endpoints "
+	  "are preferred)\n" },
+	{ PROV DOM "location = san francisco\n" EP,
+	  "F:9: 'location': bad location 'san francisco' (letters, digits, "
+	  "'-', '_' and '.')\n" },
+	{ PROV DOM "location = x\nfailoverLocations = a/b\n" EP,
+	  "F:10: 'failoverLocations': bad location 'a/b' (letters, digits, "
+	  "'-', '_' and '.')\n" },
+	{ PROV DOM "location = x\nfailoverLocations = ,\n" EP,
+	  "F:10: 'failoverLocations' has no location\n" },
+	{ PROV DOM EP "location = austin!\n",
+	  "F:12: bad location 'austin!' (letters, digits, '-', '_' and "
+	  "'.')\n" },
+	{ PROV DOM "failback = sometimes\n" EP,
+	  "F:9: 'failback': expected auto or manual, not 'sometimes'\n" },
+	{ PROV DOM "publish = two\n" EP,
+	  "F:9: 'publish': expected all or one, not 'two'\n" },
+	{ PROV DOM "minHealthy = 0\n" EP,
+	  "F:9: 'minHealthy': expected an integer from 1 to 2147483647, not "
+	  "'0'\n" },
+	{ "controlUrl = gopher://example.test/\n" PROV DOM EP,
+	  "F:1: bad controlUrl 'gopher://example.test/': must start with "
+	  "http:// or https://\n" },
+	{ PROV DOM "controlUrl = http://127.0.0.1/\n" EP,
+	  "F:9: 'controlUrl' cannot be used in [domain] (it belongs at the "
+	  "top of the file)\n" },
+	{ PROV DOM EP "failback = manual\n",
+	  "F:12: 'failback' cannot be used in [endpoint] (it belongs in "
+	  "[domain] or at the top of the file)\n" },
+
 	/* Many at once, sorted by line. */
 	{ "ttl = 0\n"
 	  "[provider dns]\ntype = rfc2136\nserver = 127.0.0.1:5353\n"
@@ -533,6 +579,72 @@ test_inherit_and_case(void **state)
 	assert_null(d->pol.expect_body);
 	assert_true(d->has4);
 	assert_false(d->has6);
+	config_free(c);
+}
+
+/* SPEC 9 keys: inherited from the top, ranks in the order of preference. */
+static void
+test_policies(void **state)
+{
+	struct config	*c;
+	struct domain_cfg *d;
+	char		*errs;
+
+	(void)state;
+	errs = load("location = austin\nfailoverLocations = boston london\n"
+	    "publish = one\nfailback = manual\nminHealthy = 2\n"
+	    "controlUrl = http://127.0.0.1:9/ping\n" PROV DOM
+	    "[endpoint a1]\nurl = http://127.0.0.1:1/\nip = 192.0.2.1\n"
+	    "location = Austin\n"
+	    "[endpoint l1]\nurl = http://127.0.0.1:2/\nip = 192.0.2.2\n"
+	    "location = london\n"
+	    "[endpoint b1]\nurl = http://127.0.0.1:3/\nip = 192.0.2.3\n"
+	    "location = boston\n"
+	    "[endpoint x1]\nurl = http://127.0.0.1:4/\nip = 192.0.2.4\n"
+	    "location = paris\n"
+	    "[endpoint n1]\nurl = http://127.0.0.1:5/\nip = 192.0.2.5\n"
+	    "[domain b.example.test]\nprovider = dns\nlocation = boston\n"
+	    "failoverLocations = austin\npublish = all\nfailback = auto\n"
+	    "[endpoint a1]\nurl = http://127.0.0.1:1/\nip = 192.0.2.1\n"
+	    "location = austin\n"
+	    "[endpoint b1]\nurl = http://127.0.0.1:3/\nip = 192.0.2.3\n"
+	    "location = boston\n", 0600, 1, &c);
+	assert_string_equal(errs, "");
+	free(errs);
+	assert_non_null(c);
+	assert_string_equal(c->control_url, "http://127.0.0.1:9/ping");
+	d = &c->domains[0];
+	assert_string_equal(d->pol.location, "austin");
+	assert_int_equal(d->pol.nfailover, 2);
+	assert_string_equal(d->pol.failover[1], "london");
+	assert_true(d->pol.publish_one && d->pol.failback_manual);
+	assert_int_equal(d->pol.min_healthy, 2);
+	assert_string_equal(d->eps[0].location, "Austin");
+	assert_int_equal(d->eps[0].rank, 0);
+	assert_int_equal(d->eps[1].rank, 2);
+	assert_int_equal(d->eps[2].rank, 1);
+	assert_int_equal(d->eps[3].rank, 3);
+	assert_int_equal(d->eps[4].rank, 3);
+	assert_null(d->eps[4].location);
+	assert_string_equal(domain_rank_location(d, 1), "boston");
+	assert_null(domain_rank_location(d, 3));
+	d = &c->domains[1];
+	assert_string_equal(d->pol.location, "boston");
+	assert_int_equal(d->pol.nfailover, 1);
+	assert_false(d->pol.publish_one || d->pol.failback_manual);
+	assert_int_equal(d->pol.min_healthy, 2);
+	assert_int_equal(d->eps[0].rank, 1);
+	assert_int_equal(d->eps[1].rank, 0);
+	config_free(c);
+
+	/* Without a location every rank is 0, whatever the endpoints say. */
+	errs = load(PROV DOM EP "location = mars\n", 0600, 1, &c);
+	assert_string_equal(errs, "");
+	free(errs);
+	assert_int_equal(c->domains[0].eps[0].rank, 0);
+	assert_null(domain_rank_location(&c->domains[0], 0));
+	assert_int_equal(c->domains[0].pol.min_healthy, 1);
+	assert_null(c->control_url);
 	config_free(c);
 }
 
@@ -1104,6 +1216,7 @@ main(void)
 		cmocka_unit_test(test_bad),
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_inherit_and_case),
+		cmocka_unit_test(test_policies),
 		cmocka_unit_test(test_secrets),
 		cmocka_unit_test(test_provider_check),
 		cmocka_unit_test(test_warnings),
