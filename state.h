@@ -141,6 +141,55 @@ int	 state_finish_run(struct state *st, long long now,
 void	 state_last_writes(struct state *st, long long *rows,
 	    long long *pages);
 
+/*
+ * What the operator asked for (SPEC 9) and the state of the checker's
+ * own network (state_policy.c).  The requests are written by
+ * --drain, --undrain and --failback, each in a transaction of its own
+ * (call outside state_begin()); times are ms since the epoch, until 0
+ * for "until --undrain".
+ */
+int	 state_request_drain(struct state *st, const char *domain,
+	    const char *endpoint, long long now, long long until, char *err,
+	    size_t errlen);
+int	 state_request_undrain(struct state *st, const char *domain,
+	    const char *endpoint, char *err, size_t errlen);
+int	 state_request_failback(struct state *st, const char *domain,
+	    long long now, char *err, size_t errlen);
+
+struct st_drain {
+	char		*domain;
+	char		*endpoint;
+	long long	 since;
+	long long	 until;		/* 0: until --undrain */
+};
+
+struct st_requests {
+	struct st_drain	*drains;	/* those still in force */
+	size_t		 ndrains;
+	char		**failbacks;	/* domains asked to fail back */
+	size_t		 nfailbacks;
+	long long	 control_since;	/* the controlUrl has failed since; 0: it passed */
+	char		 control_result[160];	/* its failure */
+};
+
+/* Reads them as of now (st NULL: none); -1 on a database error. */
+int	 state_get_requests(struct state *st, long long now,
+	    struct st_requests *out);
+void	 state_requests_free(struct st_requests *r);
+const struct st_drain *state_find_drain(const struct st_requests *r,
+	    const char *domain, const char *endpoint);
+int	 state_has_failback(const struct st_requests *r, const char *domain);
+/*
+ * Writes of a run, between state_begin() and state_commit(): a failback
+ * done; the controlUrl failing since `since` (0: it passed); and, after
+ * state_finish_run(), dropping the drains whose time ran out and the
+ * requests for what is no longer configured.
+ */
+int	 state_clear_failback(struct state *st, const char *domain);
+int	 state_put_control(struct state *st, long long since,
+	    const char *result);
+int	 state_prune_requests(struct state *st, long long now);
+
 /* The last sqlite3 error message, for context in the caller's error. */
 const char *state_errmsg(struct state *st);
 

@@ -268,6 +268,22 @@ const char *const state_migrations[] = {
 	"  CAST(round(sum(n * ok)) AS INTEGER) AS passed,\n"
 	"  round(100 * sum(n * ok) / sum(n), 3) AS uptime_pct\n"
 	"FROM share GROUP BY domain, endpoint, day;\n",
+	/*
+	 * 5: what the operator asked for (SPEC 9), acted on by the next
+	 * run.  The state of the controlUrl is kept in meta
+	 * (control_failed_since, control_result).
+	 */
+	"CREATE TABLE drains (         -- ddup-check --drain: out of DNS\n"
+	"  domain TEXT NOT NULL,\n"
+	"  endpoint TEXT NOT NULL,\n"
+	"  since TEXT NOT NULL,        -- UTC\n"
+	"  until TEXT,                 -- UTC; NULL: until --undrain\n"
+	"  PRIMARY KEY (domain, endpoint)\n"
+	") STRICT;\n"
+	"CREATE TABLE failbacks (      -- ddup-check --failback, not yet done\n"
+	"  domain TEXT PRIMARY KEY NOT NULL,\n"
+	"  time TEXT NOT NULL          -- UTC of the request\n"
+	") STRICT;\n",
 };
 
 const int state_schema_version =

@@ -246,7 +246,8 @@ def test_migration_of_checks_to_streaks(ddup, bind_server, http_server, version)
     r = ddup.run()
     assert (r.rc, r.err) == (0, ""), r
     assert bind_server.serial() == serial           # the stored set was right
-    assert q(ddup.state, "PRAGMA user_version") == [(4,)]
+    # Upgraded through 4 (the streaks) and whatever comes after it.
+    assert q(ddup.state, "PRAGMA user_version")[0][0] >= 4
     assert q(ddup.state, "PRAGMA integrity_check") == [("ok",)]
     assert q(ddup.state, "SELECT name FROM sqlite_master WHERE name = 'checks'") == []
     # The checks became streaks; the last of each went on with this run.

@@ -594,6 +594,98 @@ test_migrate_from_1(void **ctx)
 	    " WHERE tier_location = 'london' AND tier_rank = 2"), 1);
 	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM changes"
 	    " WHERE tier_rank IS NULL AND tier = 10"), 1);
+	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM drains"), 0);
+	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM failbacks"), 0);
+}
+
+/* --drain, --undrain, --failback and the controlUrl (SPEC 9). */
+static void
+test_requests(void **ctx)
+{
+	struct fx		*f = *ctx;
+	struct state		*st;
+	struct st_requests	 r;
+	const struct st_drain	*dr;
+	char			 err[512] = "";
+	struct endpoint_cfg	 eps[] = { { .name = "web1" }, { .name = "web2" } };
+	struct domain_cfg	 doms[] = {
+		{ .name = "www.example.org", .eps = eps, .neps = 2 },
+	};
+	struct config		 c = { .history_ms = DAY, .domains = doms,
+		.ndomains = 1 };
+
+	/* No file: nothing asked. */
+	assert_int_equal(state_get_requests(NULL, T0, &r), 0);
+	assert_int_equal(r.ndrains + r.nfailbacks, 0);
+
+	st = open_ok(f->path, STATE_RW);
+	assert_int_equal(state_request_drain(st, "www.example.org", "web1",
+	    T0, 0, err, sizeof(err)), 0);
+	assert_int_equal(state_request_drain(st, "www.example.org", "web2",
+	    T0, T0 + 3600 * 1000, err, sizeof(err)), 0);
+	assert_int_equal(state_request_drain(st, "gone.example.org", "web1",
+	    T0, 0, err, sizeof(err)), 0);
+	assert_int_equal(state_request_failback(st, "www.example.org", T0,
+	    err, sizeof(err)), 0);
+	assert_int_equal(state_request_failback(st, "gone.example.org", T0,
+	    err, sizeof(err)), 0);
+	/* Asked twice is asked once. */
+	assert_int_equal(state_request_failback(st, "www.example.org", T0 + 1,
+	    err, sizeof(err)), 0);
+
+	assert_int_equal(state_get_requests(st, T0 + 1000, &r), 0);
+	assert_int_equal(r.ndrains, 3);
+	assert_int_equal(r.nfailbacks, 2);
+	dr = state_find_drain(&r, "www.example.org", "web1");
+	assert_non_null(dr);
+	assert_true(dr->since == T0 && dr->until == 0);
+	dr = state_find_drain(&r, "www.example.org", "web2");
+	assert_non_null(dr);
+	assert_true(dr->until == T0 + 3600 * 1000);
+	assert_null(state_find_drain(&r, "www.example.org", "web3"));
+	assert_true(state_has_failback(&r, "www.example.org"));
+	assert_false(state_has_failback(&r, "other.example.org"));
+	assert_true(r.control_since == 0);
+	state_requests_free(&r);
+
+	/* An hour later web2's drain has run out. */
+	assert_int_equal(state_get_requests(st, T0 + 3600 * 1000, &r), 0);
+	assert_int_equal(r.ndrains, 2);
+	assert_null(state_find_drain(&r, "www.example.org", "web2"));
+	state_requests_free(&r);
+
+	/* A run: failback done, control URL failing, requests pruned. */
+	begin(st);
+	assert_int_equal(state_clear_failback(st, "www.example.org"), 0);
+	assert_int_equal(state_put_control(st, T0 + 5000, "HTTP 503"), 0);
+	assert_int_equal(state_finish_run(st, T0 + 3600 * 1000, &c), 0);
+	assert_int_equal(state_prune_requests(st, T0 + 3600 * 1000), 0);
+	commit(st);
+	assert_int_equal(state_get_requests(st, T0, &r), 0);
+	assert_int_equal(r.ndrains, 1);
+	assert_non_null(state_find_drain(&r, "www.example.org", "web1"));
+	assert_int_equal(r.nfailbacks, 0);
+	assert_true(r.control_since == T0 + 5000);
+	assert_string_equal(r.control_result, "HTTP 503");
+	state_requests_free(&r);
+
+	assert_int_equal(state_request_undrain(st, "www.example.org", "web1",
+	    err, sizeof(err)), 0);
+	begin(st);
+	assert_int_equal(state_put_control(st, 0, NULL), 0);
+	commit(st);
+	assert_int_equal(state_get_requests(st, T0, &r), 0);
+	assert_int_equal(r.ndrains, 0);
+	assert_true(r.control_since == 0);
+	state_requests_free(&r);
+	state_close(st);
+
+	/* Requests need a read-write open. */
+	st = open_ok(f->path, STATE_RO);
+	assert_int_equal(state_request_failback(st, "www.example.org", T0,
+	    err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "read-only"));
+	state_close(st);
 }
 
 static void
@@ -1452,6 +1544,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_foreign, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_migrate_from_1, setup,
 		    teardown),
+		cmocka_unit_test_setup_teardown(test_requests, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_future, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_migrate_typed_records,
 		    setup, teardown),

@@ -1,0 +1,313 @@
+/*
+ * What the operator asked for and the checker's own network (SPEC 9):
+ * drains, failback requests and the state of the controlUrl, in the
+ * state file.  These are few rows, read once per run, so each call
+ * prepares its statement; times are written by SQLite in the format of
+ * the other tables (ISO-8601 UTC with milliseconds).
+ */
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+#include "state.h"
+#include "state_int.h"
+#include "util.h"
+
+/* ms since the epoch as the state file's time text. */
+#define SQL_TIME(n)	"strftime('%Y-%m-%dT%H:%M:%fZ', " n " / 1000.0, " \
+			"'unixepoch')"
+
+/*
+ * One statement with up to four parameters: ?1 and ?2 text, ?3 and ?4
+ * integers (?4 NULL when 0); those the statement does not have are not
+ * bound.  -1 with st->err set.
+ */
+static int
+exec1(struct state *st, const char *sql, const char *what,
+    const char *t1, const char *t2, long long n3, long long n4)
+{
+	sqlite3_stmt	*s = NULL;
+	int		 rc = -1, b = 0, np;
+
+	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK) {
+		st_db_err(st, st->db, what);
+		goto out;
+	}
+	np = sqlite3_bind_parameter_count(s);
+	if (np >= 1 && t1 != NULL)
+		b |= sqlite3_bind_text(s, 1, t1, -1, SQLITE_TRANSIENT);
+	if (np >= 2 && t2 != NULL)
+		b |= sqlite3_bind_text(s, 2, t2, -1, SQLITE_TRANSIENT);
+	if (np >= 3)
+		b |= sqlite3_bind_int64(s, 3, n3);
+	if (np >= 4 && n4 != 0)
+		b |= sqlite3_bind_int64(s, 4, n4);
+	if (b != SQLITE_OK || sqlite3_step(s) != SQLITE_DONE) {
+		st_db_err(st, st->db, what);
+		goto out;
+	}
+	rc = 0;
+out:
+	sqlite3_finalize(s);
+	return rc;
+}
+
+/* A request in a transaction of its own. */
+static int
+request(struct state *st, const char *sql, const char *what, const char *t1,
+    const char *t2, long long n3, long long n4, char *err, size_t errlen)
+{
+	if (state_begin(st, err, errlen) == -1)
+		return -1;
+	if (exec1(st, sql, what, t1, t2, n3, n4) == -1) {
+		snprintf(err, errlen, "%s", st->err);
+		state_rollback(st);
+		return -1;
+	}
+	return state_commit(st, err, errlen);
+}
+
+int
+state_request_drain(struct state *st, const char *domain,
+    const char *endpoint, long long now, long long until, char *err,
+    size_t errlen)
+{
+	return request(st, "INSERT INTO drains (domain, endpoint, since, until)"
+	    " VALUES (?1, ?2, " SQL_TIME("?3") ", CASE WHEN ?4 IS NULL THEN NULL"
+	    " ELSE " SQL_TIME("?4") " END)"
+	    " ON CONFLICT (domain, endpoint) DO UPDATE SET"
+	    " since = excluded.since, until = excluded.until", "drain",
+	    domain, endpoint, now, until, err, errlen);
+}
+
+int
+state_request_undrain(struct state *st, const char *domain,
+    const char *endpoint, char *err, size_t errlen)
+{
+	return request(st, "DELETE FROM drains WHERE domain = ?1 AND"
+	    " endpoint = ?2", "undrain", domain, endpoint,
+	    0, 0, err, errlen);
+}
+
+int
+state_request_failback(struct state *st, const char *domain, long long now,
+    char *err, size_t errlen)
+{
+	return request(st, "INSERT INTO failbacks (domain, time)"
+	    " VALUES (?1, " SQL_TIME("?3") ") ON CONFLICT (domain) DO UPDATE"
+	    " SET time = excluded.time", "failback", domain, NULL, now, 0,
+	    err, errlen);
+}
+
+static long long
+col_ms(sqlite3_stmt *s, int i)
+{
+	long long ms;
+
+	if (sqlite3_column_type(s, i) == SQLITE_NULL ||
+	    parse_iso_time((const char *)sqlite3_column_text(s, i), &ms) == -1)
+		return 0;
+	return ms;
+}
+
+static char *
+col_dup(sqlite3_stmt *s, int i)
+{
+	const char *v = (const char *)sqlite3_column_text(s, i);
+
+	return xstrdup(v != NULL ? v : "");
+}
+
+static int
+get_drains(struct state *st, long long now, struct st_requests *out)
+{
+	sqlite3_stmt	*s = NULL;
+	struct st_drain	*d;
+	size_t		 cap = 0;
+	int		 rc = -1, step;
+
+	if (sqlite3_prepare_v2(st->db, "SELECT domain, endpoint, since, until"
+	    " FROM drains ORDER BY domain, endpoint", -1, &s, NULL) !=
+	    SQLITE_OK)
+		goto out;
+	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+		long long until = col_ms(s, 3);
+
+		/* Back by itself when the time runs out. */
+		if (until != 0 && until <= now)
+			continue;
+		if (out->ndrains == cap) {
+			cap = cap ? cap * 2 : 8;
+			out->drains = xrealloc(out->drains,
+			    cap * sizeof(*out->drains));
+		}
+		d = &out->drains[out->ndrains++];
+		d->domain = col_dup(s, 0);
+		d->endpoint = col_dup(s, 1);
+		d->since = col_ms(s, 2);
+		d->until = until;
+	}
+	if (step == SQLITE_DONE)
+		rc = 0;
+out:
+	if (rc == -1)
+		st_db_err(st, st->db, "drains");
+	sqlite3_finalize(s);
+	return rc;
+}
+
+static int
+get_failbacks(struct state *st, struct st_requests *out)
+{
+	sqlite3_stmt	*s = NULL;
+	size_t		 cap = 0;
+	int		 rc = -1, step;
+
+	if (sqlite3_prepare_v2(st->db, "SELECT domain FROM failbacks"
+	    " ORDER BY domain", -1, &s, NULL) != SQLITE_OK)
+		goto out;
+	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+		if (out->nfailbacks == cap) {
+			cap = cap ? cap * 2 : 8;
+			out->failbacks = xrealloc(out->failbacks,
+			    cap * sizeof(*out->failbacks));
+		}
+		out->failbacks[out->nfailbacks++] = col_dup(s, 0);
+	}
+	if (step == SQLITE_DONE)
+		rc = 0;
+out:
+	if (rc == -1)
+		st_db_err(st, st->db, "failbacks");
+	sqlite3_finalize(s);
+	return rc;
+}
+
+static int
+get_control(struct state *st, struct st_requests *out)
+{
+	sqlite3_stmt	*s = NULL;
+	const char	*v;
+	int		 rc = -1, step;
+
+	if (sqlite3_prepare_v2(st->db, "SELECT key, value FROM meta WHERE key"
+	    " IN ('control_failed_since', 'control_result')", -1, &s, NULL) !=
+	    SQLITE_OK)
+		goto out;
+	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+		v = (const char *)sqlite3_column_text(s, 0);
+		if (v != NULL && strcmp(v, "control_failed_since") == 0)
+			out->control_since = col_ms(s, 1);
+		else if ((v = (const char *)sqlite3_column_text(s, 1)) != NULL)
+			snprintf(out->control_result,
+			    sizeof(out->control_result), "%s", v);
+	}
+	if (step == SQLITE_DONE)
+		rc = 0;
+out:
+	if (rc == -1)
+		st_db_err(st, st->db, "control URL");
+	sqlite3_finalize(s);
+	return rc;
+}
+
+int
+state_get_requests(struct state *st, long long now, struct st_requests *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (st == NULL)
+		return 0;
+	if (get_drains(st, now, out) == -1 || get_failbacks(st, out) == -1 ||
+	    get_control(st, out) == -1) {
+		state_requests_free(out);
+		return -1;
+	}
+	return 0;
+}
+
+void
+state_requests_free(struct st_requests *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->ndrains; i++) {
+		free(r->drains[i].domain);
+		free(r->drains[i].endpoint);
+	}
+	free(r->drains);
+	for (i = 0; i < r->nfailbacks; i++)
+		free(r->failbacks[i]);
+	free(r->failbacks);
+	memset(r, 0, sizeof(*r));
+}
+
+const struct st_drain *
+state_find_drain(const struct st_requests *r, const char *domain,
+    const char *endpoint)
+{
+	size_t i;
+
+	for (i = 0; i < r->ndrains; i++)
+		if (strcmp(r->drains[i].domain, domain) == 0 &&
+		    strcmp(r->drains[i].endpoint, endpoint) == 0)
+			return &r->drains[i];
+	return NULL;
+}
+
+int
+state_has_failback(const struct st_requests *r, const char *domain)
+{
+	size_t i;
+
+	for (i = 0; i < r->nfailbacks; i++)
+		if (strcmp(r->failbacks[i], domain) == 0)
+			return 1;
+	return 0;
+}
+
+int
+state_clear_failback(struct state *st, const char *domain)
+{
+	if (st_need_tx(st, "failback") == -1)
+		return -1;
+	return exec1(st, "DELETE FROM failbacks WHERE domain = ?1",
+	    "failback", domain, NULL, 0, 0);
+}
+
+int
+state_put_control(struct state *st, long long since, const char *result)
+{
+	if (st_need_tx(st, "control URL") == -1)
+		return -1;
+	if (since == 0)
+		return exec1(st, "DELETE FROM meta WHERE key IN"
+		    " ('control_failed_since', 'control_result')",
+		    "control URL", NULL, NULL, 0, 0);
+	if (exec1(st, "INSERT INTO meta (key, value) VALUES"
+	    " ('control_failed_since', " SQL_TIME("?3") ") ON CONFLICT (key)"
+	    " DO UPDATE SET value = excluded.value", "control URL", NULL, NULL,
+	    since, 0) == -1)
+		return -1;
+	return exec1(st, "INSERT INTO meta (key, value) VALUES"
+	    " ('control_result', ?1) ON CONFLICT (key) DO UPDATE SET"
+	    " value = excluded.value", "control URL",
+	    result, NULL, 0, 0);
+}
+
+int
+state_prune_requests(struct state *st, long long now)
+{
+	if (st_need_tx(st, "drains") == -1)
+		return -1;
+	if (exec1(st, "DELETE FROM drains WHERE (until IS NOT NULL AND"
+	    " until <= " SQL_TIME("?3") ") OR NOT EXISTS (SELECT 1 FROM"
+	    " temp.cfg_endpoints c WHERE c.domain = drains.domain AND"
+	    " c.name = drains.endpoint)", "drains", NULL, NULL, now, 0) == -1)
+		return -1;
+	return exec1(st, "DELETE FROM failbacks WHERE domain NOT IN (SELECT"
+	    " name FROM temp.cfg_domains)", "failbacks",
+	    NULL, NULL, 0, 0);
+}
