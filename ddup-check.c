@@ -16,6 +16,7 @@
 #include "config.h"
 #include "log.h"
 #include "run.h"
+#include "util.h"
 
 #define DDUP_VERSION	"0.1.0"
 #define DEFAULT_CONFIG	"/etc/ddup/ddup.ini"
@@ -26,7 +27,11 @@ static void
 usage(FILE *f)
 {
 	fprintf(f, "usage: ddup-check [-c FILE] [-n] [--dry-run] [--status] "
-	    "[--json] [-v] [-q] [--version] [--help]\n");
+	    "[--json] [-v] [-q] [--version] [--help]\n"
+	    "       ddup-check [-c FILE] --drain DOMAIN/ENDPOINT [--for "
+	    "DURATION]\n"
+	    "       ddup-check [-c FILE] --undrain DOMAIN/ENDPOINT\n"
+	    "       ddup-check [-c FILE] --failback DOMAIN\n");
 }
 
 static void
@@ -43,6 +48,14 @@ help(void)
 	    "      --json           with --status or --dry-run: JSON output\n"
 	    "  -v, --verbose        one line per check\n"
 	    "  -q, --quiet          errors only\n"
+	    "      --drain DOMAIN/ENDPOINT [--for DURATION]\n"
+	    "                       take an endpoint out of DNS from the next "
+	    "run on\n"
+	    "      --undrain DOMAIN/ENDPOINT\n"
+	    "                       let it back at the next run\n"
+	    "      --failback DOMAIN  with failback = manual: back to the "
+	    "best tier at the\n"
+	    "                       next run\n"
 	    "      --version        print the version\n"
 	    "\nexit status: 0 done, 1 a DNS update failed, 2 bad command line "
 	    "or configuration,\n3 another run holds the lock, 4 the state "
@@ -94,13 +107,19 @@ main(int argc, char *argv[])
 		{ "json",	no_argument,	NULL, 'J' },
 		{ "verbose",	no_argument,	NULL, 'v' },
 		{ "quiet",	no_argument,	NULL, 'q' },
+		{ "drain",	required_argument, NULL, 'R' },
+		{ "undrain",	required_argument, NULL, 'U' },
+		{ "failback",	required_argument, NULL, 'F' },
+		{ "for",	required_argument, NULL, 'f' },
 		{ "version",	no_argument,	NULL, 'V' },
 		{ "help",	no_argument,	NULL, 'h' },
 		{ NULL,		0,		NULL, 0 }
 	};
 	struct config	*cfg;
-	const char	*path = NULL;
+	const char	*path = NULL, *target = NULL, *for_arg = NULL;
 	enum log_level	 level;
+	long long	 for_ms = 0;
+	int		 request = 0, nrequests = 0;
 	int		 ch, check_only = 0, dry_run = 0, status = 0, json = 0;
 	int		 verbose = 0, quiet = 0, rc;
 
@@ -127,6 +146,17 @@ main(int argc, char *argv[])
 		case 'q':
 			quiet = 1;
 			break;
+		case 'R':
+		case 'U':
+		case 'F':
+			request = ch == 'R' ? REQ_DRAIN : ch == 'U' ?
+			    REQ_UNDRAIN : REQ_FAILBACK;
+			target = optarg;
+			nrequests++;
+			break;
+		case 'f':
+			for_arg = optarg;
+			break;
 		case 'V':
 			printf("ddup-check %s\n", DDUP_VERSION);
 			return 0;
@@ -141,6 +171,22 @@ main(int argc, char *argv[])
 	if (optind != argc) {
 		fprintf(stderr, "ddup-check: unexpected argument: %s\n",
 		    argv[optind]);
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (nrequests > 1 || (nrequests == 1 && (check_only || dry_run ||
+	    status || json))) {
+		fprintf(stderr, "ddup-check: --drain, --undrain and --failback "
+		    "go alone (one at a time, without -n, --dry-run, --status "
+		    "and --json)\n");
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (for_arg != NULL && (request != REQ_DRAIN ||
+	    parse_duration(for_arg, &for_ms) == -1 || for_ms <= 0)) {
+		fprintf(stderr, "ddup-check: --for %s: %s\n", for_arg,
+		    request != REQ_DRAIN ? "goes with --drain" : "expected a "
+		    "duration above zero (such as 30m, 2h or 7d)");
 		usage(stderr);
 		return EXIT_USAGE;
 	}
@@ -162,7 +208,7 @@ main(int argc, char *argv[])
 	level = quiet ? LOG_ERR : verbose ? LOG_DEBUG : LOG_INFO;
 	log_init(0, level);
 	cfg = load_config(path, !quiet && (check_only || dry_run || status ||
-	    verbose));
+	    request || verbose));
 	if (cfg == NULL)
 		return EXIT_USAGE;
 	log_init(cfg->log_json, level);
@@ -172,6 +218,11 @@ main(int argc, char *argv[])
 			    cfg->ndomains);
 		config_free(cfg);
 		return 0;
+	}
+	if (request) {
+		rc = run_request(cfg, request, target, for_ms);
+		config_free(cfg);
+		return rc;
 	}
 	if (check_global_init() == -1) {
 		logx(LOG_ERR, NULL, NULL, "cannot initialise libcurl");

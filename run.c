@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "check.h"
 #include "config.h"
@@ -26,6 +27,7 @@ struct ep_run {
 	struct st_endpoint	 st;	/* as stored before the run */
 	struct check_res	 res;	/* this run's check, if dep's result says so */
 	int			 before;/* state before the run */
+	const struct st_drain	*drain;	/* NULL: not drained */
 };
 
 #define RUN_WHY_MAX	600	/* bytes of a dry run's explanation */
@@ -53,8 +55,11 @@ struct run {
 	struct prov_slot	*provs;		/* parallel to cfg->providers */
 	struct dom_run		*doms;
 	size_t			 ndoms;
+	struct st_requests	 req;		/* drains, failbacks, control URL */
 	long long		 now;
 	int			 dry_run;
+	int			 control_failed;	/* this run blames its network */
+	struct check_res	 control;	/* the controlUrl's check */
 };
 
 /* Loads counters and published sets; st NULL means an empty state. */
@@ -63,6 +68,9 @@ load(struct run *r)
 {
 	size_t	 i, j;
 
+	if (state_get_requests(r->st, now_ms(), &r->req) == -1)
+		logx(LOG_ERR, NULL, NULL, "reading drains and failbacks: %s",
+		    state_errmsg(r->st));
 	r->ndoms = r->cfg->ndomains;
 	r->doms = xcalloc(r->ndoms, sizeof(*r->doms));
 	for (i = 0; i < r->ndoms; i++) {
@@ -79,6 +87,7 @@ load(struct run *r)
 		d->dec.current.priority = d->st.tier;
 		d->dec.current.rank = d->st.tier_rank >= 0 ? d->st.tier_rank :
 		    0;
+		d->dec.failback_now = state_has_failback(&r->req, d->cfg->name);
 		d->eps = xcalloc(d->cfg->neps, sizeof(*d->eps));
 		d->dep = xcalloc(d->cfg->neps, sizeof(*d->dep));
 		for (j = 0; j < d->cfg->neps; j++) {
@@ -91,6 +100,9 @@ load(struct run *r)
 			    e->cfg->ip.s, e->cfg->url, &e->st);
 			de->priority = e->cfg->priority;
 			de->rank = e->cfg->rank;
+			e->drain = state_find_drain(&r->req, d->cfg->name,
+			    e->cfg->name);
+			de->drained = e->drain != NULL;
 			de->has_state = e->st.found;
 			de->failures = e->st.failures;
 			de->passes = e->st.passes;
@@ -117,6 +129,40 @@ states_before(struct dom_run *d)
 	for (j = 0; j < n; j++)
 		d->eps[j].before = tmp[j].state;
 	free(tmp);
+}
+
+/*
+ * The controlUrl, alone and before the endpoints, with the settings of
+ * the top of the file.  When it fails the run blames its own network.
+ */
+static int
+control_check(struct run *r)
+{
+	const struct domain_policy *p = &r->cfg->defaults;
+	struct check_req	 req;
+	char			 err[256];
+	size_t			 i;
+
+	memset(&req, 0, sizeof(req));
+	req.url = r->cfg->control_url;
+	req.head = p->head;
+	req.timeout_ms = p->timeout_ms;
+	req.expect = &p->expect;
+	req.expect_body = p->expect_body;
+	req.res = &r->control;
+	if (check_run(&req, 1, 1, r->cfg->ca_file, err, sizeof(err)) == -1) {
+		logx(LOG_ERR, NULL, NULL, "health checks: %s", err);
+		return -1;
+	}
+	if (r->control.ok)
+		return 0;
+	r->control_failed = 1;
+	for (i = 0; i < r->ndoms; i++)
+		r->doms[i].dec.control_failed = 1;
+	logx(LOG_WARN, NULL, NULL, "controlUrl %s failed (%s): this checker's "
+	    "own network is blamed: no failure counted, DNS not changed",
+	    r->cfg->control_url, r->control.reason);
+	return 0;
 }
 
 static int
@@ -215,7 +261,8 @@ settle(struct run *r, struct dom_run *d)
 {
 	size_t	 j;
 
-	if (d->pub.synced || (r->dry_run && d->dec.any_healthy))
+	if (d->pub.synced || (r->dry_run && d->dec.any_healthy &&
+	    !r->control_failed))
 		for (j = 0; j < d->cfg->neps; j++)
 			d->dep[j].published = d->dep[j].publish;
 	decide_states(&d->dec, d->dep, d->cfg->neps);
@@ -265,6 +312,24 @@ save(struct run *r)
 			struct ep_run *e = &d->eps[j];
 			struct st_endpoint se;
 
+			/*
+			 * A failure blamed on the checker's network is not
+			 * the endpoint's: its counters stay as they were and
+			 * its history gets no failed check.
+			 */
+			if (!d->dep[j].counted && d->dep[j].result != CR_NONE &&
+			    e->st.found) {
+				se = e->st;
+				se.last_check = 0;
+				se.uncounted = 1;
+				if (state_put_endpoint(r->st, d->cfg->name,
+				    e->cfg->name, e->cfg->ip.s, e->cfg->url,
+				    e->cfg->priority, &se) == -1)
+					goto dberr;
+				continue;
+			}
+			if (!d->dep[j].counted && d->dep[j].result != CR_NONE)
+				continue;
 			memset(&se, 0, sizeof(se));
 			se.found = 1;
 			se.failures = d->dep[j].new_failures;
@@ -309,6 +374,10 @@ save(struct run *r)
 		if (state_put_domain(r->st, d->cfg->name,
 		    d->cfg->provider->name, d->cfg->pol.ttl, &sd) == -1)
 			goto dberr;
+		/* Done once DNS holds the best tier. */
+		if (d->dec.failback_now && d->pub.synced &&
+		    state_clear_failback(r->st, d->cfg->name) == -1)
+			goto dberr;
 		for (k = 0; k < d->pub.nchanges; k++)
 			if (state_add_change(r->st, r->now, d->cfg->name,
 			    d->pub.changes[k].type, d->cfg->pol.ttl,
@@ -319,7 +388,12 @@ save(struct run *r)
 			    == -1)
 				goto dberr;
 	}
-	if (state_finish_run(r->st, r->now, r->cfg) == -1)
+	if (r->cfg->control_url != NULL && state_put_control(r->st,
+	    !r->control_failed ? 0 : r->req.control_since != 0 ?
+	    r->req.control_since : r->now, r->control.reason) == -1)
+		goto dberr;
+	if (state_finish_run(r->st, r->now, r->cfg) == -1 ||
+	    state_prune_requests(r->st, r->now) == -1)
 		goto dberr;
 	if (state_commit(r->st, err, sizeof(err)) == -1)
 		goto fail;
@@ -344,6 +418,15 @@ build_report(struct run *r, struct report *rep, int from_run)
 	rep->generated = now_ms();
 	rep->last_run = from_run ? r->now : state_last_run(r->st);
 	rep->interval_ms = r->cfg->interval_ms;
+	rep->control_url = r->cfg->control_url;
+	if (from_run && r->control_failed) {
+		rep->control_since = r->req.control_since != 0 ?
+		    r->req.control_since : r->now;
+		rep->control_result = r->control.reason;
+	} else if (!from_run && r->req.control_since != 0) {
+		rep->control_since = r->req.control_since;
+		rep->control_result = r->req.control_result;
+	}
 	rep->ndomains = r->ndoms;
 	rep->domains = xcalloc(r->ndoms ? r->ndoms : 1, sizeof(*rep->domains));
 	for (i = 0; i < r->ndoms; i++) {
@@ -365,6 +448,12 @@ build_report(struct run *r, struct report *rep, int from_run)
 		rd->last_change = d->st.last_change;
 		rd->last_error = d->st.last_error[0] ? d->st.last_error : NULL;
 		rd->why = d->why != NULL && d->why[0] ? d->why : NULL;
+		rd->waiting = d->dec.waiting;
+		rd->best_tier = d->dec.best.priority;
+		rd->best_location = domain_rank_location(d->cfg,
+		    d->dec.best.rank);
+		rd->failback_requested = !from_run &&
+		    state_has_failback(&r->req, d->cfg->name);
 		if (from_run && d->dec.any_healthy) {
 			rd->has_tier = 1;
 			rd->tier = d->pub.tier.priority;
@@ -379,6 +468,10 @@ build_report(struct run *r, struct report *rep, int from_run)
 			re->url = e->cfg->url;
 			re->ip = e->cfg->ip.s;
 			re->priority = e->cfg->priority;
+			re->location = e->cfg->location;
+			re->drained = e->drain != NULL;
+			re->drained_until = e->drain != NULL ? e->drain->until :
+			    0;
 			re->state = d->dep[j].state;
 			re->healthy = d->dep[j].healthy;
 			re->published = d->dep[j].published;
@@ -447,6 +540,8 @@ free_run(struct run *r)
 		free(d->dep);
 	}
 	free(r->doms);
+	check_res_free(&r->control);
+	state_requests_free(&r->req);
 	if (r->provs != NULL)
 		for (i = 0; i < r->cfg->nproviders; i++)
 			provider_free(r->provs[i].p);
@@ -470,6 +565,8 @@ do_status(struct run *r, int json)
 	for (i = 0; i < r->ndoms; i++) {
 		struct dom_run *d = &r->doms[i];
 
+		/* What the last run chose; a --failback is shown as asked. */
+		d->dec.failback_now = 0;
 		decide(&d->dec, d->dep, d->cfg->neps);
 		if (!d->st.found) {
 			size_t j;
@@ -506,6 +603,8 @@ do_run(struct run *r, int dry_run, int json)
 	for (i = 0; i < r->ndoms; i++)
 		states_before(&r->doms[i]);
 	r->now = now_ms();
+	if (r->cfg->control_url != NULL && control_check(r) == -1)
+		return RUN_FAILED;
 	if (run_checks(r) == -1)
 		return RUN_FAILED;
 	r->provs = xcalloc(r->cfg->nproviders + 1, sizeof(r->provs[0]));
@@ -517,9 +616,13 @@ do_run(struct run *r, int dry_run, int json)
 		build_want(r, d);
 		if (dry_run) {
 			d->why = xmalloc(RUN_WHY_MAX);
-			publish_explain(&d->pub, d->dec.any_healthy, d->why,
-			    RUN_WHY_MAX);
-		} else if (d->dec.any_healthy)
+			if (r->control_failed)
+				snprintf(d->why, RUN_WHY_MAX, "the controlUrl "
+				    "failed: DNS would be left as it is");
+			else
+				publish_explain(&d->pub, d->dec.any_healthy,
+				    d->why, RUN_WHY_MAX);
+		} else if (d->dec.any_healthy && !r->control_failed)
 			publish_domain(r, d);
 		if (d->pub.failed)
 			rc = RUN_FAILED;
@@ -558,4 +661,90 @@ run_once(struct config *cfg, int dry_run, int json)
 	rc = do_run(&r, dry_run, json);
 	free_run(&r);
 	return rc;
+}
+
+/* The domain named name (any case, a trailing dot allowed), or NULL. */
+static const struct domain_cfg *
+find_domain(const struct config *cfg, const char *name, size_t len)
+{
+	size_t i;
+
+	if (len > 1 && name[len - 1] == '.')
+		len--;
+	for (i = 0; i < cfg->ndomains; i++)
+		if (strlen(cfg->domains[i].name) == len &&
+		    strncasecmp(cfg->domains[i].name, name, len) == 0)
+			return &cfg->domains[i];
+	return NULL;
+}
+
+int
+run_request(struct config *cfg, int what, const char *target,
+    long long for_ms)
+{
+	const struct domain_cfg	*d;
+	const struct endpoint_cfg *e = NULL;
+	struct state		*st = NULL;
+	const char		*slash;
+	char			 err[512], when[32];
+	long long		 now = now_ms();
+	size_t			 i;
+	int			 rc;
+
+	/* DOMAIN/ENDPOINT: a domain name has no '/', an endpoint's may. */
+	slash = what == REQ_FAILBACK ? NULL : strchr(target, '/');
+	if (what != REQ_FAILBACK && (slash == NULL || slash[1] == '\0')) {
+		logx(LOG_ERR, NULL, NULL, "expected DOMAIN/ENDPOINT, not '%s'",
+		    target);
+		return RUN_USAGE;
+	}
+	d = find_domain(cfg, target, slash != NULL ? (size_t)(slash - target) :
+	    strlen(target));
+	if (d == NULL) {
+		logx(LOG_ERR, NULL, NULL, "no domain '%.*s' in %s",
+		    slash != NULL ? (int)(slash - target) : (int)strlen(target),
+		    target, cfg->path);
+		return RUN_USAGE;
+	}
+	for (i = 0; slash != NULL && i < d->neps; i++)
+		if (strcasecmp(d->eps[i].name, slash + 1) == 0)
+			e = &d->eps[i];
+	if (slash != NULL && e == NULL) {
+		logx(LOG_ERR, d->name, NULL, "no endpoint '%s' in %s",
+		    slash + 1, cfg->path);
+		return RUN_USAGE;
+	}
+	rc = state_open(cfg->state, STATE_RW, &st, err, sizeof(err));
+	if (rc != STATE_OK) {
+		logx(rc == STATE_LOCKED ? LOG_WARN : LOG_ERR, NULL, NULL, "%s",
+		    err);
+		return rc;
+	}
+	if (what == REQ_DRAIN)
+		rc = state_request_drain(st, d->name, e->name, now,
+		    for_ms > 0 ? now + for_ms : 0, err, sizeof(err));
+	else if (what == REQ_UNDRAIN)
+		rc = state_request_undrain(st, d->name, e->name, err,
+		    sizeof(err));
+	else
+		rc = state_request_failback(st, d->name, now, err, sizeof(err));
+	state_close(st);
+	if (rc == -1) {
+		logx(LOG_ERR, d->name, NULL, "%s", err);
+		return RUN_STATE;
+	}
+	if (what == REQ_DRAIN && for_ms > 0) {
+		iso_time(now + for_ms, when, sizeof(when));
+		logx(LOG_INFO, d->name, e->name, "drained until %s, from the "
+		    "next run on", when);
+	} else if (what == REQ_DRAIN)
+		logx(LOG_INFO, d->name, e->name, "drained until --undrain, "
+		    "from the next run on");
+	else if (what == REQ_UNDRAIN)
+		logx(LOG_INFO, d->name, e->name, "undrained: back at the next "
+		    "run when healthy");
+	else
+		logx(LOG_INFO, d->name, NULL, "failback asked: the next run "
+		    "goes back to the best healthy tier");
+	return RUN_OK;
 }

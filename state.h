@@ -49,6 +49,8 @@ struct st_endpoint {
 	long		 last_status;	/* HTTP status, 0: none */
 	long		 latency_ms;	/* read: the streak's mean; put: this check's */
 	char		 last_result[160];
+	int		 uncounted;	/* put, with last_check 0: this run's check
+					   did not count (its controlUrl failed) */
 };
 
 /* What one domain row holds. */
@@ -183,7 +185,8 @@ int	 state_has_failback(const struct st_requests *r, const char *domain);
  * Writes of a run, between state_begin() and state_commit(): a failback
  * done; the controlUrl failing since `since` (0: it passed); and, after
  * state_finish_run(), dropping the drains whose time ran out and the
- * requests for what is no longer configured.
+ * requests for what the state no longer holds (state_finish_run() drops
+ * what is no longer configured).
  */
 int	 state_clear_failback(struct state *st, const char *domain);
 int	 state_put_control(struct state *st, long long since,

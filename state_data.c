@@ -693,6 +693,15 @@ state_put_endpoint(struct state *st, const char *domain, const char *name,
 		if (!checked)
 			counted = st->runs;
 	}
+	/*
+	 * A check this run did not count: the counters stay as they are,
+	 * as of this run, so that it does not add to them as a run of the
+	 * open streak's result.
+	 */
+	if (e->uncounted && !checked && r != NULL) {
+		write = 1;
+		counted = st->runs + 1;
+	}
 	if (!write) {
 		rc = 0;
 		goto out;

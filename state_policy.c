@@ -302,12 +302,12 @@ state_prune_requests(struct state *st, long long now)
 {
 	if (st_need_tx(st, "drains") == -1)
 		return -1;
+	/* state_finish_run() has dropped what is no longer configured. */
 	if (exec1(st, "DELETE FROM drains WHERE (until IS NOT NULL AND"
 	    " until <= " SQL_TIME("?3") ") OR NOT EXISTS (SELECT 1 FROM"
-	    " temp.cfg_endpoints c WHERE c.domain = drains.domain AND"
-	    " c.name = drains.endpoint)", "drains", NULL, NULL, now, 0) == -1)
+	    " endpoints e WHERE e.domain = drains.domain AND"
+	    " e.name = drains.endpoint)", "drains", NULL, NULL, now, 0) == -1)
 		return -1;
 	return exec1(st, "DELETE FROM failbacks WHERE domain NOT IN (SELECT"
-	    " name FROM temp.cfg_domains)", "failbacks",
-	    NULL, NULL, 0, 0);
+	    " name FROM domains)", "failbacks", NULL, NULL, 0, 0);
 }

@@ -43,7 +43,11 @@ endpoint_json(const struct report_ep *e)
 	json_object_set_new(o, "url", json_text(e->url));
 	json_object_set_new(o, "ip", json_text(e->ip));
 	json_object_set_new(o, "priority", json_integer(e->priority));
+	json_object_set_new(o, "location", json_text(e->location));
 	json_object_set_new(o, "state", json_string(ep_state_str(e->state)));
+	json_object_set_new(o, "drained", json_boolean(e->drained));
+	json_object_set_new(o, "drainedUntil", e->drained ?
+	    json_time(e->drained_until) : json_null());
 	json_object_set_new(o, "healthy", json_boolean(e->healthy));
 	json_object_set_new(o, "published", json_boolean(e->published));
 	json_object_set_new(o, "failures", json_integer(e->failures));
@@ -75,6 +79,14 @@ domain_json(const struct report_domain *d)
 	json_object_set_new(o, "tierLocation", d->has_tier && d->located &&
 	    d->tier_location != NULL ? json_text(d->tier_location) :
 	    json_null());
+	json_object_set_new(o, "betterTierWaiting", json_boolean(d->waiting));
+	json_object_set_new(o, "waitingTier", d->waiting ?
+	    json_integer(d->best_tier) : json_null());
+	json_object_set_new(o, "waitingTierLocation", d->waiting &&
+	    d->located && d->best_location != NULL ?
+	    json_text(d->best_location) : json_null());
+	json_object_set_new(o, "failbackRequested",
+	    json_boolean(d->failback_requested));
 	json_object_set_new(o, "lastChange", json_time(d->last_change));
 	json_object_set_new(o, "lastError", json_text(d->last_error));
 	json_object_set_new(o, "endpoints", eps);
@@ -94,6 +106,18 @@ report_print_json(FILE *f, const struct report *r)
 		goto out;
 	json_object_set_new(root, "generatedAt", json_time(r->generated));
 	json_object_set_new(root, "lastRun", json_time(r->last_run));
+	if (r->control_url != NULL) {
+		json_t *c = json_object();
+
+		json_object_set_new(c, "url", json_text(r->control_url));
+		json_object_set_new(c, "ok", json_boolean(r->control_since == 0));
+		json_object_set_new(c, "failedSince",
+		    json_time(r->control_since));
+		json_object_set_new(c, "lastResult", r->control_since != 0 ?
+		    json_text(r->control_result) : json_null());
+		json_object_set_new(root, "controlUrl", c);
+	} else
+		json_object_set_new(root, "controlUrl", json_null());
 	for (i = 0; i < r->ndomains; i++)
 		json_array_append_new(doms, domain_json(&r->domains[i]));
 	json_object_set(root, "domains", doms);
@@ -139,6 +163,13 @@ report_print_text(FILE *f, const struct report *r)
 			    "intervals: is the scheduler running?\n");
 	} else
 		fprintf(f, "last run: never\n");
+	if (r->control_url != NULL && r->control_since != 0) {
+		iso_time(r->control_since, when, sizeof(when));
+		fprintf(f, "warning: controlUrl %s has failed since %s (%s): "
+		    "this checker's own network is blamed; no failure is "
+		    "counted and DNS is not changed\n", r->control_url, when,
+		    r->control_result != NULL ? r->control_result : "?");
+	}
 
 	for (i = 0; i < r->ndomains; i++) {
 		const struct report_domain *d = &r->domains[i];
@@ -164,6 +195,20 @@ report_print_text(FILE *f, const struct report *r)
 		}
 		if (d->last_error != NULL)
 			fprintf(f, "  last error: %s\n", d->last_error);
+		if (d->waiting && d->located)
+			fprintf(f, "  waiting: a better tier is healthy (tier "
+			    "%ld, %s%s); manual failback: ddup-check "
+			    "--failback %s\n", d->best_tier,
+			    d->best_location != NULL ? "location " :
+			    "other locations", d->best_location != NULL ?
+			    d->best_location : "", d->name);
+		else if (d->waiting)
+			fprintf(f, "  waiting: a better choice is healthy (tier "
+			    "%ld); manual failback: ddup-check --failback %s\n",
+			    d->best_tier, d->name);
+		if (d->failback_requested)
+			fprintf(f, "  failback asked: the next run goes back to "
+			    "the best healthy tier\n");
 		if (d->why != NULL)
 			fprintf(f, "  %s\n", d->why);
 		fprintf(f, "  %-20s %-11s %-3s %5s  %-15s %4s %4s  %-20s %8s  %s\n",
@@ -171,5 +216,19 @@ report_print_text(FILE *f, const struct report *r)
 		    "LAST CHECK", "LATENCY", "RESULT");
 		for (j = 0; j < d->neps; j++)
 			print_endpoint(f, &d->eps[j]);
+		for (j = 0; j < d->neps; j++) {
+			const struct report_ep *e = &d->eps[j];
+
+			if (!e->drained)
+				continue;
+			if (e->drained_until > 0) {
+				iso_time(e->drained_until, when, sizeof(when));
+				fprintf(f, "  %s: drained until %s\n", e->name,
+				    when);
+			} else
+				fprintf(f, "  %s: drained until ddup-check "
+				    "--undrain %s/%s\n", e->name, d->name,
+				    e->name);
+		}
 	}
 }

@@ -16,6 +16,9 @@ struct report_ep {
 	const char	*url;
 	const char	*ip;
 	long		 priority;
+	const char	*location;	/* NULL: none */
+	int		 drained;
+	long long	 drained_until;	/* ms, 0: until --undrain */
 	int		 state;		/* enum ep_state */
 	int		 healthy;
 	int		 published;
@@ -37,6 +40,10 @@ struct report_domain {
 	int		 located;	/* the domain prefers a location */
 	long		 tier_rank;	/* with located: the tier's location rank */
 	const char	*tier_location;	/* with located: its name, NULL: the others */
+	int		 waiting;	/* manual failback keeps a worse choice */
+	long		 best_tier;	/* with waiting: the tier auto would take */
+	const char	*best_location;	/* likewise, its location */
+	int		 failback_requested; /* --failback, for the next run */
 	long long	 last_change;	/* 0: never */
 	const char	*last_error;	/* NULL: none */
 	const char	*why;		/* dry run: what would happen, else NULL */
@@ -48,6 +55,9 @@ struct report {
 	long long	 generated;	/* ms */
 	long long	 last_run;	/* 0: never */
 	long long	 interval_ms;	/* for the "scheduler stopped" warning */
+	const char	*control_url;	/* NULL: none configured */
+	long long	 control_since;	/* it has failed since (ms); 0: it passes */
+	const char	*control_result; /* with control_since: why */
 	struct report_domain *domains;
 	size_t		 ndomains;
 };

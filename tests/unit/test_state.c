@@ -605,6 +605,7 @@ test_requests(void **ctx)
 	struct fx		*f = *ctx;
 	struct state		*st;
 	struct st_requests	 r;
+	struct st_domain	 d;
 	const struct st_drain	*dr;
 	char			 err[512] = "";
 	struct endpoint_cfg	 eps[] = { { .name = "web1" }, { .name = "web2" } };
@@ -656,6 +657,11 @@ test_requests(void **ctx)
 
 	/* A run: failback done, control URL failing, requests pruned. */
 	begin(st);
+	put_ep(st, "www.example.org", "web1", "192.0.2.1", 0);
+	put_ep(st, "www.example.org", "web2", "192.0.2.2", 0);
+	memset(&d, 0, sizeof(d));
+	assert_int_equal(state_put_domain(st, "www.example.org", "ns1", 60,
+	    &d), 0);
 	assert_int_equal(state_clear_failback(st, "www.example.org"), 0);
 	assert_int_equal(state_put_control(st, T0 + 5000, "HTTP 503"), 0);
 	assert_int_equal(state_finish_run(st, T0 + 3600 * 1000, &c), 0);
@@ -667,6 +673,15 @@ test_requests(void **ctx)
 	assert_int_equal(r.nfailbacks, 0);
 	assert_true(r.control_since == T0 + 5000);
 	assert_string_equal(r.control_result, "HTTP 503");
+	state_requests_free(&r);
+
+	/* The next run, the configuration unchanged: the drain stays. */
+	begin(st);
+	assert_int_equal(state_finish_run(st, T0 + 3700 * 1000, &c), 0);
+	assert_int_equal(state_prune_requests(st, T0 + 3700 * 1000), 0);
+	commit(st);
+	assert_int_equal(state_get_requests(st, T0, &r), 0);
+	assert_int_equal(r.ndrains, 1);
 	state_requests_free(&r);
 
 	assert_int_equal(state_request_undrain(st, "www.example.org", "web1",
