@@ -174,15 +174,21 @@ def test_status_json_shape(ddup, bind_server, http_server):
     two(ddup, bind_server, http_server)
     assert ddup.run().rc == 0
     doc = ddup.status()
-    assert set(doc) == {"generatedAt", "lastRun", "domains"}
+    assert set(doc) == {"generatedAt", "lastRun", "controlUrl", "domains"}
+    assert doc["controlUrl"] is None
     d = doc["domains"][0]
     assert set(d) == {"name", "provider", "ttl", "status", "published", "tier", "tierLocation",
-                      "lastChange", "lastError", "endpoints"}
+                      "betterTierWaiting", "waitingTier", "waitingTierLocation",
+                      "failbackRequested", "lastChange", "lastError", "endpoints"}
     assert (d["provider"], d["ttl"], d["tier"], d["tierLocation"]) == ("bind", 60, 0, None)
+    assert (d["betterTierWaiting"], d["waitingTier"], d["failbackRequested"]) == \
+        (False, None, False)
     assert d["lastChange"].endswith("Z")
     e = d["endpoints"][0]
-    assert set(e) == {"name", "url", "ip", "priority", "state", "healthy", "published",
-                      "failures", "passes", "lastCheck", "lastResult", "latencyMs"}
+    assert set(e) == {"name", "url", "ip", "priority", "location", "state", "drained",
+                      "drainedUntil", "healthy", "published", "failures", "passes",
+                      "lastCheck", "lastResult", "latencyMs"}
+    assert (e["location"], e["drained"], e["drainedUntil"]) == (None, False, None)
     assert (e["name"], e["ip"], e["state"], e["healthy"], e["published"]) == \
         ("primary", "192.0.2.1", "active", True, True)
     assert e["lastResult"] == "ok" and isinstance(e["latencyMs"], int)
