@@ -102,7 +102,10 @@ void	 state_rollback(struct state *st);
  * new one if the result, status or reason differ.  The endpoint row is
  * written only when it stops following from what is stored: a steady
  * endpoint costs no write, or one when its latency leaves the streak's
- * range or moves its mean by more than 2 ms or 10%.
+ * range or moves its mean by more than 2 ms or 10%.  A run must put
+ * every configured endpoint with a check (SPEC 9: a drained endpoint is
+ * still checked): one left out would be read next run as having had its
+ * streak's result once more.
  */
 int	 state_put_endpoint(struct state *st, const char *domain,
 	    const char *name, const char *ip, const char *url, long priority,

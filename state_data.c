@@ -146,12 +146,16 @@ parse_ms(const char *s)
 	return ms;
 }
 
+/*
+ * Not copied: every caller's string outlives the statement's step, and
+ * run_stmt() and the readers clear the bindings after it.
+ */
 static int
 bind_text(sqlite3_stmt *s, int i, const char *v)
 {
 	if (v == NULL)
 		return sqlite3_bind_null(s, i);
-	return sqlite3_bind_text(s, i, v, -1, SQLITE_TRANSIENT);
+	return sqlite3_bind_text(s, i, v, -1, SQLITE_STATIC);
 }
 
 /* A time, NULL for 0 ("never"). */
