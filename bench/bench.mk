@@ -2,6 +2,7 @@
 # `make check`.  It installs what it needs, builds ddup-check and the floor
 # program in build/bench, starts nginx and BIND on loopback, prints a table.
 #   make bench BENCH_ARGS="--sizes 1000 --runs 7 --state-runs 0"
+#   make bench-state    the state file's size and writes over 1,000 runs
 
 BENCH_DEBS = nginx libnginx-mod-http-echo curl bind9 bind9-utils bind9-dnsutils \
 	   python3 python3-pytest time
@@ -21,3 +22,21 @@ bench: bench-deps
 	$(MAKE) O=$(BENCH_O) $(BENCH_O)/ddup-check $(BENCH_O)/floor
 	$(PYTHON) bench/bench.py --ddup $(CURDIR)/$(BENCH_O)/ddup-check \
 	    --floor $(CURDIR)/$(BENCH_O)/floor $(BENCH_ARGS)
+
+# The state file over many runs without checks (bench/state_drive.c):
+# 1,000 runs at N = 1,000 and 10,000, steady and with 10% of the
+# endpoints changing result every run, latency as on loopback and
+# jittered.  `make bench-state STATE_RUNS=100` for a shorter one.
+STATE_RUNS ?= 1000
+
+.PHONY: bench-state
+bench-state: $(BENCH_O)/state-drive
+	@d=$$(mktemp -d) && for spec in "1000 0 loop" "10000 0 loop" \
+	    "1000 10 loop" "10000 10 loop" "1000 0 jitter" "10000 0 jitter"; do \
+	    set -- $$spec; echo "load average: $$(cut -d' ' -f1-3 /proc/loadavg)"; \
+	    $(BENCH_O)/state-drive $$d/s.db $$1 $(STATE_RUNS) $$2 1 $$3 2>/dev/null \
+	    || exit 1; rm -f $$d/s.db*; done; rm -rf $$d
+
+$(BENCH_O)/state-drive: bench/state_drive.c $(filter-out $(BENCH_O)/run.o,$(OBJS:$(O)/%=$(BENCH_O)/%))
+	$(CC) $(WARN) $(CFLAGS) $(DDUP_CPPFLAGS) $(CPPFLAGS) $(PKG_CFLAGS) \
+	    -o $@ $^ $(LDFLAGS) $(PKG_LIBS)

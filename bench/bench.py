@@ -25,6 +25,7 @@ import argparse
 import json
 import os
 import random
+import re
 import shutil
 import signal
 import socket
@@ -244,6 +245,15 @@ class Case:
             cpu *= self.scale
         return wall, cpu, rss
 
+    def db_writes(self):
+        """Rows changed and pages written by one more steady run (its -v line)."""
+        p = subprocess.run([self.ddup, "-c", self.ini, "-v"], capture_output=True,
+                           text=True, timeout=600)
+        m = re.search(r"state saved: (\d+) rows changed, (\d+) pages written", p.stderr)
+        if p.returncode != 0 or not m:
+            raise RuntimeError(f"{self.name}: -v run exited {p.returncode}: {p.stderr[-2000:]}")
+        return int(m.group(1)), int(m.group(2))
+
     def ddup_status_ok(self):
         """Every endpoint's last check passed and every domain is healthy."""
         p = subprocess.run([self.ddup, "-c", self.ini, "--status", "--json"],
@@ -284,6 +294,7 @@ def measure(case, runs):
     case.ddup_status_ok()
     if updates != 0:
         raise RuntimeError(f"{case.name}: {updates} UPDATE messages in steady state")
+    case.writes = case.db_writes()
     return res, updates
 
 
@@ -298,6 +309,7 @@ def summarize(case, res, updates):
                      "rss_kib": rss, "wall_ratio": wall / fw, "cpu_ratio": cpu / fc,
                      "cpu_us_per_check": cpu / case.n * 1e6,
                      "updates": updates if w == "ddup-check" else None,
+                     "db_writes": getattr(case, "writes", None) if w == "ddup-check" else None,
                      "runs": len(res[w])})
     return rows
 
@@ -321,30 +333,37 @@ def state_growth(work, ddup, bind, nginx, runs):
     state = os.path.join(d, "state", "ddup.db")
     n = len(nginx.addrs)
     write_ini(ini, state, bind, nginx, max(1, n // 10), TIMEOUT_MS)
-    walls = []
+    walls, writes = [], []
     log(f"[state] {runs} runs at N={n}")
     for i in range(runs):
-        wall, _, _, rc = spawn_measured([ddup, "-c", ini], os.path.join(d, "out"),
+        wall, _, _, rc = spawn_measured([ddup, "-c", ini, "-v"], os.path.join(d, "out"),
                                         os.path.join(d, "err"))
-        if rc != 0:
-            raise RuntimeError(f"state run {i}: exit {rc}: {read(os.path.join(d, 'err'))}")
+        err = read(os.path.join(d, "err"))
+        m = re.search(r"state saved: (\d+) rows changed, (\d+) pages written", err)
+        if rc != 0 or not m:
+            raise RuntimeError(f"state run {i}: exit {rc}: {err[-2000:]}")
         walls.append(wall)
+        if i > 0:
+            writes.append((int(m.group(1)), int(m.group(2))))
         if (i + 1) % 100 == 0:
             log(f"[state] {i + 1} runs, last {wall:.3f}s, "
-                f"{os.path.getsize(state) / 1e6:.1f} MB")
+                f"{os.path.getsize(state) / 1e6:.1f} MB, last wrote {writes[-1]}")
     size = sum(os.path.getsize(p) for p in (state, state + "-wal") if os.path.exists(p))
     con = sqlite3.connect(f"file:{state}?mode=ro", uri=True)
     try:
-        rows = con.execute("SELECT count(*) FROM checks").fetchone()[0]
+        rows = con.execute("SELECT count(*) FROM streaks").fetchone()[0]
+        checks = con.execute("SELECT sum(checks) FROM history").fetchone()[0]
         dbstat = dict(con.execute("SELECT name, sum(pgsize) FROM dbstat GROUP BY name")
                       .fetchall()) if _has_dbstat(con) else {}
     finally:
         con.close()
     k = min(10, runs)
-    return {"n": n, "runs": runs, "bytes": size, "check_rows": rows,
+    return {"n": n, "runs": runs, "bytes": size, "streak_rows": rows, "checks": checks,
             "bytes_per_row": size / rows if rows else 0,
-            "expected_rows": n * runs, "by_table": dbstat,
-            "first_wall": statistics.median(walls[:k]), "last_wall": statistics.median(walls[-k:])}
+            "expected_checks": n * runs, "by_table": dbstat,
+            "first_wall": statistics.median(walls[:k]), "last_wall": statistics.median(walls[-k:]),
+            "rows_per_run": statistics.mean(w[0] for w in writes) if writes else 0,
+            "pages_per_run": statistics.mean(w[1] for w in writes) if writes else 0}
 
 
 def _has_dbstat(con):
@@ -449,14 +468,16 @@ def main():
         for r in rows:
             if r["who"] == "ddup-check":
                 print(f"{r['case']}: DNS UPDATE messages in {r['runs']} steady-state runs: "
-                      f"{r['updates']}")
+                      f"{r['updates']}; state file writes of one more steady run: "
+                      f"{r['db_writes'][0]} rows changed, {r['db_writes'][1]} pages")
         st = report.get("state")
         if st:
             print(f"state file after {st['runs']} runs at N={st['n']} (history 7d keeps all): "
-                  f"{st['bytes'] / 1e6:.1f} MB, {st['check_rows']} check rows "
-                  f"(expected {st['expected_rows']}), {st['bytes_per_row']:.0f} bytes per row; "
+                  f"{st['bytes'] / 1e6:.2f} MB, {st['streak_rows']} streak rows holding "
+                  f"{st['checks']} checks (expected {st['expected_checks']}); "
                   f"run wall time {st['first_wall']:.3f} s at first, {st['last_wall']:.3f} s "
-                  f"at the end")
+                  f"at the end; each run after the first changed {st['rows_per_run']:.1f} rows "
+                  f"and wrote {st['pages_per_run']:.1f} pages (mean)")
             for t, b in sorted(st["by_table"].items(), key=lambda x: -x[1])[:6]:
                 print(f"    {t}: {b / 1e6:.1f} MB")
         if a.json:
