@@ -101,8 +101,9 @@ void	 state_rollback(struct state *st);
  * check goes into the endpoint's open streak, or ends it and begins a
  * new one if the result, status or reason differ.  The endpoint row is
  * written only when it stops following from what is stored: a steady
- * endpoint costs no write, or one when its latency leaves the streak's
- * range or moves its mean by more than 2 ms or 10%.  A run must put
+ * endpoint costs no write, except when its latency leaves the streak's
+ * range, and in one run in 16, when it goes into the streak's mean (a
+ * sample; min and max are exact).  A run must put
  * every configured endpoint with a check (SPEC 9: a drained endpoint is
  * still checked): one left out would be read next run as having had its
  * streak's result once more.

@@ -21,16 +21,20 @@
 #include "util.h"
 
 #define CHANGES_KEEP_MS	(365LL * 24 * 3600 * 1000)
+#define LAT_SAMPLE	16	/* a streak's mean: one run in this many */
+#define LAT_BLOCK	64	/* streak rows sampled in the same run */
 
 static const char *const stmt_sql[S_MAX] = {
 	[S_LOAD_EP] = "SELECT e.domain, e.name, e.ip, e.url, e.priority,"
 	    " e.failures, e.passes, e.counted, e.removed, e.streak, s.run, s.ok,"
-	    " s.status, s.reason, s.latency_min, s.latency_mean, s.latency_max"
+	    " s.status, s.reason, s.latency_min, s.latency_mean, s.latency_max,"
+	    " s.latency_samples"
 	    " FROM endpoints e LEFT JOIN streaks s ON s.id = e.streak"
 	    " ORDER BY e.domain, e.name",
 	[S_GET_EP] = "SELECT e.domain, e.name, e.ip, e.url, e.priority,"
 	    " e.failures, e.passes, e.counted, e.removed, e.streak, s.run, s.ok,"
-	    " s.status, s.reason, s.latency_min, s.latency_mean, s.latency_max"
+	    " s.status, s.reason, s.latency_min, s.latency_mean, s.latency_max,"
+	    " s.latency_samples"
 	    " FROM endpoints e LEFT JOIN streaks s ON s.id = e.streak"
 	    " WHERE e.domain = ?1 AND e.name = ?2",
 	[S_GET_DOM] = "SELECT tier, last_change, last_error, unhealthy, unsure,"
@@ -74,12 +78,14 @@ static const char *const stmt_sql[S_MAX] = {
 	    " OR proxied IS NOT excluded.proxied",
 	[S_DEL_PUB] = "DELETE FROM published WHERE domain = ?1 AND type = ?2",
 	[S_OPEN_STREAK] = "INSERT INTO streaks (domain, endpoint, ip, first,"
-	    " run, ok, status, reason, latency_min, latency_mean, latency_max)"
-	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?9, ?9)",
+	    " run, ok, status, reason, latency_min, latency_mean, latency_max,"
+	    " latency_samples)"
+	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?9, ?9, 1)",
 	[S_CLOSE_STREAK] = "UPDATE streaks SET last = ?2, checks = ?3 - run + 1"
 	    " WHERE id = ?1 AND last IS NULL",
 	[S_STREAK_LATENCY] = "UPDATE streaks SET latency_min = ?2,"
-	    " latency_mean = ?3, latency_max = ?4 WHERE id = ?1",
+	    " latency_mean = ?3, latency_max = ?4, latency_samples = ?5"
+	    " WHERE id = ?1",
 	[S_ADD_CHANGE] = "INSERT INTO changes (time, domain, type, ttl, old,"
 	    " new, tier, ok, error, tier_rank, tier_location)"
 	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
@@ -259,6 +265,7 @@ row_from(sqlite3_stmt *s, struct st_row *r)
 		r->lat_min = sqlite3_column_int64(s, 14);
 		r->lat_mean = sqlite3_column_double(s, 15);
 		r->lat_max = sqlite3_column_int64(s, 16);
+		r->lat_n = sqlite3_column_int64(s, 17);
 	}
 }
 
@@ -579,26 +586,27 @@ open_streak(struct state *st, const char *domain, const char *name,
 }
 
 /*
- * This check's latency into the open streak r.  min and max are exact;
- * a latency within 2 ms or 10% of the mean is taken as the mean (which
- * leaves it where it is), so the mean stays that close to the true one
- * and a steady endpoint writes nothing.
+ * This check's latency into the open streak r.  min and max take every
+ * check; the mean a sample: the streak's first check, then its check
+ * in one run in LAT_SAMPLE, staggered by blocks of LAT_BLOCK streak
+ * rows so that a run's samples share pages.  The sample does not depend
+ * on the latency, so its mean is an unbiased estimate, and a steady run
+ * writes about one open streak in LAT_SAMPLE however much latencies
+ * jitter.
  */
 static int
 streak_latency(struct state *st, struct st_row *r, long x)
 {
 	sqlite3_stmt	*s = st->stmt[S_STREAK_LATENCY];
-	double		 tol, n, xd = (double)x;
-	int		 b = 0;
+	int		 b = 0, sample;
 
-	tol = r->lat_mean / 10 > 2 ? r->lat_mean / 10 : 2;
-	if (x >= r->lat_min && x <= r->lat_max &&
-	    xd >= r->lat_mean - tol && xd <= r->lat_mean + tol)
+	sample = (st->runs + 1 + r->streak / LAT_BLOCK) % LAT_SAMPLE == 0;
+	if (!sample && x >= r->lat_min && x <= r->lat_max)
 		return 0;
-	n = (double)(st->runs + 1 - r->srun + 1);
-	if (n < 1)
-		n = 1;
-	r->lat_mean += (xd - r->lat_mean) / n;
+	if (sample) {
+		r->lat_n++;
+		r->lat_mean += ((double)x - r->lat_mean) / (double)r->lat_n;
+	}
 	if (x < r->lat_min)
 		r->lat_min = x;
 	if (x > r->lat_max)
@@ -607,6 +615,7 @@ streak_latency(struct state *st, struct st_row *r, long x)
 	b |= sqlite3_bind_int64(s, 2, r->lat_min);
 	b |= sqlite3_bind_double(s, 3, r->lat_mean);
 	b |= sqlite3_bind_int64(s, 4, r->lat_max);
+	b |= sqlite3_bind_int64(s, 5, r->lat_n);
 	return run_stmt(st, s, b, "check history");
 }
 
@@ -639,6 +648,7 @@ row_update(struct st_row *r, const struct st_endpoint *e, long priority,
 	r->status = e->last_status;
 	r->lat_min = r->lat_max = e->latency_ms;
 	r->lat_mean = (double)e->latency_ms;
+	r->lat_n = 1;
 	if (r->own_reason)
 		free(r->reason);
 	r->reason = xstrdup(e->last_result);

@@ -63,6 +63,7 @@ struct st_row {
 	long		 status;
 	long		 lat_min, lat_max;
 	double		 lat_mean;
+	long long	 lat_n;		/* checks in lat_mean */
 	int		 stale;		/* rewritten with another ip or url */
 };
 

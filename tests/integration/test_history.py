@@ -1,5 +1,5 @@
 """History as streaks (SPEC 6): the file grows with events, not runs; the
-views of the README; the upgrade of a file of schema 1, and of 3 (the one before streaks)."""
+views of the README; the upgrade of a file of schema 1, of 3 (the one before streaks), 4 and 5."""
 
 import os
 import re
@@ -119,6 +119,122 @@ ALTER TABLE changes_3 RENAME TO changes;
 CREATE INDEX changes_time ON changes (time);
 """
 
+# Migration 4 as it shipped: checks as streaks.
+V4_MIGRATION = """
+CREATE TABLE streaks (        -- history, kept for `history`
+  id INTEGER PRIMARY KEY,
+  domain TEXT NOT NULL,
+  endpoint TEXT NOT NULL,
+  ip TEXT NOT NULL,
+  first TEXT NOT NULL,        -- UTC of its first check
+  last TEXT,                  -- UTC of its last; NULL: open (view history)
+  checks INTEGER,             -- NULL: open (view history)
+  run INTEGER NOT NULL,       -- number of the run of its first check
+  ok INTEGER NOT NULL,
+  status INTEGER,             -- HTTP status; NULL: no answer
+  reason TEXT NOT NULL,       -- 'ok', 'HTTP 503', 'timeout', ...
+  latency_min INTEGER NOT NULL,  -- ms
+  latency_mean REAL NOT NULL,    -- ms, within 2 ms or 10%
+  latency_max INTEGER NOT NULL
+) STRICT;
+CREATE INDEX streaks_endpoint ON streaks (domain, endpoint, first);
+CREATE INDEX streaks_last ON streaks (last) WHERE last IS NOT NULL;
+INSERT INTO meta (key, value) SELECT 'runs',  CAST(count(DISTINCT time) AS TEXT) FROM checks;
+INSERT INTO streaks (domain, endpoint, ip, first, last, checks, run,  ok, status, reason, latency_min, latency_mean, latency_max) SELECT domain, endpoint, ip, min(time), max(time), count(*), 0, ok,  status, coalesce(reason, ''), coalesce(min(latency_ms), 0),  coalesce(avg(latency_ms), 0), coalesce(max(latency_ms), 0) FROM (SELECT *, sum(brk) OVER (PARTITION BY domain, endpoint  ORDER BY time, id) AS grp  FROM (SELECT *, (lag(ok) OVER w IS NOT ok OR lag(status) OVER w IS   NOT status OR lag(reason) OVER w IS NOT reason OR lag(ip) OVER w   IS NOT ip) AS brk FROM checks   WINDOW w AS (PARTITION BY domain, endpoint ORDER BY time, id))) GROUP BY domain, endpoint, grp ORDER BY min(time), domain, endpoint;
+CREATE TABLE endpoints2 (
+  domain TEXT NOT NULL,
+  name TEXT NOT NULL,
+  ip TEXT NOT NULL,
+  url TEXT NOT NULL,
+  priority INTEGER NOT NULL,
+  failures INTEGER NOT NULL,  -- consecutive failed checks ...
+  passes INTEGER NOT NULL,    -- ... and passed, as of run `counted`
+  counted INTEGER NOT NULL,   -- (view current adds the runs since)
+  removed INTEGER NOT NULL,   -- 1: out of DNS until it recovers
+  streak INTEGER,             -- its open streak; NULL: none
+  PRIMARY KEY (domain, name)
+) STRICT;
+INSERT INTO endpoints2 SELECT e.domain, e.name, e.ip, e.url,  e.priority, e.failures, e.passes,  (SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'runs'),  e.removed, (SELECT s.id FROM streaks s WHERE s.domain = e.domain   AND s.endpoint = e.name AND s.ip = e.ip AND s.last = e.last_check   AND s.ok = e.last_ok ORDER BY s.id DESC LIMIT 1) FROM endpoints e;
+DROP TABLE endpoints;
+ALTER TABLE endpoints2 RENAME TO endpoints;
+UPDATE streaks SET run = (SELECT CAST(value AS INTEGER) FROM meta  WHERE key = 'runs') - checks + 1, last = NULL, checks = NULL WHERE id IN (SELECT streak FROM endpoints);
+DROP TABLE checks;
+CREATE VIEW history AS    -- streaks, the open ones up to the last run
+SELECT s.id, s.domain, s.endpoint, s.ip, s.first,
+  coalesce(s.last, m.last_run) AS last,
+  coalesce(s.checks, m.runs - s.run + 1) AS checks,
+  s.ok, s.status, s.reason, s.latency_min,
+  CAST(round(s.latency_mean) AS INTEGER) AS latency_mean, s.latency_max,
+  s.last IS NULL AS open
+FROM streaks s, (SELECT
+  max(CASE key WHEN 'last_run' THEN value END) AS last_run,
+  max(CASE key WHEN 'runs' THEN CAST(value AS INTEGER) END) AS runs
+  FROM meta) m;
+CREATE VIEW current AS    -- every endpoint as of the last run
+SELECT e.domain, e.name AS endpoint, e.ip, e.priority,
+  CASE WHEN h.id IS NULL THEN 'unknown' WHEN e.removed THEN 'removed'
+       WHEN h.ok THEN 'ok' ELSE 'failing' END AS health,
+  (' ' || p.addresses || ' ') LIKE ('% ' || e.ip || ' %') AS published,
+  e.failures + CASE WHEN h.ok = 0 THEN max(m.runs - e.counted, 0)
+    ELSE 0 END AS failures,
+  e.passes + CASE WHEN h.ok = 1 THEN max(m.runs - e.counted, 0)
+    ELSE 0 END AS passes,
+  h.last AS last_check, h.status, h.reason AS last_result,
+  h.first AS since, h.checks AS streak_checks, h.latency_mean
+FROM endpoints e
+JOIN (SELECT coalesce(max(CAST(value AS INTEGER)), 0) AS runs
+  FROM meta WHERE key = 'runs') m
+LEFT JOIN history h ON h.id = e.streak
+LEFT JOIN published p ON p.domain = e.domain
+  AND p.type = CASE WHEN instr(e.ip, ':') THEN 'AAAA' ELSE 'A' END;
+CREATE VIEW dns AS        -- what DNS holds per domain
+SELECT d.name AS domain, d.provider, d.tier, d.unhealthy, p.type, p.ttl,
+  p.addresses, d.last_change, d.last_error
+FROM domains d LEFT JOIN published p ON p.domain = d.name;
+CREATE VIEW last_changes AS   -- DNS update attempts, newest first
+SELECT time, domain, type, old, new, tier,
+  CASE WHEN ok THEN 'ok' ELSE 'FAILED: ' || error END AS result
+FROM changes ORDER BY time DESC, id DESC;
+CREATE VIEW failures AS   -- failed streaks, newest first
+SELECT domain, endpoint, ip, first, last, checks, status, reason,
+  latency_mean, open FROM history WHERE ok = 0
+ORDER BY first DESC, id DESC;
+CREATE VIEW uptime AS     -- per endpoint and UTC day
+WITH RECURSIVE days(id, day) AS (
+  SELECT id, date(first) FROM history
+  UNION ALL
+  SELECT days.id, date(days.day, '+1 day') FROM days
+  JOIN streaks s ON s.id = days.id
+  WHERE date(days.day, '+1 day') <= date(coalesce(s.last,
+    (SELECT value FROM meta WHERE key = 'last_run')))),
+share(domain, endpoint, day, ok, n) AS (
+  SELECT h.domain, h.endpoint, days.day, h.ok,
+    CASE WHEN julianday(h.last) <= julianday(h.first) THEN h.checks
+    ELSE h.checks * (min(julianday(h.last), julianday(days.day, '+1 day'))
+      - max(julianday(h.first), julianday(days.day)))
+      / (julianday(h.last) - julianday(h.first)) END
+  FROM days JOIN history h ON h.id = days.id)
+SELECT domain, endpoint, day, CAST(round(sum(n)) AS INTEGER) AS checks,
+  CAST(round(sum(n * ok)) AS INTEGER) AS passed,
+  round(100 * sum(n * ok) / sum(n), 3) AS uptime_pct
+FROM share GROUP BY domain, endpoint, day;
+"""
+
+# Migration 5 as it shipped: drains and failbacks.
+V5_MIGRATION = """
+CREATE TABLE drains (         -- ddup-check --drain: out of DNS
+  domain TEXT NOT NULL,
+  endpoint TEXT NOT NULL,
+  since TEXT NOT NULL,        -- UTC
+  until TEXT,                 -- UTC; NULL: until --undrain
+  PRIMARY KEY (domain, endpoint)
+) STRICT;
+CREATE TABLE failbacks (      -- ddup-check --failback, not yet done
+  domain TEXT PRIMARY KEY NOT NULL,
+  time TEXT NOT NULL          -- UTC of the request
+) STRICT;
+"""
+
 
 def q(path, sql, *args):
     db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
@@ -199,7 +315,7 @@ def test_status_and_reason_changes_begin_a_streak(ddup, bind_server, http_server
 
 
 def old_file(path, version, primary_url, backup_url):
-    """A state file as schema 1 or 3 left it: 3 runs, the primary failed in
+    """A state file as schema 1, 3, 4 or 5 left it: 3 runs, the primary failed in
     the second, the backup passed throughout; DNS holds the primary."""
     db = sqlite3.connect(path)
     db.executescript(V1_SCHEMA)
@@ -228,12 +344,16 @@ def old_file(path, version, primary_url, backup_url):
                " VALUES (?, ?, 'A', 60, '', '192.0.2.1', 0, 1)", (t[0], NAME))
     db.execute("INSERT INTO meta VALUES ('last_run', ?)", (t[2],))
     db.execute("PRAGMA application_id = 1684305264")   # "ddup"
+    if version >= 4:
+        db.executescript(V4_MIGRATION)
+    if version >= 5:
+        db.executescript(V5_MIGRATION)
     db.execute(f"PRAGMA user_version = {version}")
     db.commit()
     db.close()
 
 
-@pytest.mark.parametrize("version", [1, 3])
+@pytest.mark.parametrize("version", [1, 3, 4, 5])
 def test_migration_of_checks_to_streaks(ddup, bind_server, http_server, version):
     p, b = two(ddup, bind_server, http_server)
     nsupdate(bind_server, f"update add {NAME} 60 A 192.0.2.1")
@@ -246,10 +366,13 @@ def test_migration_of_checks_to_streaks(ddup, bind_server, http_server, version)
     r = ddup.run()
     assert (r.rc, r.err) == (0, ""), r
     assert bind_server.serial() == serial           # the stored set was right
-    # Upgraded through 4 (the streaks) and whatever comes after it.
-    assert q(ddup.state, "PRAGMA user_version")[0][0] >= 4
+    # Upgraded through 6 (the sampled latency mean) and whatever comes after it.
+    assert q(ddup.state, "PRAGMA user_version")[0][0] >= 6
     assert q(ddup.state, "PRAGMA integrity_check") == [("ok",)]
     assert q(ddup.state, "SELECT name FROM sqlite_master WHERE name = 'checks'") == []
+    # Every check before the upgrade (3 runs) is in its streak's latency mean.
+    assert q(ddup.state, "SELECT count(*) FROM streaks WHERE latency_samples !="
+             " coalesce(checks, 3 - run + 1)") == [(0,)]
     # The checks became streaks; the last of each went on with this run.
     rows = q(ddup.state, "SELECT endpoint, ok, status, reason, first, last, checks, open,"
              " latency_min, latency_max FROM history ORDER BY endpoint, first")
