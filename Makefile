@@ -25,7 +25,8 @@ PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 SRCS	 = util.c log.c config.c config_read.c config_build.c check.c decide.c state.c state_data.c state_schema.c \
 	   state_policy.c status.c publish.c run.c \
 	   rrset.c http.c provider.c providers/rfc2136.c providers/powerdns.c \
-	   providers/exec.c providers/azure.c providers/ovh.c
+	   providers/exec.c providers/azure.c providers/ovh.c \
+	   providers/cloudflare.c
 OBJS	 = $(SRCS:%.c=$(O)/%.o)
 HDRS	 = util.h log.h config.h config_int.h check.h decide.h state.h state_int.h status.h \
 	   rrset.h http.h provider.h publish.h run.h

@@ -19,6 +19,7 @@ static const struct provider_ops *const providers[] = {
 	&exec_ops,
 	&azure_ops,
 	&ovh_ops,
+	&cloudflare_ops,
 	NULL
 };
 

@@ -128,5 +128,6 @@ extern const struct provider_ops powerdns_ops;
 extern const struct provider_ops exec_ops;
 extern const struct provider_ops azure_ops;
 extern const struct provider_ops ovh_ops;
+extern const struct provider_ops cloudflare_ops;
 
 #endif
