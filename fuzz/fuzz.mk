@@ -17,7 +17,7 @@
 
 FUZZ_CC		 = clang
 FUZZ_O		 = build/fuzz
-FUZZ_TARGETS	?= duration expect addr isotime url dns powerdns azure ovh config exec
+FUZZ_TARGETS	?= duration expect addr isotime url dns powerdns azure ovh cloudflare config exec
 FUZZ_SMOKE_TIME	?= 30
 FUZZ_RUNS	?= 10000000
 FUZZ_NICE	?= nice -n 19
@@ -64,6 +64,7 @@ $(FUZZ_O)/fuzz_powerdns: providers/powerdns.c
 $(FUZZ_O)/fuzz_exec: providers/exec.c
 $(FUZZ_O)/fuzz_azure: providers/azure.c
 $(FUZZ_O)/fuzz_ovh: providers/ovh.c
+$(FUZZ_O)/fuzz_cloudflare: providers/cloudflare.c
 
 # A fixed seed: the gate in make check replays the same mutations each
 # time, so a red run is a change in the code, not the luck of the draw;

@@ -279,6 +279,59 @@ def ovh_seeds():
     w("error-text", "Service Unavailable")
 
 
+def cf_record(rtype, content, rid, name="app.example.test", ttl=60, proxied=False):
+    return {"id": rid, "zone_id": "023e105f4ecef8ad9ca31a8372d0c353",
+            "zone_name": "example.test", "name": name, "type": rtype,
+            "content": content, "proxiable": True, "proxied": proxied,
+            "ttl": ttl, "comment": None, "tags": [], "meta": {"source": "primary"},
+            "created_on": "2024-01-01T05:20:00.12345Z",
+            "modified_on": "2024-01-01T05:20:00.12345Z"}
+
+
+def cf_page(records, page=1, pages=1):
+    return {"success": True, "errors": [], "messages": [], "result": records,
+            "result_info": {"page": page, "per_page": 100, "count": len(records),
+                            "total_count": len(records), "total_pages": pages}}
+
+
+def cloudflare_seeds():
+    """Cloudflare API v4 answers, shaped as its OpenAPI schema says."""
+    w = lambda n, d: write("cloudflare", n, json.dumps(d, indent=1)
+                           if not isinstance(d, (str, bytes)) else d)
+    ids = ["%032x" % (0x372e67954025e0ba6aaa6d586b9e0b59 + i) for i in range(8)]
+    w("records-a", cf_page([cf_record("A", "192.0.2.1", ids[0]),
+                            cf_record("A", "192.0.2.2", ids[1], proxied=True, ttl=1)]))
+    w("records-mixed", cf_page([
+        cf_record("AAAA", "2001:DB8:0::1", ids[2]),
+        cf_record("TXT", "v=spf1 -all", ids[3]),
+        cf_record("A", "198.51.100.1", ids[4], name="other.example.test"),
+        cf_record("A", "192.0.2.9", ids[5], ttl=300)], page=1, pages=3))
+    w("records-cname", cf_page([cf_record("CNAME", "LB.Example.NET.", ids[6])]))
+    w("records-empty", cf_page([]))
+    w("records-bad-family", cf_page([cf_record("A", "2001:db8::1", ids[0])]))
+    w("records-bad-id", cf_page([cf_record("A", "192.0.2.1", "../zones")]))
+    w("records-ttl-zero", cf_page([cf_record("A", "192.0.2.1", ids[0], ttl=0)]))
+    w("records-no-info", {"success": True, "errors": [], "messages": [],
+                          "result": [cf_record("A", "192.0.2.1", ids[0])]})
+    w("zones", {"success": True, "errors": [], "messages": [],
+                "result": [{"id": ids[7], "name": "example.test", "status": "active"}],
+                "result_info": {"page": 1, "per_page": 50, "count": 1,
+                                "total_count": 1, "total_pages": 1}})
+    w("zones-none", cf_page([]))
+    w("error-auth", {"success": False, "errors": [{"code": 10000,
+                     "message": "Authentication error"}], "messages": [], "result": None})
+    w("error-chain", {"success": False, "errors": [{
+        "code": 1004, "message": "DNS Validation Error", "error_chain": [
+            {"code": 9021, "message": "TTL must be between 60 and 86400 seconds, "
+             "or 1 for Automatic."}]}], "messages": [], "result": None})
+    w("error-success-true-missing", '{"errors": [], "result": []}')
+    w("batch", {"success": True, "errors": [], "messages": [], "result": {
+        "deletes": [cf_record("A", "192.0.2.9", ids[5])],
+        "posts": [cf_record("A", "192.0.2.3", ids[1])]}})
+    w("truncated", '{"success": true, "result": [{"id": "372e')
+    w("duplicate-key", '{"success": true, "success": true, "result": []}')
+
+
 def config_seeds():
     """Real files of the project, with !file secrets made literal (the
     target's folder does not exist), and a few small ones."""
@@ -382,6 +435,7 @@ def main():
     powerdns_seeds()
     azure_seeds()
     ovh_seeds()
+    cloudflare_seeds()
     return 0
 
 
