@@ -103,10 +103,10 @@ void	 state_rollback(struct state *st);
  * written only when it stops following from what is stored: a steady
  * endpoint costs no write, except when its latency leaves the streak's
  * range, and in one run in 16, when it goes into the streak's mean (a
- * sample; min and max are exact).  A run must put
- * every configured endpoint with a check (SPEC 9: a drained endpoint is
- * still checked): one left out would be read next run as having had its
- * streak's result once more.
+ * sample; min and max are exact).  A run must put every configured
+ * endpoint, with a check or as uncounted (SPEC 9: a drained endpoint
+ * is still checked): one left out would be read next run as having had
+ * its streak's result once more.
  */
 int	 state_put_endpoint(struct state *st, const char *domain,
 	    const char *name, const char *ip, const char *url, long priority,
