@@ -115,9 +115,12 @@ load(struct run *r)
 	}
 }
 
-/* The states as the last run left them, to log what changes. */
+/*
+ * The states as the last run left them, to log what changes: drained
+ * only by a drain that was there then, so that a new one is logged.
+ */
 static void
-states_before(struct dom_run *d)
+states_before(struct dom_run *d, long long last_run)
 {
 	struct dec_ep		*tmp;
 	struct dec_domain	 dd = d->dec;
@@ -125,6 +128,9 @@ states_before(struct dom_run *d)
 
 	tmp = xcalloc(n, sizeof(*tmp));
 	memcpy(tmp, d->dep, n * sizeof(*tmp));
+	for (j = 0; j < n; j++)
+		tmp[j].drained = d->eps[j].drain != NULL &&
+		    d->eps[j].drain->since <= last_run;
 	decide(&dd, tmp, n);
 	for (j = 0; j < n; j++)
 		d->eps[j].before = tmp[j].state;
@@ -287,6 +293,9 @@ log_transitions(struct dom_run *d)
 		    e->cfg->name, "%s -> %s: %s", ep_state_str(e->before),
 		    ep_state_str(now), e->res.reason);
 	}
+	/* A run that blames its own network says so once, for all. */
+	if (d->dec.control_failed)
+		return;
 	if (!d->dec.any_healthy && !d->st.unhealthy)
 		logx(LOG_ERR, d->cfg->name, NULL, "no healthy endpoint: DNS "
 		    "left as it is");
@@ -346,7 +355,8 @@ save(struct run *r)
 			    e->cfg->priority, &se) == -1)
 				goto dberr;
 		}
-		sd.unhealthy = !d->dec.any_healthy;
+		if (!r->control_failed)
+			sd.unhealthy = !d->dec.any_healthy;
 		/* An update that failed may still have reached DNS. */
 		if (d->pub.synced)
 			sd.unsure = 0;
@@ -583,9 +593,10 @@ do_status(struct run *r, int json)
 static int
 do_run(struct run *r, int dry_run, int json)
 {
-	char	 err[512];
-	size_t	 i;
-	int	 rc;
+	char		 err[512];
+	size_t		 i;
+	long long	 last_run;
+	int		 rc;
 
 	r->dry_run = dry_run;
 	rc = state_open(r->cfg->state, dry_run ? STATE_RO : STATE_RW, &r->st,
@@ -600,8 +611,9 @@ do_run(struct run *r, int dry_run, int json)
 	state_read_begin(r->st);
 	load(r);
 	state_read_end(r->st);
+	last_run = state_last_run(r->st);
 	for (i = 0; i < r->ndoms; i++)
-		states_before(&r->doms[i]);
+		states_before(&r->doms[i], last_run);
 	r->now = now_ms();
 	if (r->cfg->control_url != NULL && control_check(r) == -1)
 		return RUN_FAILED;

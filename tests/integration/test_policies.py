@@ -207,11 +207,13 @@ def test_drain(ddup, bind_server, http_server):
     assert dom["endpoints"][0]["drained"] is True
     assert dom["endpoints"][0]["drainedUntil"] is None
     r, st = step(ddup, bind_server, s, "111", ["web2"], "drained active standby")
+    assert "web1: active -> drained" in r.err, r
     ep = st["domains"][0]["endpoints"][0]
     assert ep["healthy"] is True and ep["published"] is False and ep["lastResult"] == "ok"
     assert st["domains"][0]["status"] == "warning"
-    # Still checked: a failure shows in its counters.
+    # Still checked: a failure shows in its counters (and is not news).
     r, st = step(ddup, bind_server, s, "011", ["web2"], "drained active standby")
+    assert "web1" not in r.err, r
     assert st["domains"][0]["endpoints"][0]["failures"] == 1
     # Draining the last healthy ones: SPEC 5, DNS keeps the last set.
     assert ddup.run("--drain", f"{NAME}/web2").rc == 0
@@ -307,16 +309,23 @@ def test_control_url(ddup, bind_server, http_server):
                                 "lastResult": None}
 
 
-def test_control_url_stopped_keeps_unsure_domain(ddup, bind_server, http_server):
-    """A first run whose control URL fails touches nothing."""
+def test_control_url_stopped_on_first_run(ddup, bind_server, http_server):
+    """A first run whose control URL fails touches nothing and counts no
+    failure: one warning line, not "no healthy endpoint"."""
     ctl = http_server()
     ctl.stop()
     eps = [("main", "", "192.0.2.1")]
     s = [http_server()]
+    s[0].set(status=503)
     write(ddup, bind_server, s, top=f"controlUrl = {ctl.url}\n", eps=eps, locations=False)
     r = ddup.run()
     assert r.rc == 0 and "connection refused" in r.err, r
+    assert r.err.count("\n") == 1 and "no healthy endpoint" not in r.err, r
     assert bind_server.query(NAME, "A") == []
+    dom = ddup.status()["domains"][0]
+    assert dom["endpoints"][0]["state"] == "unknown" and dom["endpoints"][0]["failures"] == 0
     ctl.start()
-    assert ddup.run().rc == 0
+    s[0].set(status=200)
+    r = ddup.run()
+    assert r.rc == 0 and "healthy endpoints again" not in r.err, r
     assert bind_server.query(NAME, "A") == ["192.0.2.1"]
