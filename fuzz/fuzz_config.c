@@ -41,6 +41,16 @@ in_zone(const char *name, const char *zone)
 	    strncasecmp(name + n - z, zone, z) == 0;
 }
 
+/* SPEC 9's location names: letters, digits, '-', '_' and '.'. */
+static int
+location_ok(const char *s)
+{
+	size_t len = strspn(s, "abcdefghijklmnopqrstuvwxyz"
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.");
+
+	return len > 0 && s[len] == '\0';
+}
+
 static void
 check_domain(const struct config *c, const struct domain_cfg *d)
 {
@@ -64,6 +74,20 @@ check_domain(const struct config *c, const struct domain_cfg *d)
 	fuzz_check(d->pol.expect.n >= 1 && d->pol.expect.n <= EXPECT_MAX,
 	    "expectStatus", d->name);
 	fuzz_check(d->neps > 0, "domain without endpoints", d->name);
+	fuzz_check(d->pol.min_healthy >= 1, "minHealthy", d->name);
+	fuzz_check(d->pol.location == NULL || location_ok(d->pol.location),
+	    "location", d->name);
+	fuzz_check(d->pol.nfailover == 0 || d->pol.location != NULL,
+	    "failoverLocations without location", d->name);
+	for (i = 0; i < d->pol.nfailover; i++) {
+		fuzz_check(location_ok(d->pol.failover[i]) &&
+		    strcasecmp(d->pol.failover[i], d->pol.location) != 0,
+		    "failover location", d->pol.failover[i]);
+		for (j = i + 1; j < d->pol.nfailover; j++)
+			fuzz_check(strcasecmp(d->pol.failover[i],
+			    d->pol.failover[j]) != 0, "a failover location "
+			    "twice", d->pol.failover[i]);
+	}
 	for (i = 0; i < d->neps; i++) {
 		ep = &d->eps[i];
 		fuzz_check(ep->name != NULL && ep->url != NULL &&
@@ -77,6 +101,12 @@ check_domain(const struct config *c, const struct domain_cfg *d)
 		    strcmp(again.s, ep->ip.s) == 0, "endpoint ip not "
 		    "canonical", ep->ip.s);
 		fuzz_check(ep->priority >= 0, "endpoint priority", ep->name);
+		/* SPEC 9: a rank in the order of preference. */
+		fuzz_check(ep->rank >= 0 && (size_t)ep->rank <=
+		    d->pol.nfailover + 1 && (d->pol.location != NULL ||
+		    ep->rank == 0), "endpoint rank", ep->name);
+		fuzz_check(ep->location == NULL || location_ok(ep->location),
+		    "endpoint location", ep->name);
 		if (ep->ip.family == 4)
 			has4 = 1;
 		else
