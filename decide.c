@@ -4,6 +4,7 @@
  * documented example as a table of runs.
  */
 
+#include <limits.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -23,22 +24,30 @@ apply_check(const struct dec_domain *d, struct dec_ep *e)
 	}
 	/*
 	 * A failed controlUrl blames the checker's own network: failures
-	 * of this run are not the endpoints' (passes still are).
+	 * of this run are not the endpoints' (passes still are).  The
+	 * state file is outside data: a counter at its top stays.
 	 */
 	e->counted = e->result == CR_PASS ||
 	    (e->result == CR_FAIL && !d->control_failed);
 	switch (e->counted ? e->result : CR_NONE) {
 	case CR_PASS:
-		p++;
+		if (p < LONG_MAX)
+			p++;
 		f = 0;
 		if (removed && p >= d->recover_after)
 			removed = 0;
 		latest_ok = 1;
 		break;
 	case CR_FAIL:
-		f++;
+		if (f < LONG_MAX)
+			f++;
 		p = 0;
-		if (f >= d->attempts)
+		/*
+		 * The first check of an endpoint without state makes it
+		 * not healthy but never removed, whatever attempts is, so
+		 * that its next pass publishes it (SPEC 5).
+		 */
+		if (f >= d->attempts && e->has_state)
 			removed = 1;
 		break;
 	default:

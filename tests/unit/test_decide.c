@@ -132,9 +132,22 @@ static const struct scenario scenarios[] = {
 		{ "FF", "00", "down down", "unhealthy" },
 		{ "FP", "01", "down active", "warning" },
 	} },
-	/* With attempts = 1 a first failure removes at once. */
+	/*
+	 * With attempts = 1 too, a new endpoint's first failure does not
+	 * remove it (SPEC 5): its next pass publishes it.  Once known, a
+	 * failure removes at once, and recoverAfter passes bring it back.
+	 */
 	{ "attempts 1", 1, 2, { 0, 10 }, { 0 }, 2, {
 		{ "FP", "01", "down active", "warning" },
+		{ "PP", "10", "active standby", "healthy" },
+		{ "FP", "01", "down active", "warning" },
+		{ "PP", "01", "recovering active", "warning" },
+		{ "PP", "10", "active standby", "healthy" },
+	} },
+	{ "attempts 1, a new endpoint fails twice", 1, 3, { 0, 10 }, { 0 }, 2, {
+		{ "FP", "01", "down active", "warning" },
+		{ "FP", "01", "down active", "warning" },
+		{ "PP", "01", "recovering active", "warning" },
 		{ "PP", "01", "recovering active", "warning" },
 		{ "PP", "10", "active standby", "healthy" },
 	} },
