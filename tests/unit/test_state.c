@@ -859,14 +859,27 @@ test_missing_parents(void **ctx)
 	struct stat	 sb;
 	char		 path[200], err[512] = "";
 
-	snprintf(path, sizeof(path), "%s/a/b/ddup.db", f->dir);
+	/* Every missing level is created, each private. */
+	snprintf(path, sizeof(path), "%s/a/b/c/ddup.db", f->dir);
+	assert_int_equal(state_open(path, STATE_RW, &st, err, sizeof(err)),
+	    STATE_OK);
+	assert_non_null(st);
+	state_close(st);
+	snprintf(path, sizeof(path), "%s/a", f->dir);
+	assert_int_equal(stat(path, &sb), 0);
+	assert_int_equal(sb.st_mode & 07777, 0700);
+	snprintf(path, sizeof(path), "%s/a/b", f->dir);
+	assert_int_equal(stat(path, &sb), 0);
+	assert_int_equal(sb.st_mode & 07777, 0700);
+	snprintf(path, sizeof(path), "%s/a/b/c", f->dir);
+	assert_int_equal(stat(path, &sb), 0);
+	assert_int_equal(sb.st_mode & 07777, 0700);
+	/* A file where a folder should be is reported, naming it. */
+	snprintf(path, sizeof(path), "%s/a/b/c/ddup.db/x/ddup.db", f->dir);
 	assert_int_equal(state_open(path, STATE_RW, &st, err, sizeof(err)),
 	    STATE_BAD);
 	assert_null(st);
-	assert_non_null(strstr(err, path));
-	assert_non_null(strstr(err, "No such file"));
-	snprintf(path, sizeof(path), "%s/a", f->dir);
-	assert_int_equal(stat(path, &sb), -1);
+	assert_non_null(strstr(err, "ddup.db/x"));
 }
 
 static void
