@@ -85,6 +85,8 @@ set_reason(struct check_res *res, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
+	/* It may quote a server (a certificate's subject name, say). */
+	text_printable(buf);
 	check_res_free(res);
 	res->text = xstrdup(buf);
 	res->reason = res->text;

@@ -4,7 +4,6 @@
  * from them is cut to one printable line.
  */
 
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,14 +13,6 @@
 
 #include "http.h"
 #include "util.h"
-
-void
-http_printable(char *s)
-{
-	for (; *s != '\0'; s++)
-		if (!isprint((unsigned char)*s))
-			*s = '?';
-}
 
 static size_t
 body_write(char *data, size_t size, size_t nmemb, void *arg)
@@ -59,10 +50,13 @@ excerpt(const struct http_resp *rs, char *out, size_t outlen)
 	for (i = 0, j = 0; i < rs->len && j + 1 < outlen && j < 120; i++) {
 		if (rs->body[i] == '\n' || rs->body[i] == '\r')
 			break;
-		out[j++] = isprint((unsigned char)rs->body[i]) ? rs->body[i] :
-		    '?';
+		out[j] = rs->body[i];
+		if (out[j] == '\0')
+			out[j] = '?';
+		j++;
 	}
 	out[j] = '\0';
+	text_printable(out);
 }
 
 static const char *
@@ -116,7 +110,7 @@ http_status_error(const struct http_req *rq, const struct http_resp *rs,
 	    strncasecmp(ct, "application/json", 16) == 0 &&
 	    rq->errtext(rs->body != NULL ? rs->body : "", rs->len, text,
 	    sizeof(text)) == 0) {
-		http_printable(text);
+		text_printable(text);
 		snprintf(detail, sizeof(detail), ": %s", text);
 	} else if (rs->len > 0) {
 		excerpt(rs, text, sizeof(text));
@@ -139,7 +133,7 @@ http_status_error(const struct http_req *rq, const struct http_resp *rs,
 	    (len = strlen(err)) + 1 < errlen)
 		snprintf(err + len, errlen - len, " (retry after %llds)",
 		    rs->retry_after);
-	http_printable(err);
+	text_printable(err);
 	return e;
 }
 
@@ -173,7 +167,7 @@ transfer_error(const struct http_req *rq, const struct http_resp *rs,
 		    cc == CURLE_GOT_NOTHING)
 			e = PERR_NET;
 	}
-	http_printable(err);
+	text_printable(err);
 	return e;
 }
 
@@ -283,7 +277,7 @@ http_call(const struct http_req *rq, struct http_resp *rs, char *err,
 		    "%s, where %s answers %ld%s%s", rq->who, rq->url,
 		    rs->status, rq->method, rq->who, rq->want,
 		    text[0] != '\0' ? ": " : "", text);
-		http_printable(err);
+		text_printable(err);
 		goto out;
 	}
 	rv = PERR_OK;

@@ -96,7 +96,4 @@ enum perr	 http_status_error(const struct http_req *rq,
 /* The class of an HTTP status that is not a success. */
 enum perr	 http_status_class(long status);
 
-/* Replaces control characters and bytes outside ASCII with '?'. */
-void		 http_printable(char *s);
-
 #endif

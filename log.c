@@ -53,7 +53,7 @@ void
 logx(enum log_level lvl, const char *domain, const char *endpoint,
     const char *fmt, ...)
 {
-	char	 msg[2048];
+	char	 msg[2048], dom[512], ep[512];
 	va_list	 ap;
 	json_t	*obj;
 
@@ -62,6 +62,12 @@ logx(enum log_level lvl, const char *domain, const char *endpoint,
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	/* Quoted text from servers and files must not forge a line. */
+	text_printable(msg);
+	if (domain != NULL)
+		domain = text_printable_copy(dom, sizeof(dom), domain);
+	if (endpoint != NULL)
+		endpoint = text_printable_copy(ep, sizeof(ep), endpoint);
 
 	if (!log_json) {
 		fprintf(stderr, "ddup-check: %s%s%s%s%s%s\n",
@@ -75,8 +81,7 @@ logx(enum log_level lvl, const char *domain, const char *endpoint,
 		json_object_set_new(obj, "domain", json_string(domain));
 	if (endpoint != NULL)
 		json_object_set_new(obj, "endpoint", json_string(endpoint));
-	/* json_string() refuses invalid UTF-8; a message from a server may be. */
-	json_object_set_new(obj, "msg", json_stringn_nocheck(msg, strlen(msg)));
+	json_object_set_new(obj, "msg", json_string(msg));
 	emit_json(lvl, obj);
 }
 
@@ -85,18 +90,25 @@ log_change(enum log_level lvl, const char *event, const char *domain,
     const char *old, const char *new, const struct log_tier *tier,
     const char *msg)
 {
-	json_t	*obj;
+	json_t		*obj;
+	char		 dom[512], text[2048], locbuf[256];
+	const char	*loc = NULL;
 
 	if (!log_enabled(lvl))
 		return;
+	domain = text_printable_copy(dom, sizeof(dom), domain);
+	msg = text_printable_copy(text, sizeof(text), msg);
+	if (tier != NULL && tier->location != NULL)
+		loc = text_printable_copy(locbuf, sizeof(locbuf),
+		    tier->location);
 	if (!log_json) {
 		char t[160] = "";
 
 		if (tier != NULL && !tier->located)
 			snprintf(t, sizeof(t), " (tier %ld)", tier->priority);
-		else if (tier != NULL && tier->location != NULL)
+		else if (tier != NULL && loc != NULL)
 			snprintf(t, sizeof(t), " (tier %ld, location %s)",
-			    tier->priority, tier->location);
+			    tier->priority, loc);
 		else if (tier != NULL)
 			snprintf(t, sizeof(t), " (tier %ld, other locations)",
 			    tier->priority);
@@ -114,9 +126,9 @@ log_change(enum log_level lvl, const char *event, const char *domain,
 	if (tier != NULL && tier->located) {
 		json_object_set_new(obj, "tierRank", json_integer(tier->rank));
 		json_object_set_new(obj, "tierLocation",
-		    tier->location != NULL ? json_string(tier->location) :
+		    loc != NULL ? json_string(loc) :
 		    json_null());
 	}
-	json_object_set_new(obj, "msg", json_stringn_nocheck(msg, strlen(msg)));
+	json_object_set_new(obj, "msg", json_string(msg));
 	emit_json(lvl, obj);
 }

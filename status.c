@@ -25,13 +25,20 @@ json_time(long long ms)
 	return json_string(buf);
 }
 
-/* Text from servers and configuration may not be valid UTF-8. */
+/* Text from servers, the configuration and the state file. */
 static json_t *
 json_text(const char *s)
 {
+	char	*copy;
+	json_t	*j;
+
 	if (s == NULL)
 		return json_null();
-	return json_stringn_nocheck(s, strlen(s));
+	copy = xstrdup(s);
+	text_printable(copy);		/* also valid UTF-8, as JSON needs */
+	j = json_string(copy);
+	free(copy);
+	return j;
 }
 
 static json_t *
@@ -134,22 +141,24 @@ out:
 static void
 print_endpoint(FILE *f, const struct report_ep *e)
 {
-	char	 when[32] = "never", lat[32] = "-";
+	char	 when[32] = "never", lat[32] = "-", name[256], res[256];
 
 	if (e->last_check > 0)
 		iso_time(e->last_check, when, sizeof(when));
 	if (e->latency_ms >= 0)
 		snprintf(lat, sizeof(lat), "%ld ms", e->latency_ms);
 	fprintf(f, "  %-20s %-11s %-3s %5ld  %-15s %4ld %4ld  %-20s %8s  %s\n",
-	    e->name, ep_state_str(e->state), e->published ? "yes" : "no",
+	    text_printable_copy(name, sizeof(name), e->name),
+	    ep_state_str(e->state), e->published ? "yes" : "no",
 	    e->priority, e->ip, e->failures, e->passes, when, lat,
-	    e->last_result != NULL ? e->last_result : "-");
+	    e->last_result != NULL ? text_printable_copy(res, sizeof(res),
+	    e->last_result) : "-");
 }
 
 void
 report_print_text(FILE *f, const struct report *r)
 {
-	char	 when[32];
+	char	 when[32], t1[1024], t2[1024];
 	size_t	 i, j;
 
 	if (r->last_run > 0) {
@@ -175,8 +184,10 @@ report_print_text(FILE *f, const struct report *r)
 		const struct report_domain *d = &r->domains[i];
 		char *pub = addrset_join(&d->published);
 
-		fprintf(f, "\n%s: %s (provider %s, ttl %ld)\n", d->name,
-		    dom_status_str(d->status), d->provider, d->ttl);
+		fprintf(f, "\n%s: %s (provider %s, ttl %ld)\n",
+		    text_printable_copy(t1, sizeof(t1), d->name),
+		    dom_status_str(d->status),
+		    text_printable_copy(t2, sizeof(t2), d->provider), d->ttl);
 		if (d->has_tier && !d->located)
 			fprintf(f, "  published: %s (tier %ld)\n",
 			    pub[0] ? pub : "nothing", d->tier);
@@ -185,7 +196,8 @@ report_print_text(FILE *f, const struct report *r)
 			    pub[0] ? pub : "nothing", d->tier,
 			    d->tier_location != NULL ? "location " : "other "
 			    "locations", d->tier_location != NULL ?
-			    d->tier_location : "");
+			    text_printable_copy(t1, sizeof(t1), d->tier_location) :
+			    "");
 		else
 			fprintf(f, "  published: %s\n", pub[0] ? pub : "nothing");
 		free(pub);
@@ -194,23 +206,27 @@ report_print_text(FILE *f, const struct report *r)
 			fprintf(f, "  last change: %s\n", when);
 		}
 		if (d->last_error != NULL)
-			fprintf(f, "  last error: %s\n", d->last_error);
+			fprintf(f, "  last error: %s\n", text_printable_copy(t1,
+			    sizeof(t1), d->last_error));
 		if (d->waiting && d->located)
 			fprintf(f, "  waiting: a better tier is healthy (tier "
 			    "%ld, %s%s); manual failback: ddup-check "
 			    "--failback %s\n", d->best_tier,
 			    d->best_location != NULL ? "location " :
 			    "other locations", d->best_location != NULL ?
-			    d->best_location : "", d->name);
+			    text_printable_copy(t2, sizeof(t2), d->best_location) :
+			    "", text_printable_copy(t1, sizeof(t1), d->name));
 		else if (d->waiting)
 			fprintf(f, "  waiting: a better choice is healthy (tier "
 			    "%ld); manual failback: ddup-check --failback %s\n",
-			    d->best_tier, d->name);
+			    d->best_tier, text_printable_copy(t1, sizeof(t1),
+			    d->name));
 		if (d->failback_requested)
 			fprintf(f, "  failback asked: the next run goes back to "
 			    "the best healthy tier\n");
 		if (d->why != NULL)
-			fprintf(f, "  %s\n", d->why);
+			fprintf(f, "  %s\n", text_printable_copy(t1, sizeof(t1),
+			    d->why));
 		fprintf(f, "  %-20s %-11s %-3s %5s  %-15s %4s %4s  %-20s %8s  %s\n",
 		    "ENDPOINT", "STATE", "PUB", "PRIO", "IP", "FAIL", "PASS",
 		    "LAST CHECK", "LATENCY", "RESULT");

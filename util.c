@@ -523,6 +523,85 @@ parse_iso_time(const char *s, long long *ms)
 	return 0;
 }
 
+/* Length of the valid UTF-8 sequence at s (1-4), 0 if it is not one. */
+static size_t
+utf8_len(const unsigned char *s, unsigned long *cp)
+{
+	size_t n, i;
+	unsigned long c, min;
+
+	if (s[0] < 0x80) {
+		*cp = s[0];
+		return 1;
+	}
+	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
+		n = 2;
+		c = s[0] & 0x1f;
+		min = 0x80;
+	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
+		n = 3;
+		c = s[0] & 0x0f;
+		min = 0x800;
+	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		n = 4;
+		c = s[0] & 0x07;
+		min = 0x10000;
+	} else
+		return 0;
+	/* The NUL at the end is not a continuation byte: no overread. */
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		c = (c << 6) | (s[i] & 0x3f);
+	}
+	if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+		return 0;
+	*cp = c;
+	return n;
+}
+
+static int
+cp_printable(unsigned long c)
+{
+	if (c < 0x20 || (c >= 0x7f && c <= 0x9f))
+		return 0;		/* C0, DEL, C1 */
+	if (c == 0x2028 || c == 0x2029)
+		return 0;		/* line and paragraph separators */
+	if ((c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069) ||
+	    c == 0x200e || c == 0x200f || c == 0x061c)
+		return 0;		/* bidirectional controls */
+	return 1;
+}
+
+void
+text_printable(char *s)
+{
+	unsigned char *p = (unsigned char *)s;
+	unsigned long c;
+	size_t n, i;
+
+	while (*p != '\0') {
+		n = utf8_len(p, &c);
+		if (n == 0 || !cp_printable(c)) {
+			if (n == 0)
+				n = 1;
+			for (i = 0; i < n; i++)
+				p[i] = '?';
+		}
+		p += n;
+	}
+}
+
+const char *
+text_printable_copy(char *dst, size_t len, const char *src)
+{
+	if (len == 0)
+		return dst;
+	snprintf(dst, len, "%s", src != NULL ? src : "");
+	text_printable(dst);	/* also a sequence cut by snprintf */
+	return dst;
+}
+
 static void
 oom(void)
 {

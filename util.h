@@ -88,6 +88,19 @@ void	 iso_time(long long ms, char *buf, size_t len);
 /* Inverse of iso_time (also accepts a fraction); -1 on junk. */
 int	 parse_iso_time(const char *s, long long *ms);
 
+/*
+ * Makes text from outside (a server, libcurl, a provider, the
+ * configuration, the state file) safe for every output: each byte of a
+ * control character (C0, DEL, C1), of a Unicode line or paragraph
+ * separator or bidirectional override, or of anything that is not valid
+ * UTF-8 (overlong, surrogate, cut short) becomes '?', in place.  What
+ * remains is valid UTF-8 that cannot break or forge a log line, a table
+ * row or a JSON string.  The one rule for all output.
+ */
+void	 text_printable(char *s);
+/* Copies src into dst (of len > 0 bytes, cut if needed), made printable. */
+const char *text_printable_copy(char *dst, size_t len, const char *src);
+
 /* malloc/strdup that end the program on failure (a one-shot tool). */
 void	*xmalloc(size_t n);
 void	*xcalloc(size_t n, size_t size);

@@ -97,7 +97,7 @@ azure_errtext(const char *buf, size_t len, char *out, size_t outlen)
 		snprintf(out, outlen, "%s: %.*s", json_string_value(code),
 		    (int)strcspn(json_string_value(msg), "\r\n"),
 		    json_string_value(msg));
-		http_printable(out);
+		text_printable(out);
 		rv = 0;
 	}
 	json_decref(root);
@@ -134,7 +134,7 @@ azure_parse_token(const char *buf, size_t len, char *err, size_t errlen)
 	    NULL) {
 		snprintf(err, errlen, "not JSON: %s (line %d)", je.text,
 		    je.line);
-		http_printable(err);
+		text_printable(err);
 		return NULL;
 	}
 	tok = json_object_get(root, "access_token");
@@ -223,7 +223,7 @@ out:
 		addrset_free(&set->addrs);
 		set->ttl = 0;
 		etag[0] = '\0';
-		http_printable(err);
+		text_printable(err);
 	}
 	json_decref(root);
 	return rv;

@@ -114,7 +114,7 @@ cf_errtext(const char *buf, size_t len, char *out, size_t outlen)
 	if (json_integer_value(code) == 10000 && (n = strlen(out)) + 1 < outlen)
 		snprintf(out + n, outlen - n, " (check apiToken: it needs "
 		    "Zone.DNS edit on the zone)");
-	http_printable(out);
+	text_printable(out);
 	rv = 0;
 out:
 	json_decref(root);
@@ -139,7 +139,7 @@ cf_envelope(const char *buf, size_t len, json_t **root, json_t **result,
 	    NULL) {
 		snprintf(err, errlen, "not JSON: %s (line %d)", je.text,
 		    je.line);
-		http_printable(err);
+		text_printable(err);
 		return -1;
 	}
 	ok = json_is_object(*root) ? json_object_get(*root, "success") : NULL;
@@ -148,7 +148,7 @@ cf_envelope(const char *buf, size_t len, json_t **root, json_t **result,
 			snprintf(err, errlen, "success is not true: %s", text);
 		else
 			snprintf(err, errlen, "success is not true");
-		http_printable(err);
+		text_printable(err);
 		return -1;
 	}
 	*result = json_object_get(*root, "result");
@@ -329,7 +329,7 @@ parse_records(const char *buf, size_t len, const char *name, struct cflist *l,
 	rv = 0;
 out:
 	if (rv == -1)
-		http_printable(err);
+		text_printable(err);
 	free(c);
 	json_decref(root);
 	return rv;
@@ -388,7 +388,7 @@ cf_call(struct cf *cf, const char *method, const char *url, const char *body,
 	    -1) {
 		snprintf(err, errlen, "Cloudflare at %s: unexpected answer: %s",
 		    url, why);
-		http_printable(err);
+		text_printable(err);
 		e = PERR_INVALID;
 	}
 	json_decref(root);
@@ -420,7 +420,7 @@ zone_id(struct cf *cf, char *err, size_t errlen)
 	    sizeof(why)) == -1) {
 		snprintf(err, errlen, "Cloudflare at %s: zone %s not found "
 		    "(%s): check zone, or give zoneId", url, cf->zone, why);
-		http_printable(err);
+		text_printable(err);
 		e = PERR_NOTFOUND;
 		goto out;
 	}

@@ -330,10 +330,11 @@ first_line(const struct outcome *o, char *out, size_t outlen)
 		if (o->errbuf[i] == '\n' || o->errbuf[i] == '\r')
 			break;
 		out[i] = o->errbuf[i];
-		if (out[i] < 0x20 || out[i] == 0x7f)
-			out[i] = '?';	/* bytes above 0x7f: negative */
+		if (out[i] == '\0')
+			out[i] = '?';
 	}
 	out[i] = '\0';
+	text_printable(out);
 }
 
 /* Classifies how the program ended; err gets the message. */
@@ -428,10 +429,11 @@ parse_read(const char *buf, size_t len, struct rrset *set, char *err,
 bad:
 	for (i = 0; p + i < eol && i + 1 < sizeof(shown); i++) {
 		shown[i] = p[i];
-		if (shown[i] < 0x20 || shown[i] == 0x7f)
+		if (shown[i] == '\0')
 			shown[i] = '?';
 	}
 	shown[i] = '\0';
+	text_printable(shown);
 	snprintf(err, errlen, "line %zu of its output is not \"TTL %s\": "
 	    "\"%s\"", lineno, set->type == RR_AAAA ? "IPv6-ADDRESS" :
 	    "IPv4-ADDRESS", shown);

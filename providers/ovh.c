@@ -98,7 +98,7 @@ ovh_errtext(const char *buf, size_t len, char *out, size_t outlen)
 		snprintf(out, outlen, "%s%s%s", json_is_string(code) ?
 		    json_string_value(code) : "", json_is_string(code) ? ": " :
 		    "", json_string_value(msg));
-		http_printable(out);
+		text_printable(out);
 		rv = 0;
 	}
 	json_decref(root);
@@ -138,7 +138,7 @@ ovh_parse_ids(const char *buf, size_t len, long long *ids, size_t max,
 	    NULL) {
 		snprintf(err, errlen, "not JSON: %s (line %d)", je.text,
 		    je.line);
-		http_printable(err);
+		text_printable(err);
 		return -1;
 	}
 	if (!json_is_array(root) || json_array_size(root) > max) {
@@ -212,7 +212,7 @@ ovh_parse_record(const char *buf, size_t len, int family, const char *sub,
 	rv = 0;
 out:
 	if (rv == -1)
-		http_printable(err);
+		text_printable(err);
 	json_decref(root);
 	return rv;
 }

@@ -197,7 +197,7 @@ parse_error(const char *buf, size_t len, char *out, size_t outlen)
 	if (json_is_object(root) && (e = json_object_get(root, "error")) !=
 	    NULL && json_is_string(e)) {
 		snprintf(out, outlen, "%s", json_string_value(e));
-		http_printable(out);
+		text_printable(out);
 		rv = 0;
 	}
 	json_decref(root);
@@ -258,7 +258,7 @@ parse_zone(const char *buf, size_t len, const char *name, struct rrset *sets,
 	    NULL) {
 		snprintf(err, errlen, "not JSON: %s (line %d)", je.text,
 		    je.line);
-		http_printable(err);
+		text_printable(err);
 		return -1;
 	}
 	rrsets = json_is_object(root) ? json_object_get(root, "rrsets") : NULL;
@@ -324,7 +324,7 @@ parse_zone(const char *buf, size_t len, const char *name, struct rrset *sets,
 out:
 	/* The reason quotes the answer, and goes to the log. */
 	if (rv == -1)
-		http_printable(err);
+		text_printable(err);
 	json_decref(root);
 	return rv;
 }

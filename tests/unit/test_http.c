@@ -49,7 +49,7 @@ static const struct answer answers[] = {
 	{ 500, "text/html", "Internal Server Error", -1, PERR_TEMP,
 	    "500 Internal Server Error", "Error: Internal" },
 	{ 503, "application/json", "{\"error\":db\x1b[31m\xc3\xa9", -1,
-	    PERR_TEMP, "503 Service Unavailable: db?[31m??", "\x1b" },
+	    PERR_TEMP, "503 Service Unavailable: db?[31m\xc3\xa9", "\x1b" },
 	{ 307, NULL, "", -1, PERR_INVALID, "307: redirects are not followed",
 	    NULL },
 	{ 418, NULL, "", -1, PERR_INVALID, "418", NULL },
@@ -100,7 +100,7 @@ test_printable(void **unused)
 	char s[] = "a\tb\nc\x7f\xff z";
 
 	(void)unused;
-	http_printable(s);
+	text_printable(s);
 	assert_string_equal(s, "a?b?c?? z");
 }
 

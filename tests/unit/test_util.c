@@ -535,6 +535,50 @@ test_time(void **state)
 }
 
 static void
+test_printable(void **state)
+{
+	static const struct {
+		const char	*in;
+		const char	*out;
+	} t[] = {
+		{ "", "" },
+		{ "plain text: 200 OK", "plain text: 200 OK" },
+		{ "line\nforged", "line?forged" },
+		{ "cr\rtab\tdel\x7f", "cr?tab?del?" },
+		{ "\x1b[31mred\x1b[0m", "?[31mred?[0m" },
+		{ "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80",
+		    "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80" },
+		{ "c1 \xc2\x85 \xc2\x9b", "c1 ?? ??" },		/* NEL, CSI */
+		{ "cut \xc3", "cut ?" },
+		{ "cut \xe2\x82", "cut ??" },
+		{ "lone \x80 \xbf", "lone ? ?" },
+		{ "overlong \xc0\xaf \xe0\x80\xaf", "overlong ?? ???" },
+		{ "surrogate \xed\xa0\x80", "surrogate ???" },
+		{ "too big \xf4\x90\x80\x80 \xf5\x80", "too big ???? ??" },
+		{ "ls \xe2\x80\xa8 rlo \xe2\x80\xae", "ls ??? rlo ???" },
+		{ "\xff\xfe", "??" },
+	};
+	char buf[64], small[6];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		snprintf(buf, sizeof(buf), "%s", t[i].in);
+		text_printable(buf);
+		if (strcmp(buf, t[i].out) != 0)
+			fail_msg("text_printable(\"%s\") = \"%s\"", t[i].out,
+			    buf);
+	}
+	/* A copy cut inside a sequence leaves no half of it. */
+	assert_string_equal(text_printable_copy(small, sizeof(small),
+	    "abc\xe2\x82\xac"), "abc??");
+	assert_string_equal(text_printable_copy(small, sizeof(small),
+	    "abcd\xc3\xa9"), "abcd?");
+	assert_string_equal(text_printable_copy(small, sizeof(small), NULL),
+	    "");
+}
+
+static void
 test_alloc(void **state)
 {
 	char *p, *q;
@@ -617,6 +661,7 @@ main(void)
 		cmocka_unit_test(test_addrset),
 		cmocka_unit_test(test_addrset_many),
 		cmocka_unit_test(test_time),
+		cmocka_unit_test(test_printable),
 		cmocka_unit_test(test_alloc),
 		cmocka_unit_test(test_rrset),
 	};
