@@ -8,11 +8,13 @@
 #include <sys/stat.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "config_int.h"
@@ -23,16 +25,14 @@
 void
 cfg_problem(struct ctx *x, int line, int warn, const char *fmt, ...)
 {
-	char buf[1024], *p;
+	char buf[1024];
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 	/* Binary junk in a file must not reach a terminal as is. */
-	for (p = buf; *p != '\0'; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			*p = '?';
+	text_printable(buf);
 	x->msgs = cfg_grow(x->msgs, x->nmsgs, &x->capmsgs, sizeof(*x->msgs));
 	x->msgs[x->nmsgs].line = line;
 	x->msgs[x->nmsgs].seq = x->nmsgs;
@@ -227,12 +227,27 @@ config_load(const char *path, FILE *errs, int warnings)
 {
 	struct config *c = NULL;
 	struct stat st;
-	FILE *fp;
+	FILE *fp = NULL;
 	char *buf = NULL;
 	size_t n = 0, want;
+	int fd = -1;
 
-	if ((fp = fopen(path, "r")) == NULL) {
+	/*
+	 * Only a regular file is read: opening a FIFO waits for a writer,
+	 * and a device could block for ever or act on an open.  Looked at
+	 * before the open, which is non-blocking in case the file is
+	 * swapped in between (fstat below then refuses it).
+	 */
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) &&
+	    !S_ISDIR(st.st_mode)) {
+		fprintf(errs, "%s: cannot read: not a regular file\n", path);
+		goto out;
+	}
+	if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) == -1 ||
+	    (fp = fdopen(fd, "r")) == NULL) {
 		fprintf(errs, "%s: cannot read: %s\n", path, strerror(errno));
+		if (fd != -1)
+			close(fd);
 		goto out;
 	}
 	if (fstat(fileno(fp), &st) == -1) {
@@ -241,6 +256,10 @@ config_load(const char *path, FILE *errs, int warnings)
 	}
 	if (S_ISDIR(st.st_mode)) {
 		fprintf(errs, "%s: cannot read: %s\n", path, strerror(EISDIR));
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		fprintf(errs, "%s: cannot read: not a regular file\n", path);
 		goto out;
 	}
 	/*

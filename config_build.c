@@ -28,6 +28,23 @@
 static int	 url_ok(const char *v, char *err, size_t len);
 
 /*
+ * Names and urls are shown in every output (logs, status, JSON): they
+ * must print as they are written, so that the operator's name is the
+ * one shown and JSON output is valid.
+ */
+static int
+text_ok(const char *s)
+{
+	char *copy = xstrdup(s);
+	int ok;
+
+	text_printable(copy);
+	ok = strcmp(copy, s) == 0;
+	free(copy);
+	return ok;
+}
+
+/*
  * HEAD with expectBody can never pass.  Reported at the later of the two
  * keys, the one that made the pair; after is the line of the section
  * header, so that a pair made at the top of the file is reported there
@@ -313,6 +330,9 @@ build_provider(struct ctx *x, const struct rsec *s, struct provider_cfg *pc)
 		memcpy(pc->dir, x->path, (size_t)(slash - x->path));
 		pc->dir[slash - x->path] = '\0';
 	}
+	if (!text_ok(pc->name))
+		cfg_problem(x, s->line, 0, "provider name '%s': a control "
+		    "character or invalid UTF-8", pc->name);
 	for (i = 0; i < s->nkeys; i++)
 		if (strcasecmp(s->keys[i].key, "type") == 0)
 			type = &s->keys[i];
@@ -415,6 +435,24 @@ bare_host(const char *s)
 	return len > 0 && len <= 253 && s[len] == '\0';
 }
 
+/*
+ * Whether url (http:// or https://) has a user name or password before
+ * its host.  Read from the text, not from libcurl, so that a url that is
+ * bad in other ways is caught too: the problem line quotes a bad url.
+ */
+static int
+url_has_userinfo(const char *v)
+{
+	const char *auth = strstr(v, "://");
+	size_t n;
+
+	if (auth == NULL)
+		return 0;
+	auth += 3;
+	n = strcspn(auth, "/?#");
+	return memchr(auth, '@', n) != NULL;
+}
+
 static int
 url_ok(const char *v, char *err, size_t len)
 {
@@ -477,7 +515,17 @@ build_endpoint(struct ctx *x, struct rsec *s, struct domain_cfg *d,
 	e->line = s->line;
 	ipline = nameline = s->line;
 	if ((k = cfg_get(x, s, "url")) != NULL) {
-		if (url_ok(k->value, err, sizeof(err)))
+		/*
+		 * Logs, status and the state file show the url: refused
+		 * as baseUrl is, and not quoted.
+		 */
+		if (url_has_userinfo(k->value))
+			cfg_problem(x, k->line, 0, "url must not hold a user "
+			    "name or password (logs and status show the url)");
+		else if (!text_ok(k->value))
+			cfg_problem(x, k->line, 0, "bad url '%s': a control "
+			    "character or invalid UTF-8", k->value);
+		else if (url_ok(k->value, err, sizeof(err)))
 			e->url = xstrdup(k->value);
 		else
 			cfg_problem(x, k->line, 0, "bad url '%s': %s", k->value,
@@ -521,6 +569,9 @@ build_endpoint(struct ctx *x, struct rsec *s, struct domain_cfg *d,
 		e->name = xstrdup(s->name);
 	else if (e->url != NULL)
 		e->name = xstrdup(e->url);
+	if (e->name != NULL && !text_ok(e->name))
+		cfg_problem(x, nameline, 0, "endpoint name '%s': a control "
+		    "character or invalid UTF-8", e->name);
 
 	/* Canonical text: one address, one spelling. */
 	if (e->ip.family != 0 &&

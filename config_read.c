@@ -55,6 +55,8 @@ keep(struct ctx *x, const char *s, size_t len)
 	return copy;
 }
 
+#define DURATION_MAX_MS	(3650LL * 86400 * 1000)	/* ten years */
+
 static void
 add_section(struct ctx *x, enum kind kind, char *name, int line)
 {
@@ -212,7 +214,7 @@ reader(char *str, int num, void *stream)
 {
 	struct ctx *x = stream;
 	ssize_t n;
-	size_t len, max = (size_t)num - 2;
+	size_t len, max = (size_t)num - 1;	/* room for the NUL */
 	char *s;
 
 	if ((n = next_line(x)) == -1)
@@ -234,9 +236,13 @@ reader(char *str, int num, void *stream)
 		cfg_problem(x, x->lineno, 0, "line too long (at most %zu "
 		    "characters)", max);
 	else if (line_ok(x, s)) {
+		/*
+		 * inih strips the end of the line itself: the '\n' fgets
+		 * would keep is not needed, and a line that fills the
+		 * buffer goes without it.
+		 */
 		memcpy(str, s, len);
-		str[len] = '\n';
-		str[len + 1] = '\0';
+		str[len] = '\0';
 	}
 	return str;
 }
@@ -495,6 +501,15 @@ cfg_get_duration(struct ctx *x, const struct rkey *k, long long *out)
 		cfg_problem(x, k->line, 0, "'%s': expected a duration above "
 		    "zero (such as 500ms, 30s, 5m, 1h or 7d), not '%s'",
 		    k->canon, k->value);
+		return -1;
+	}
+	/*
+	 * Bounded so that arithmetic on durations (3 x interval in
+	 * --status, now - history) cannot overflow.
+	 */
+	if (ms > DURATION_MAX_MS) {
+		cfg_problem(x, k->line, 0, "'%s': at most %lldd, not '%s'",
+		    k->canon, DURATION_MAX_MS / 86400000, k->value);
 		return -1;
 	}
 	*out = ms;

@@ -53,20 +53,22 @@ def blocked_on_fifo(pid):
 
 def start_together(ddup, argvs, timeout=120):
     """Starts one ddup-check per argument list and lets them all go at
-    the same moment.  Each reads the configuration from a FIFO of its
-    own: starting twenty processes (and a sanitizer's start-up) on a busy
-    machine takes seconds, so they are first left waiting at that open(),
-    then every FIFO gets the configuration at once.  Returns
+    the same moment.  Each is first a shell waiting to read a FIFO of its
+    own, which then execs ddup-check (same process): starting twenty
+    processes (and a sanitizer's start-up) on a busy machine takes
+    seconds, so they are first left waiting at that open(), then every
+    FIFO gets a line at once.  (The configuration itself cannot be the
+    FIFO: ddup-check reads only a regular file.)  Returns
     [(rc, stdout, stderr, seconds from the release to the exit, end)] in
     order; end is the time.monotonic() of the exit."""
-    with open(ddup.config) as f:
-        text = f.read()
     procs, fifos = [], []
     for i, extra in enumerate(argvs):
-        fifo = str(ddup.dir / f"gate{i}.ini")
+        fifo = str(ddup.dir / f"gate{i}")
         os.mkfifo(fifo, 0o600)
         fifos.append(fifo)
-        procs.append(subprocess.Popen([DDUP, "-c", fifo] + list(extra), stdout=subprocess.PIPE,
+        cmd = 'read go < "$1"; shift; exec "$@"'
+        procs.append(subprocess.Popen(["sh", "-c", cmd, "sh", fifo, DDUP, "-c", ddup.config]
+                                      + list(extra), stdout=subprocess.PIPE,
                                       stderr=subprocess.PIPE, text=True))
     out = [None] * len(procs)
     released = [None] * len(procs)
@@ -84,7 +86,7 @@ def start_together(ddup, argvs, timeout=120):
     for i, fifo in enumerate(fifos):
         released[i] = time.monotonic()
         with open(fifo, "w") as f:
-            f.write(text)
+            f.write("go\n")
     for t in threads:
         t.join()
     for fifo in fifos:
