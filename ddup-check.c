@@ -6,11 +6,17 @@
  * transaction and exits.  This file is the command line; run.c is the run.
  */
 
+#include <sys/prctl.h>
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "config.h"
@@ -60,6 +66,45 @@ help(void)
 	    "\nexit status: 0 done, 1 a DNS update failed, 2 bad command line "
 	    "or configuration,\n3 another run holds the lock, 4 the state "
 	    "file is unusable\n");
+}
+
+/*
+ * Descriptors 0, 1 and 2 closed by whoever started us would be handed
+ * out by the next open(): the state file's lock on 2 would then receive
+ * every log line and be destroyed.  They are opened on /dev/null before
+ * anything else is opened.  -1 if that is impossible.
+ */
+static int
+std_fds_open(void)
+{
+	struct stat	 sb;
+	int		 fd;
+
+	for (;;) {
+		if ((fd = open("/dev/null", O_RDWR)) == -1)
+			return -1;
+		if (fd > STDERR_FILENO) {
+			close(fd);
+			break;
+		}
+	}
+	/* The loop filled the lowest closed ones; check all three anyway. */
+	for (fd = 0; fd <= STDERR_FILENO; fd++)
+		if (fstat(fd, &sb) == -1)
+			return -1;
+	return 0;
+}
+
+/* A failed write to stdout (a full disk, a closed pipe) is an error. */
+static int
+stdout_done(void)
+{
+	if (fflush(stdout) == EOF || ferror(stdout)) {
+		fprintf(stderr, "ddup-check: error: cannot write to standard "
+		    "output: %s\n", strerror(errno != 0 ? errno : EIO));
+		return -1;
+	}
+	return 0;
 }
 
 /*
@@ -123,6 +168,17 @@ main(int argc, char *argv[])
 	int		 ch, check_only = 0, dry_run = 0, status = 0, json = 0;
 	int		 verbose = 0, quiet = 0, rc;
 
+	if (std_fds_open() == -1)
+		return RUN_STATE;	/* no /dev/null: nothing can be trusted */
+	/*
+	 * The configuration brings the TSIG key and API tokens into memory:
+	 * no core dump may carry them (this also keeps other users' ptrace
+	 * and /proc/PID/mem out).  Before the file is read, so that a
+	 * crash while reading it is covered too.
+	 */
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == -1)
+		fprintf(stderr, "ddup-check: warning: cannot disable core "
+		    "dumps: %s\n", strerror(errno));
 	while ((ch = getopt_long(argc, argv, "c:nvqh", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'c':
@@ -159,10 +215,10 @@ main(int argc, char *argv[])
 			break;
 		case 'V':
 			printf("ddup-check %s\n", DDUP_VERSION);
-			return 0;
+			return stdout_done() == 0 ? 0 : RUN_FAILED;
 		case 'h':
 			help();
-			return 0;
+			return stdout_done() == 0 ? 0 : RUN_FAILED;
 		default:
 			usage(stderr);
 			return EXIT_USAGE;
@@ -213,11 +269,14 @@ main(int argc, char *argv[])
 		return EXIT_USAGE;
 	log_init(cfg->log_json, level);
 	if (check_only) {
+		rc = 0;
 		if (!quiet)
 			printf("%s: configuration OK (%zu domains)\n", path,
 			    cfg->ndomains);
+		if (stdout_done() == -1)
+			rc = RUN_FAILED;
 		config_free(cfg);
-		return 0;
+		return rc;
 	}
 	if (request) {
 		rc = run_request(cfg, request, target, for_ms);

@@ -5,6 +5,7 @@
  * the report.
  */
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -348,8 +349,8 @@ save(struct run *r)
 			se.last_ok = e->res.ok;
 			se.last_status = e->res.status;
 			se.latency_ms = e->res.latency_ms;
-			snprintf(se.last_result, sizeof(se.last_result), "%s",
-			    e->res.reason);
+			text_printable_copy(se.last_result,
+			    sizeof(se.last_result), e->res.reason);
 			if (state_put_endpoint(r->st, d->cfg->name,
 			    e->cfg->name, e->cfg->ip.s, e->cfg->url,
 			    e->cfg->priority, &se) == -1)
@@ -379,8 +380,8 @@ save(struct run *r)
 				    d->pub.want[k].type, &d->pub.want[k]) == -1)
 					goto dberr;
 		} else if (d->pub.failed)
-			snprintf(sd.last_error, sizeof(sd.last_error), "%s",
-			    d->pub.error);
+			text_printable_copy(sd.last_error,
+			    sizeof(sd.last_error), d->pub.error);
 		if (state_put_domain(r->st, d->cfg->name,
 		    d->cfg->provider->name, d->cfg->pol.ttl, &sd) == -1)
 			goto dberr;
@@ -528,8 +529,14 @@ print_report(struct run *r, int from_run, int json)
 	else
 		report_print_text(stdout, &rep);
 	free_report(&rep);
-	if (fflush(stdout) == EOF)
+	/* A full disk or a closed pipe: say so, or the caller sees nothing. */
+	errno = 0;
+	if (fflush(stdout) == EOF || ferror(stdout)) {
+		logx(LOG_ERR, NULL, NULL, "cannot write to standard output: %s",
+		    strerror(errno != 0 ? errno : EIO));
 		rc = -1;
+	} else if (rc == -1)
+		logx(LOG_ERR, NULL, NULL, "cannot write the JSON document");
 	return rc;
 }
 
