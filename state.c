@@ -135,6 +135,105 @@ make_parent(struct state *st)
 	return rc;
 }
 
+static const char *const sidecars[] = { "", "-wal", "-shm", "-journal" };
+
+/*
+ * The state file, its journals and its folder must be ours alone: a
+ * user who can write the folder could point root's run at a file of
+ * their choice (a symlink) or plant a journal SQLite would replay.  The
+ * folder is looked at through any symlink (state moved to another disk
+ * is fine when the folder there is safe).  Returns 1 when the folder
+ * does not exist (a read-only open then reads an empty state).
+ */
+static int
+check_place(struct state *st)
+{
+	struct stat	 sb;
+	char		*dir, *slash, *p;
+	size_t		 i, len;
+	int		 rc = -1;
+
+	dir = xstrdup(st->path);
+	slash = strrchr(dir, '/');
+	if (slash == NULL)
+		snprintf(dir, strlen(dir) + 1, "%s", ".");
+	else if (slash == dir)
+		slash[1] = '\0';
+	else
+		*slash = '\0';
+	if (stat(dir, &sb) == -1) {
+		if (errno == ENOENT && !st->rw) {
+			rc = 1;
+			goto out;
+		}
+		st_set_err(st, "cannot look at folder %s: %s", dir,
+		    strerror(errno));
+		goto out;
+	}
+	if (sb.st_uid != geteuid() && sb.st_uid != 0) {
+		st_set_err(st, "refused: folder %s belongs to another user "
+		    "(uid %ld)", dir, (long)sb.st_uid);
+		goto out;
+	}
+	if ((sb.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+		st_set_err(st, "refused: folder %s can be written by other "
+		    "users (mode %03o); make it 0700", dir,
+		    (unsigned)(sb.st_mode & 0777));
+		goto out;
+	}
+	len = strlen(st->path) + sizeof("-journal");
+	p = xmalloc(len);
+	for (i = 0; i < sizeof(sidecars) / sizeof(sidecars[0]); i++) {
+		snprintf(p, len, "%s%s", st->path, sidecars[i]);
+		if (lstat(p, &sb) == 0 && S_ISLNK(sb.st_mode)) {
+			st_set_err(st, "refused: %s is a symbolic link", p);
+			free(p);
+			goto out;
+		}
+	}
+	free(p);
+	rc = 0;
+ out:
+	free(dir);
+	return rc;
+}
+
+/*
+ * A state file an operator made with a wider mode (an empty file, say)
+ * is made private with its journals: SQLite gives a new -wal and -shm
+ * the mode of the database file.  Under the run lock.
+ */
+static int
+make_private(struct state *st)
+{
+	struct stat	 sb;
+	char		*p;
+	size_t		 i, len;
+	int		 fd, rc = 0;
+
+	len = strlen(st->path) + sizeof("-journal");
+	p = xmalloc(len);
+	for (i = 0; i < sizeof(sidecars) / sizeof(sidecars[0]); i++) {
+		snprintf(p, len, "%s%s", st->path, sidecars[i]);
+		fd = i == 0 ? st->lockfd : open(p, O_RDONLY | O_NOFOLLOW |
+		    O_NONBLOCK | O_CLOEXEC);
+		if (fd == -1)
+			continue;	/* none; a symlink was refused before */
+		if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) &&
+		    (sb.st_mode & 077) != 0 && fchmod(fd, 0600) == -1) {
+			st_set_err(st, "cannot make %s private (mode 0600): %s",
+			    p, strerror(errno));
+			rc = -1;
+		}
+		if (fd != st->lockfd)
+			close(fd);
+		if (rc == -1)
+			break;
+	}
+	free(p);
+	return rc;
+}
+
 /*
  * Opens the lock file descriptor and takes the run lock.  flock() locks
  * are separate from SQLite's POSIX locks, so they do not interfere (on a
@@ -146,9 +245,14 @@ take_lock(struct state *st)
 {
 	struct stat	 sb;
 
-	st->lockfd = open(st->path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	st->lockfd = open(st->path, O_RDWR | O_CREAT | O_NOFOLLOW |
+	    O_NONBLOCK | O_CLOEXEC, 0600);
 	if (st->lockfd == -1) {
-		st_set_err(st, "cannot open: %s", strerror(errno));
+		if (errno == ELOOP)
+			st_set_err(st, "refused: %s is a symbolic link",
+			    st->path);
+		else
+			st_set_err(st, "cannot open: %s", strerror(errno));
 		return STATE_BAD;
 	}
 	if (fstat(st->lockfd, &sb) == -1 || !S_ISREG(sb.st_mode)) {
@@ -381,13 +485,70 @@ open_db(struct state *st, const char *dbpath, int flags)
 	return 0;
 }
 
+/*
+ * --status and --dry-run only read, so they must work on a state file
+ * or folder they cannot write (a read-only mount, another user's file):
+ * SQLite would need to create the -shm file of the WAL.  There, with no
+ * WAL content to miss (a run that ended cleanly leaves none), the file
+ * is opened as immutable, through a URI.  Returns the URI, or NULL for
+ * an ordinary open.
+ */
+static char *
+readonly_uri(const char *path)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	struct stat	 sb;
+	char		*dir, *slash, *wal, *uri = NULL, *q;
+	const char	*s;
+	size_t		 len;
+	int		 writable;
+
+	dir = xstrdup(path);
+	if ((slash = strrchr(dir, '/')) == NULL)
+		snprintf(dir, strlen(dir) + 1, "%s", ".");
+	else if (slash == dir)
+		slash[1] = '\0';
+	else
+		*slash = '\0';
+	writable = faccessat(AT_FDCWD, path, W_OK, AT_EACCESS) == 0 &&
+	    faccessat(AT_FDCWD, dir, W_OK, AT_EACCESS) == 0;
+	free(dir);
+	if (writable)
+		return NULL;
+	len = strlen(path) + sizeof("-wal");
+	wal = xmalloc(len);
+	snprintf(wal, len, "%s-wal", path);
+	if (lstat(wal, &sb) == 0 && sb.st_size > 0) {
+		free(wal);
+		return NULL;	/* SQLite reads it if it can; never skipped */
+	}
+	free(wal);
+	/* Every byte but the plainest escaped: '?', '#' and '%' mean things. */
+	uri = xmalloc(strlen("file:?immutable=1") + 3 * strlen(path) + 1);
+	q = uri + sprintf(uri, "file:");
+	for (s = path; *s != '\0'; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		    (c >= '0' && c <= '9') || strchr("/._-", c) != NULL)
+			*q++ = (char)c;
+		else {
+			*q++ = '%';
+			*q++ = hex[c >> 4];
+			*q++ = hex[c & 15];
+		}
+	}
+	snprintf(q, sizeof("?immutable=1"), "?immutable=1");
+	return uri;
+}
+
 int
 state_open(const char *path, int mode, struct state **out, char *err,
     size_t errlen)
 {
 	struct state	*st;
 	struct stat	 sb;
-	char		*dbpath = NULL;
+	char		*dbpath = NULL, *uri = NULL;
 	mode_t		 oldmask = 0;
 	int		 rc = STATE_BAD, masked = 0, ver;
 
@@ -402,6 +563,11 @@ state_open(const char *path, int mode, struct state **out, char *err,
 	    strncmp(path, "file:", 5) == 0 ? "./" : "", path);
 
 	if (!st->rw) {
+		if ((ver = check_place(st)) != 0) {
+			if (ver == 1)
+				rc = STATE_OK;	/* no folder: empty state */
+			goto out;
+		}
 		if (stat(path, &sb) == -1) {
 			if (errno == ENOENT) {
 				rc = STATE_OK;	/* no file: empty state */
@@ -418,14 +584,20 @@ state_open(const char *path, int mode, struct state **out, char *err,
 		 */
 		oldmask = umask(077);
 		masked = 1;
-		if (make_parent(st) == -1)
+		if (make_parent(st) == -1 || check_place(st) != 0)
 			goto out;
 		if ((rc = take_lock(st)) != STATE_OK)
 			goto out;
 		rc = STATE_BAD;
+		if (make_private(st) == -1)
+			goto out;
 	}
 
-	if (open_db(st, dbpath, SQLITE_OPEN_READONLY) == -1)
+	if (!st->rw && (uri = readonly_uri(path)) != NULL) {
+		if (open_db(st, uri, SQLITE_OPEN_READONLY |
+		    SQLITE_OPEN_URI) == -1)
+			goto out;
+	} else if (open_db(st, dbpath, SQLITE_OPEN_READONLY) == -1)
 		goto out;
 	ver = probe(st, st->db);
 	if (ver == PROBE_HOT && hot_journal_of_new(dbpath)) {
@@ -483,6 +655,7 @@ state_open(const char *path, int mode, struct state **out, char *err,
 		snprintf(err, errlen, "%s", st->err);
 	state_close(st);
 	free(dbpath);
+	free(uri);
 	return rc;
 }
 
