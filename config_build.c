@@ -44,6 +44,8 @@ text_ok(const char *s)
 	return ok;
 }
 
+static int	url_has_userinfo(const char *);
+
 /*
  * HEAD with expectBody can never pass.  Reported at the later of the two
  * keys, the one that made the pair; after is the line of the section
@@ -149,7 +151,10 @@ check_top(struct ctx *x, struct rsec *s, struct hc *h)
 	if ((k = cfg_get(x, s, "controlUrl")) != NULL) {
 		char err[256];
 
-		if (url_ok(k->value, err, sizeof(err)))
+		if (url_has_userinfo(k->value))
+			cfg_problem(x, k->line, 0, "controlUrl must not hold a "
+			    "user name or password (messages show the url)");
+		else if (url_ok(k->value, err, sizeof(err)))
 			c->control_url = xstrdup(k->value);
 		else
 			cfg_problem(x, k->line, 0, "bad controlUrl '%s': %s",

@@ -216,6 +216,9 @@ static const struct {
 	  "ip = 192.0.2.1\n",
 	  "F:10: bad url 'http://127.0.0.1/?': a control character or "
 	  "invalid UTF-8\n" },
+	{ "controlUrl = https://u:hunter2@127.0.0.1/\n" PROV DOM EP,
+	  "F:1: controlUrl must not hold a user name or password (messages "
+	  "show the url)\n" },
 	/* Names: printed as written, or refused (JSON needs UTF-8). */
 	{ PROV DOM "[endpoint a\xc3]\nurl = http://127.0.0.1/\n"
 	  "ip = 192.0.2.1\n",
