@@ -344,6 +344,7 @@ config_free(struct config *c)
 			free(d->eps[j].name);
 			free(d->eps[j].url);
 			free(d->eps[j].host);
+			free(d->eps[j].cname);
 			free(d->eps[j].location);
 		}
 		free(d->eps);
@@ -369,4 +370,10 @@ domain_rank_location(const struct domain_cfg *d, long rank)
 	if ((size_t)rank <= d->pol.nfailover)
 		return d->pol.failover[rank - 1];
 	return NULL;
+}
+
+const char *
+endpoint_target(const struct endpoint_cfg *e)
+{
+	return e->cname != NULL ? e->cname : e->ip.s;
 }

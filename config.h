@@ -44,7 +44,10 @@ struct endpoint_cfg {
 	char		*name;		/* `name`, else section name, else url */
 	char		*url;
 	char		*host;		/* NULL: none */
-	struct addr	 ip;		/* parsed and canonical */
+	struct addr	 ip;		/* parsed and canonical; family 0 with cname */
+	char		*cname;		/* CNAME target, lower case, no trailing
+					   dot; NULL: the endpoint publishes ip */
+	int		 proxied;	/* its own `proxied`, else its provider's */
 	long		 priority;
 	char		*location;	/* NULL: none */
 	/*
@@ -85,6 +88,7 @@ struct domain_cfg {
 	size_t		 neps;
 	int		 has4;		/* some endpoint has an IPv4 address: A is managed */
 	int		 has6;		/* likewise AAAA */
+	int		 hascname;	/* some endpoint has a cname: CNAME is managed */
 	int		 line;
 };
 
@@ -123,6 +127,9 @@ struct config	*config_load(const char *path, FILE *errs, int warnings);
 struct config	*config_parse(const char *name, const char *buf,
 		    size_t len, FILE *errs, int warnings);
 void		 config_free(struct config *c);
+
+/* What e publishes, as text: its address, or its CNAME target. */
+const char	*endpoint_target(const struct endpoint_cfg *e);
 
 /*
  * The location of rank in d's order of preference: its own location,

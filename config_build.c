@@ -506,6 +506,69 @@ location_rank(const struct domain_policy *p, const char *loc)
 	return (long)p->nfailover + 1;
 }
 
+/* The provider's name and type, for messages; NULL when it is unknown. */
+static const struct provider_ops *
+domain_ops(const struct domain_cfg *d)
+{
+	return d->provider != NULL ? d->provider->ops : NULL;
+}
+
+/* `cname`: instead of ip, only on a provider that can publish one. */
+static void
+build_cname(struct ctx *x, const struct rsec *s, const struct domain_cfg *d,
+    struct endpoint_cfg *e, int *line)
+{
+	const struct provider_ops *ops = domain_ops(d);
+	const struct rkey *k;
+	char *t;
+
+	if ((k = cfg_get(x, s, "cname")) == NULL)
+		return;
+	*line = k->line;
+	if (cfg_has_key(s, "ip")) {
+		cfg_problem(x, k->line, 0, "an endpoint has 'ip' or 'cname', "
+		    "not both");
+		return;
+	}
+	if (ops != NULL && (ops->caps & PCAP_CNAME) == 0) {
+		cfg_problem(x, k->line, 0, "cname: provider '%s' (%s) cannot "
+		    "publish a CNAME", d->provider->name, ops->type);
+		return;
+	}
+	t = xstrdup(k->value);
+	if (!dns_name(t, 1) || strchr(t, '.') == NULL) {
+		cfg_problem(x, k->line, 0, "bad cname '%s': not a host name",
+		    k->value);
+		free(t);
+	} else if (d->name != NULL && strcmp(t, d->name) == 0) {
+		cfg_problem(x, k->line, 0, "cname %s is the domain itself", t);
+		free(t);
+	} else
+		e->cname = t;
+}
+
+/* `proxied`: the endpoint's, else its provider's, where it has one. */
+static void
+build_proxied(struct ctx *x, const struct rsec *s, const struct domain_cfg *d,
+    struct endpoint_cfg *e)
+{
+	const struct provider_ops *ops = domain_ops(d);
+	const struct rkey *k;
+	const char *v;
+
+	if (ops != NULL && (ops->caps & PCAP_PROXIED) != 0 &&
+	    (v = provider_cfg_get(d->provider, "proxied")) != NULL)
+		(void)parse_bool(v, &e->proxied);	/* checked by the provider */
+	if ((k = cfg_get(x, s, "proxied")) == NULL)
+		return;
+	if (ops != NULL && (ops->caps & PCAP_PROXIED) == 0)
+		cfg_problem(x, k->line, 0, "proxied: provider '%s' (%s) has no "
+		    "proxied records", d->provider->name, ops->type);
+	else if (parse_bool(k->value, &e->proxied) == -1)
+		cfg_problem(x, k->line, 0, "proxied: '%s' is not true or false",
+		    k->value);
+}
+
 /* Endpoint s of domain d; ips and names: those of d so far, their lines. */
 static void
 build_endpoint(struct ctx *x, struct rsec *s, struct domain_cfg *d,
@@ -542,8 +605,11 @@ build_endpoint(struct ctx *x, struct rsec *s, struct domain_cfg *d,
 		if (addr_parse(k->value, &e->ip) == -1)
 			cfg_problem(x, k->line, 0, "bad IP address '%s'",
 			    k->value);
-	} else if (!cfg_has_key(s, "ip"))
+	}
+	build_cname(x, s, d, e, &ipline);
+	if (!cfg_has_key(s, "ip") && !cfg_has_key(s, "cname"))
 		cfg_problem(x, s->line, 0, "[endpoint] has no 'ip'");
+	build_proxied(x, s, d, e);
 	if ((k = cfg_get(x, s, "host")) != NULL && !bare_host(k->value))
 		cfg_problem(x, k->line, 0, "host must be a host name without "
 		    "port");
@@ -583,6 +649,10 @@ build_endpoint(struct ctx *x, struct rsec *s, struct domain_cfg *d,
 	    (first = cfg_nameset_add(ips, e->ip.s, e->line)) != 0)
 		cfg_problem(x, ipline, 0, "ip %s is also the ip of the "
 		    "endpoint at line %d", e->ip.s, first);
+	if (e->cname != NULL &&
+	    (first = cfg_nameset_add(ips, e->cname, e->line)) != 0)
+		cfg_problem(x, ipline, 0, "cname %s is also the cname of the "
+		    "endpoint at line %d", e->cname, first);
 	if (e->name != NULL &&
 	    (first = cfg_nameset_add(names, e->name, e->line)) != 0)
 		cfg_problem(x, nameline, 0, "endpoint name '%s' is also the "
@@ -591,7 +661,48 @@ build_endpoint(struct ctx *x, struct rsec *s, struct domain_cfg *d,
 		d->has4 = 1;
 	else if (e->ip.family == 6)
 		d->has6 = 1;
+	else if (e->cname != NULL)
+		d->hascname = 1;
 	d->neps++;
+}
+
+/*
+ * SPEC 3.4: a CNAME may not share its name with other records, so a
+ * cname endpoint is alone in its tier; and one tier is either proxied or
+ * not, as its records are published together.
+ */
+static void
+check_tiers(struct ctx *x, const struct domain_cfg *d)
+{
+	const struct endpoint_cfg *e, *f;
+	size_t i, j;
+
+	for (i = 0; i < d->neps; i++) {
+		e = &d->eps[i];
+		for (j = 0; j < i; j++) {
+			f = &d->eps[j];
+			if (f->priority != e->priority || f->rank != e->rank)
+				continue;
+			if (e->cname != NULL || f->cname != NULL) {
+				cfg_problem(x, e->line, 0, "endpoint '%s': a "
+				    "cname endpoint must be alone in its "
+				    "priority, and endpoint '%s' at line %d has "
+				    "priority %ld too", e->name != NULL ?
+				    e->name : "", f->name != NULL ? f->name :
+				    "", f->line, e->priority);
+				break;
+			}
+			if (e->proxied != f->proxied) {
+				cfg_problem(x, e->line, 0, "endpoint '%s': "
+				    "proxied differs from endpoint '%s' at line "
+				    "%d of the same priority %ld (its records "
+				    "are published together)", e->name != NULL ?
+				    e->name : "", f->name != NULL ? f->name :
+				    "", f->line, e->priority);
+				break;
+			}
+		}
+	}
 }
 
 /* The domain of section idx; seen: the names of the domains so far. */
@@ -699,6 +810,7 @@ build_domain(struct ctx *x, size_t idx, const struct hc *defaults,
 		if (x->secs[i].kind == S_ENDPOINT &&
 		    x->secs[i].domain == (int)idx)
 			build_endpoint(x, &x->secs[i], d, &ips, &names);
+	check_tiers(x, d);
 	cfg_nameset_free(&ips);
 	cfg_nameset_free(&names);
 }

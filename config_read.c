@@ -324,10 +324,10 @@ static const struct {
 	{ "host", W_ENDPOINT },
 	{ "priority", W_ENDPOINT },
 	{ "name", W_ENDPOINT },
+	{ "cname", W_ENDPOINT },
+	{ "proxied", W_ENDPOINT },
 	{ "statusHtml", W_NOTYET },
 	{ "metricsFile", W_NOTYET },
-	{ "cname", W_NOTYET },
-	{ "proxied", W_NOTYET },
 	{ "location", W_ENDPOINT },
 	{ "controlUrl", W_TOP },
 };

@@ -18,8 +18,8 @@
 int
 publication_managed(const struct publication *p, int i)
 {
-	/* No endpoint publishes a CNAME yet: that type is never managed. */
-	return i == RR_A ? p->cfg->has4 : i == RR_AAAA ? p->cfg->has6 : 0;
+	return i == RR_A ? p->cfg->has4 : i == RR_AAAA ? p->cfg->has6 :
+	    p->cfg->hascname;
 }
 
 void
@@ -55,9 +55,25 @@ tier_text(const struct log_tier *t, char *buf, size_t len)
 }
 
 void
-publication_add(struct publication *p, const struct addr *a)
+publication_add(struct publication *p, const struct endpoint_cfg *e)
 {
-	addrset_add_addr(&p->want[rrtype_of_family(a->family)].addrs, a);
+	int i;
+
+	if (e->cname != NULL) {
+		/* Alone in its tier (config_build.c): the one target. */
+		free(p->want[RR_CNAME].target);
+		p->want[RR_CNAME].target = xstrdup(e->cname);
+	} else
+		addrset_add_addr(&p->want[rrtype_of_family(e->ip.family)].addrs,
+		    &e->ip);
+	/*
+	 * A tier is proxied or not as a whole (config_build.c); proxied
+	 * records have TTL 1, automatic, whatever the domain's ttl says.
+	 */
+	for (i = 0; i < RR_NTYPES; i++) {
+		p->want[i].proxied = e->proxied;
+		p->want[i].ttl = e->proxied ? 1 : p->cfg->pol.ttl;
+	}
 }
 
 /*

@@ -16,6 +16,7 @@
 #include "util.h"
 
 struct domain_cfg;
+struct endpoint_cfg;
 struct st_domain;
 struct state;
 
@@ -48,8 +49,8 @@ void	 publication_init(struct publication *p, const struct domain_cfg *cfg,
 	    const struct st_domain *st, struct state *db, struct tier tier);
 /* The tier as logs and status show it: "0", "0, location austin"... */
 void	 tier_text(const struct log_tier *t, char *buf, size_t len);
-/* Adds an address of the tier to publish. */
-void	 publication_add(struct publication *p, const struct addr *a);
+/* Adds an endpoint of the tier to publish: its address or its CNAME. */
+void	 publication_add(struct publication *p, const struct endpoint_cfg *e);
 /* Does the domain manage type i (an enum rrtype)? */
 int	 publication_managed(const struct publication *p, int i);
 

@@ -63,6 +63,18 @@ struct run {
 	struct check_res	 control;	/* the controlUrl's check */
 };
 
+/* Whether the set last published holds e's address or CNAME. */
+static int
+stored_has(const struct st_domain *st, const struct endpoint_cfg *e)
+{
+	if (e->cname != NULL)
+		return st->has_pub[RR_CNAME] && st->pub[RR_CNAME].target !=
+		    NULL && strcasecmp(st->pub[RR_CNAME].target, e->cname) == 0;
+	return st->has_pub[rrtype_of_family(e->ip.family)] &&
+	    addrset_contains(&st->pub[rrtype_of_family(e->ip.family)].addrs,
+	    e->ip.s);
+}
+
 /* Loads counters and published sets; st NULL means an empty state. */
 static void
 load(struct run *r)
@@ -94,11 +106,9 @@ load(struct run *r)
 		for (j = 0; j < d->cfg->neps; j++) {
 			struct ep_run *e = &d->eps[j];
 			struct dec_ep *de = &d->dep[j];
-			int k = d->cfg->eps[j].ip.family == 6 ? 1 : 0;
-
 			e->cfg = &d->cfg->eps[j];
 			state_get_endpoint(r->st, d->cfg->name, e->cfg->name,
-			    e->cfg->ip.s, e->cfg->url, &e->st);
+			    endpoint_target(e->cfg), e->cfg->url, &e->st);
 			de->priority = e->cfg->priority;
 			de->rank = e->cfg->rank;
 			e->drain = state_find_drain(&r->req, d->cfg->name,
@@ -109,8 +119,7 @@ load(struct run *r)
 			de->passes = e->st.passes;
 			de->removed = e->st.removed;
 			de->last_ok = e->st.last_ok;
-			de->published = d->st.has_pub[k] &&
-			    addrset_contains(&d->st.pub[k].addrs, e->cfg->ip.s);
+			de->published = stored_has(&d->st, e->cfg);
 			de->result = CR_NONE;
 		}
 	}
@@ -228,7 +237,7 @@ build_want(struct run *r, struct dom_run *d)
 	    d->dec.tier);
 	for (j = 0; j < d->cfg->neps; j++)
 		if (d->dep[j].publish)
-			publication_add(&d->pub, &d->cfg->eps[j].ip);
+			publication_add(&d->pub, &d->cfg->eps[j]);
 }
 
 /*
@@ -352,7 +361,7 @@ save(struct run *r)
 			text_printable_copy(se.last_result,
 			    sizeof(se.last_result), e->res.reason);
 			if (state_put_endpoint(r->st, d->cfg->name,
-			    e->cfg->name, e->cfg->ip.s, e->cfg->url,
+			    e->cfg->name, endpoint_target(e->cfg), e->cfg->url,
 			    e->cfg->priority, &se) == -1)
 				goto dberr;
 		}
@@ -477,7 +486,8 @@ build_report(struct run *r, struct report *rep, int from_run)
 
 			re->name = e->cfg->name;
 			re->url = e->cfg->url;
-			re->ip = e->cfg->ip.s;
+			re->ip = e->cfg->cname == NULL ? e->cfg->ip.s : NULL;
+			re->cname = e->cfg->cname;
 			re->priority = e->cfg->priority;
 			re->location = e->cfg->location;
 			re->drained = e->drain != NULL;
@@ -488,7 +498,9 @@ build_report(struct run *r, struct report *rep, int from_run)
 			re->published = d->dep[j].published;
 			re->failures = d->dep[j].new_failures;
 			re->passes = d->dep[j].new_passes;
-			if (re->published)
+			if (re->published && e->cfg->cname != NULL)
+				rd->published_cname = e->cfg->cname;
+			else if (re->published)
 				addrset_add_addr(&rd->published, &e->cfg->ip);
 			if (d->dep[j].result != CR_NONE) {
 				re->last_check = r->now;

@@ -93,8 +93,8 @@ static const char *const stmt_sql[S_MAX] = {
 	    " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
 	[S_CFG_CLEAR_DOM] = "DELETE FROM temp.cfg_domains",
 	[S_CFG_CLEAR_EP] = "DELETE FROM temp.cfg_endpoints",
-	[S_CFG_DOM] = "INSERT OR IGNORE INTO temp.cfg_domains (name, has4, has6)"
-	    " VALUES (?1, ?2, ?3)",
+	[S_CFG_DOM] = "INSERT OR IGNORE INTO temp.cfg_domains (name, has4, has6,"
+	    " hascname) VALUES (?1, ?2, ?3, ?4)",
 	[S_CFG_EP] = "INSERT OR IGNORE INTO temp.cfg_endpoints (domain, name)"
 	    " VALUES (?1, ?2)",
 	/* The open streaks of endpoints about to be dropped end at the last run. */
@@ -108,11 +108,11 @@ static const char *const stmt_sql[S_MAX] = {
 	[S_DROP_DOM] = "DELETE FROM domains WHERE name NOT IN"
 	    " (SELECT name FROM temp.cfg_domains)",
 	/* Also the types a domain no longer manages. */
-	/* CNAME rows go too: no endpoint publishes one yet (SPEC 3.4). */
 	[S_DROP_PUB] = "DELETE FROM published WHERE NOT EXISTS (SELECT 1"
 	    " FROM temp.cfg_domains c WHERE c.name = published.domain"
 	    " AND ((published.type = 'A' AND c.has4)"
-	    " OR (published.type = 'AAAA' AND c.has6)))",
+	    " OR (published.type = 'AAAA' AND c.has6)"
+	    " OR (published.type = 'CNAME' AND c.hascname)))",
 	[S_PRUNE_STREAKS] = "DELETE FROM streaks WHERE last < ?1",
 	[S_PRUNE_CHANGES] = "DELETE FROM changes WHERE time < ?1",
 	[S_MARK_UNSURE] = "INSERT INTO domains (name, provider, ttl, unhealthy,"
@@ -874,6 +874,7 @@ load_config(struct state *st, const struct config *c)
 		b = bind_text(s, 1, d->name);
 		b |= sqlite3_bind_int(s, 2, d->has4 != 0);
 		b |= sqlite3_bind_int(s, 3, d->has6 != 0);
+		b |= sqlite3_bind_int(s, 4, d->hascname != 0);
 		if (run_stmt(st, s, b, "finish run") == -1)
 			return -1;
 		for (j = 0; j < d->neps; j++) {

@@ -330,7 +330,8 @@ const int state_schema_version =
  */
 const char state_temp_schema[] =
 	"CREATE TEMP TABLE cfg_domains ("
-	"  name TEXT PRIMARY KEY NOT NULL, has4 INTEGER, has6 INTEGER);"
+	"  name TEXT PRIMARY KEY NOT NULL, has4 INTEGER, has6 INTEGER,"
+	"  hascname INTEGER);"
 	"CREATE TEMP TABLE cfg_endpoints ("
 	"  domain TEXT NOT NULL, name TEXT NOT NULL,"
 	"  PRIMARY KEY (domain, name));";

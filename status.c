@@ -49,6 +49,8 @@ endpoint_json(const struct report_ep *e)
 	json_object_set_new(o, "name", json_text(e->name));
 	json_object_set_new(o, "url", json_text(e->url));
 	json_object_set_new(o, "ip", json_text(e->ip));
+	if (e->cname != NULL)
+		json_object_set_new(o, "cname", json_text(e->cname));
 	json_object_set_new(o, "priority", json_integer(e->priority));
 	json_object_set_new(o, "location", json_text(e->location));
 	json_object_set_new(o, "state", json_string(ep_state_str(e->state)));
@@ -74,6 +76,8 @@ domain_json(const struct report_domain *d)
 
 	for (i = 0; i < d->published.n; i++)
 		json_array_append_new(pub, json_string(d->published.v[i].s));
+	if (d->published_cname != NULL)
+		json_array_append_new(pub, json_text(d->published_cname));
 	for (i = 0; i < d->neps; i++)
 		json_array_append_new(eps, endpoint_json(&d->eps[i]));
 	json_object_set_new(o, "name", json_text(d->name));
@@ -150,9 +154,27 @@ print_endpoint(FILE *f, const struct report_ep *e)
 	fprintf(f, "  %-20s %-11s %-3s %5ld  %-15s %4ld %4ld  %-20s %8s  %s\n",
 	    text_printable_copy(name, sizeof(name), e->name),
 	    ep_state_str(e->state), e->published ? "yes" : "no",
-	    e->priority, e->ip, e->failures, e->passes, when, lat,
+	    e->priority, e->ip != NULL ? e->ip : e->cname, e->failures,
+	    e->passes, when, lat,
 	    e->last_result != NULL ? text_printable_copy(res, sizeof(res),
 	    e->last_result) : "-");
+}
+
+/* The addresses published, then the CNAME target; malloc'd. */
+static char *
+published_text(const struct report_domain *d)
+{
+	char	*a = addrset_join(&d->published), *s;
+	size_t	 len;
+
+	if (d->published_cname == NULL)
+		return a;
+	len = strlen(a) + strlen(d->published_cname) + 2;
+	s = xmalloc(len);
+	snprintf(s, len, "%s%s%s", a, a[0] != '\0' ? " " : "",
+	    d->published_cname);
+	free(a);
+	return s;
 }
 
 void
@@ -182,7 +204,7 @@ report_print_text(FILE *f, const struct report *r)
 
 	for (i = 0; i < r->ndomains; i++) {
 		const struct report_domain *d = &r->domains[i];
-		char *pub = addrset_join(&d->published);
+		char *pub = published_text(d);
 
 		fprintf(f, "\n%s: %s (provider %s, ttl %ld)\n",
 		    text_printable_copy(t1, sizeof(t1), d->name),

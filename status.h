@@ -14,7 +14,8 @@
 struct report_ep {
 	const char	*name;
 	const char	*url;
-	const char	*ip;
+	const char	*ip;		/* NULL: a cname endpoint */
+	const char	*cname;		/* NULL: an address endpoint */
 	long		 priority;
 	const char	*location;	/* NULL: none */
 	int		 drained;
@@ -35,6 +36,7 @@ struct report_domain {
 	long		 ttl;
 	int		 status;	/* enum dom_status */
 	struct addrset	 published;	/* both families */
+	const char	*published_cname; /* the CNAME target published, or NULL */
 	int		 has_tier;
 	long		 tier;		/* the tier's priority */
 	int		 located;	/* the domain prefers a location */

@@ -348,6 +348,7 @@ def config_seeds():
                             b"c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0MTI=")
         # The target sets DDUP_FUZZ_KEY itself.
         text = text.replace(b"!env PDNS_API_KEY", b"!env DDUP_FUZZ_KEY")
+        text = text.replace(b"!env CLOUDFLARE_API_TOKEN", b"!env DDUP_FUZZ_KEY")
         write("config", name + ".ini", text)
     small = {
         "rfc2136-min": """[provider dns]

@@ -50,6 +50,7 @@ static const struct provider_key cloudflare_keys[] = {
 	{ "apiToken", PK_REQUIRED | PK_SECRET },
 	{ "zoneId", 0 },
 	{ "zone", 0 },
+	{ "proxied", 0 },		/* its endpoints' default (config_build.c) */
 	{ "baseUrl", 0 },
 	{ "timeout", 0 },
 	{ NULL, 0 }
@@ -759,6 +760,13 @@ cloudflare_check(const struct provider_cfg *pc, const char **key, char *err,
 	    strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 	    "0123456789-.") != strlen(v) || strstr(v, "..") != NULL)) {
 		snprintf(err, errlen, "zone: \"%s\" is not a DNS zone name", v);
+		return -1;
+	}
+	*key = "proxied";
+	v = provider_cfg_get(pc, "proxied");
+	if (v != NULL && parse_bool(v, &(int){ 0 }) == -1) {
+		snprintf(err, errlen, "proxied: \"%s\" is not true or false",
+		    v);
 		return -1;
 	}
 	*key = "baseUrl";

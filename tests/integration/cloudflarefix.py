@@ -37,6 +37,7 @@ Tests drive it through the `cloudflare` fixture:
     cf.base_url                        # Prism, for baseUrl
     cf.add("app.example.test", "A", "192.0.2.1", comment="keep")
     cf.records("app.example.test")     # [dict], sorted by type, content
+    cf.resolving("app.example.test")   # its types after each write
     cf.count("POST"), cf.writes()      # calls that reached the fake
     cf.fail_next(400, 1004, "DNS Validation Error")
     cf.ratelimit(2, retry_after=1)     # the next two calls answer 429
@@ -106,6 +107,7 @@ class CloudflareFake:
             self.zones = {}             # id -> name
             self.recs = {}              # id -> record (zone_id inside)
             self.calls = []             # (method, path, body) that reached the fake
+            self.timeline = []          # every record, after each write that worked
             self.injected = []          # pending answers: dict(status, errors, headers, match)
             self.batch = True
             self.max_per_page = 5000000
@@ -139,6 +141,10 @@ class CloudflareFake:
     def contents(self, name, rtype=None):
         return sorted(r["content"] for r in self.records(name)
                       if rtype is None or r["type"] == rtype)
+
+    def resolving(self, name):
+        """What name held after each write: a list of sets of types."""
+        return [{t for n, t, _ in snap if n == name} for snap in self.timeline]
 
     def count(self, method=None, path=None):
         with self.lock:
@@ -299,9 +305,13 @@ class CloudflareFake:
             if headers.get("authorization") != "Bearer " + self.token:
                 return 403, {}, _failure([{"code": 10000, "message": "Authentication error"}])
             try:
-                return 200, {}, self._route(method, parts, q, body, raw)
+                res = self._route(method, parts, q, body, raw)
             except CfError as e:
                 return e.status, {}, _failure(e.errors)
+            if method != "GET":
+                self.timeline.append(sorted((r["name"], r["type"], r["content"])
+                                            for r in self.recs.values()))
+            return 200, {}, res
 
     def _route(self, method, parts, q, body, raw):
         if parts == ["zones"] and method == "GET":

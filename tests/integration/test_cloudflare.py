@@ -279,3 +279,143 @@ def test_bad_values_are_config_errors(ddup, cloudflare, http_server, lines, word
     assert r.rc == 2, r
     assert words in r.err, r
     assert "pw@" not in r.err and cf.token not in r.err
+
+
+# ---------------------------------------------------------------- proxied
+
+
+def test_proxied_records_get_ttl_automatic(ddup, cloudflare, http_server):
+    cf = cloudflare()
+    a, b = http_server(), http_server()
+    configure(ddup, cf_provider(cf, extra="proxied = true"),
+              [("a", a, "192.0.2.1", 0), ("b", b, "192.0.2.2", 0)], keys="ttl = 300\n")
+    assert ddup.run().rc == 0
+    assert [(x["proxied"], x["ttl"]) for x in cf.records(NAME)] == [(True, 1), (True, 1)]
+    body = [b for m, p, b in cf.calls if p.endswith("/batch")][0]
+    assert all(x["proxied"] and x["ttl"] == 1 for x in body["posts"]), body
+    # Read back (as after an unrecorded update): DNS holds what is wanted.
+    with sqlite3.connect(ddup.state) as db:
+        db.execute("UPDATE domains SET unsure = 1")
+    n = cf.writes()
+    quiet_ok(ddup.run())
+    assert cf.writes() == n and cf.count("GET", "/dns_records") == 3    # 2 + 1 read
+
+
+def test_proxied_per_endpoint_patched_in_place(ddup, cloudflare, http_server):
+    cf = cloudflare()
+    a = http_server()
+    rid = cf.add(NAME, "A", "192.0.2.1", ttl=60, comment="keep")
+    configure(ddup, cf_provider(cf), [("a", a, "192.0.2.1", 0, "proxied = yes")])
+    assert ddup.run().rc == 0
+    (rec,) = cf.records(NAME)
+    assert (rec["id"], rec["proxied"], rec["ttl"], rec["comment"]) == (rid, True, 1, "keep")
+    assert cf.writes() == 1
+    batch = [b for m, p, b in cf.calls if p.endswith("/batch")][0]
+    assert list(batch) == ["patches"], batch
+
+
+# ---------------------------------------------------------------- cname
+
+
+def cname_eps(http_server, backups=("192.0.2.2", "192.0.2.3")):
+    lb = http_server()
+    eps = [("lb", lb, None, 0, "cname = lb.example.net")]
+    eps += [(f"b{i}", http_server(), ip, 10) for i, ip in enumerate(backups)]
+    return lb, eps
+
+
+def configure_cname(ddup, cf, eps, keys="ttl = 60\n"):
+    text = "interval = 30s\n" + cf_provider(cf)
+    text += f"\n[domain {NAME}]\nprovider = cf\nattempts = 1\n{keys}\n"
+    for n, srv, ip, prio, *extra in eps:
+        text += f"\n[endpoint {n}]\nurl = {srv.url}\npriority = {prio}\n"
+        text += (f"ip = {ip}\n" if ip else "") + "".join(x + "\n" for x in extra)
+    ddup.write(text)
+
+
+def never_both_never_empty(cf):
+    for types in cf.resolving(NAME):
+        assert types, cf.timeline
+        assert "CNAME" not in types or types == {"CNAME"}, cf.timeline
+
+
+@pytest.mark.parametrize("batch", [True, False], ids=["batch", "single-calls"])
+def test_cname_tier_and_back(ddup, cloudflare, http_server, batch):
+    cf = cloudflare(batch=batch)
+    lb, eps = cname_eps(http_server, backups=("192.0.2.2", "192.0.2.3", "2001:db8::2"))
+    configure_cname(ddup, cf, eps)
+    r = ddup.run()
+    assert r.rc == 0, r
+    assert [(x["type"], x["content"]) for x in cf.records(NAME)] == [("CNAME", "lb.example.net")]
+    st = ddup.status()["domains"][0]
+    assert st["published"] == ["lb.example.net"]
+    assert st["endpoints"][0]["cname"] == "lb.example.net" and st["endpoints"][0]["ip"] is None
+    assert st["endpoints"][0]["published"] is True
+    cid = cf.records(NAME)[0]["id"]
+    # The CNAME's server fails: the addresses of the next tier, with the
+    # CNAME record turned into one of them, never beside them.
+    lb.set(status=503)
+    start = len(cf.calls)
+    assert ddup.run().rc == 0
+    assert [(x["type"], x["content"]) for x in cf.records(NAME)] == [
+        ("A", "192.0.2.2"), ("A", "192.0.2.3"), ("AAAA", "2001:db8::2")]
+    assert cid in ids(cf).values()
+    writes = [m for m, _, _ in cf.calls[start:] if m != "GET"]
+    assert writes == (["POST"] if batch else ["PUT", "POST", "POST"]), cf.calls[start:]
+    r = ddup.run("--status")
+    assert "192.0.2.2 192.0.2.3 2001:db8::2" in r.out, r
+    # And back: the addresses go, the last one becomes the CNAME.
+    lb.set(status=200)
+    start = len(cf.calls)
+    assert ddup.run().rc == 0
+    assert [(x["type"], x["content"]) for x in cf.records(NAME)] == [("CNAME", "lb.example.net")]
+    writes = [m for m, _, _ in cf.calls[start:] if m != "GET"]
+    assert writes == (["POST"] if batch else ["DELETE", "DELETE", "PUT"]), cf.calls[start:]
+    never_both_never_empty(cf)
+    n = cf.count()
+    quiet_ok(ddup.run())
+    assert cf.count() == n
+    if not batch:
+        cf.take_violations()        # Prism's 405s for the batch path
+
+
+def test_cname_first_run_finds_it_right(ddup, cloudflare, http_server):
+    cf = cloudflare()
+    cf.add(NAME, "CNAME", "LB.example.net", ttl=60, comment="by hand")
+    lb, eps = cname_eps(http_server)
+    configure_cname(ddup, cf, eps)
+    quiet_ok(ddup.run())
+    assert cf.writes() == 0
+
+
+def test_cname_target_changed_in_place(ddup, cloudflare, http_server):
+    cf = cloudflare(batch=False)
+    rid = cf.add(NAME, "CNAME", "old.example.net", ttl=60)
+    lb, eps = cname_eps(http_server)
+    configure_cname(ddup, cf, eps)
+    assert ddup.run().rc == 0
+    assert [(x["id"], x["content"]) for x in cf.records(NAME)] == [(rid, "lb.example.net")]
+    assert [m for m, _, _ in cf.calls if m != "GET"] == ["PUT"]
+    never_both_never_empty(cf)
+    cf.take_violations()
+
+
+def test_cname_refused_where_the_provider_cannot(ddup, http_server):
+    a = http_server()
+    ddup.write(f"""
+[provider dns]
+type = powerdns
+baseUrl = http://127.0.0.1:1
+apiKey = k
+zone = example.test
+
+[domain {NAME}]
+provider = dns
+
+[endpoint a]
+url = {a.url}
+cname = lb.example.net
+""")
+    r = ddup.run("-n")
+    assert r.rc == 2, r
+    assert ":13:" in r.err and "cannot publish a CNAME" in r.err, r

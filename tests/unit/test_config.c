@@ -37,6 +37,11 @@
 #define EP	"[endpoint a]\n" \
 		"url = http://127.0.0.1:8080/health\n" \
 		"ip = 192.0.2.1\n"
+/* Four lines. */
+#define CFPROV	"[provider dns]\n" \
+		"type = cloudflare\n" \
+		"apiToken = " SECRET "\n" \
+		"zone = example.test\n"
 /* A section with nothing wrong, for the end of a file. */
 #define EP2	"[endpoint b]\n" \
 		"url = http://127.0.0.1:8081/health\n" \
@@ -154,7 +159,35 @@ static const struct {
 	  "F:1: 'statusHtml' is not supported by this version of "
 	  "ddup-check\n" },
 	{ PROV DOM EP "cname = other.example.test\n",
-	  "F:12: 'cname' is not supported by this version of ddup-check\n" },
+	  "F:12: an endpoint has 'ip' or 'cname', not both\n" },
+	{ PROV DOM "[endpoint a]\nurl = http://127.0.0.1/\n"
+	  "cname = lb.example.net\n",
+	  "F:11: cname: provider 'dns' (rfc2136) cannot publish a CNAME\n" },
+	{ PROV DOM EP "proxied = true\n",
+	  "F:12: proxied: provider 'dns' (rfc2136) has no proxied records\n" },
+	{ CFPROV DOM "[endpoint a]\nurl = http://127.0.0.1/\n"
+	  "cname = lb.example.net\n" EP2,
+	  "F:10: endpoint 'b': a cname endpoint must be alone in its "
+	  "priority, and endpoint 'a' at line 7 has priority 0 too\n" },
+	{ CFPROV DOM EP "proxied = true\n" EP2,
+	  "F:11: endpoint 'b': proxied differs from endpoint 'a' at line 7 "
+	  "of the same priority 0 (its records are published together)\n" },
+	{ CFPROV DOM "[endpoint a]\nurl = http://127.0.0.1/\n"
+	  "cname = not a host\n",
+	  "F:9: bad cname 'not a host': not a host name\n" },
+	{ CFPROV DOM "[endpoint a]\nurl = http://127.0.0.1/\n"
+	  "cname = APP.example.test.\n",
+	  "F:9: cname app.example.test is the domain itself\n" },
+	{ CFPROV DOM "[endpoint a]\nurl = http://127.0.0.1/\n"
+	  "cname = lb.example.net\n[endpoint b]\nurl = http://127.0.0.1/\n"
+	  "cname = LB.example.net\npriority = 1\n",
+	  "F:12: cname lb.example.net is also the cname of the endpoint at "
+	  "line 7\n" },
+	{ CFPROV DOM EP "proxied = maybe\n",
+	  "F:10: proxied: 'maybe' is not true or false\n" },
+	{ CFPROV "proxied = sometimes\n" DOM EP,
+	  "F:5: provider 'dns': proxied: \"sometimes\" is not true or "
+	  "false\n" },
 	{ PROV DOM "interval = 10s\n" EP,
 	  "F:9: 'interval' cannot be used in [domain] (it belongs at the top "
 	  "of the file)\n" },
@@ -459,6 +492,40 @@ test_bad(void **state)
 		distinct++;
 	}
 	assert_true(distinct >= 25);
+}
+
+/* cname and proxied endpoints, the provider's proxied as default. */
+static void
+test_cname_proxied(void **state)
+{
+	const struct domain_cfg *d;
+	struct config *c;
+	char *errs;
+
+	(void)state;
+	errs = load("[provider dns]\ntype = cloudflare\napiToken = t\n"
+	    "zoneId = 023e105f4ecef8ad9ca31a8372d0c353\nproxied = yes\n"
+	    "[domain app.example.test]\nprovider = dns\n"
+	    "[endpoint lb]\nurl = http://127.0.0.1/\ncname = LB.Example.NET.\n"
+	    "proxied = false\n"
+	    "[endpoint a]\nurl = http://127.0.0.1/\nip = 192.0.2.1\n"
+	    "priority = 10\n", 0600, 1, &c);
+	assert_string_equal(errs, "");
+	free(errs);
+	assert_non_null(c);
+	d = &c->domains[0];
+	assert_int_equal(d->neps, 2);
+	assert_true(d->hascname);
+	assert_true(d->has4);
+	assert_false(d->has6);
+	assert_string_equal(d->eps[0].cname, "lb.example.net");
+	assert_int_equal(d->eps[0].ip.family, 0);
+	assert_string_equal(endpoint_target(&d->eps[0]), "lb.example.net");
+	assert_false(d->eps[0].proxied);
+	assert_null(d->eps[1].cname);
+	assert_true(d->eps[1].proxied);
+	assert_string_equal(endpoint_target(&d->eps[1]), "192.0.2.1");
+	config_free(c);
 }
 
 static void
@@ -1256,6 +1323,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bad),
 		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_cname_proxied),
 		cmocka_unit_test(test_inherit_and_case),
 		cmocka_unit_test(test_policies),
 		cmocka_unit_test(test_secrets),
