@@ -406,6 +406,10 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
+        # One request a connection: Prism reusing a kept-alive one just
+        # as it closes would see "socket hang up".
+        self.send_header("Connection", "close")
+        self.close_connection = True
         for k, v in extra.items():
             self.send_header(k, v)
         self.end_headers()
@@ -416,6 +420,7 @@ class _Handler(BaseHTTPRequestHandler):
 
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
+    request_queue_size = 64
 
     def server_bind(self):
         self.socket.bind(self.server_address)

@@ -230,6 +230,7 @@ def test_wrong_token_and_no_secret_anywhere(ddup, cloudflare, http_server):
         outs += [r.out, r.err]
     st = ddup.status()
     assert "authentication failed" in st["domains"][0]["lastError"]
+    assert "last error: " in outs[2] and "authentication failed" in outs[2], outs[2]
     with sqlite3.connect(ddup.state) as db:
         (err,) = db.execute("SELECT last_error FROM domains").fetchone()
     assert "authentication failed" in err
@@ -351,6 +352,8 @@ def test_cname_tier_and_back(ddup, cloudflare, http_server, batch):
     assert st["published"] == ["lb.example.net"]
     assert st["endpoints"][0]["cname"] == "lb.example.net" and st["endpoints"][0]["ip"] is None
     assert st["endpoints"][0]["published"] is True
+    r = ddup.run("--dry-run")
+    assert r.rc == 0 and "no change: DNS holds [lb.example.net]" in r.out, r
     cid = cf.records(NAME)[0]["id"]
     # The CNAME's server fails: the addresses of the next tier, with the
     # CNAME record turned into one of them, never beside them.
