@@ -132,6 +132,25 @@ def test_six_failover_boston(ddup, bind_server, http_server):
     ])
 
 
+def test_failover_boston_manual_failback(ddup, bind_server, http_server):
+    """Failed over to boston, the domain stays there when austin is back;
+    status names the tier that waits; --failback returns."""
+    s = [http_server() for _ in SIX]
+    write(ddup, bind_server, s, top="location = austin\nfailoverLocations = boston\n"
+          "publish = one\nfailback = manual\n")
+    step(ddup, bind_server, s, "111111", ["austin1"], None, False)
+    step(ddup, bind_server, s, "011011", ["boston1"], None, False)
+    r, st = step(ddup, bind_server, s, "111111", ["boston1"], None, True)
+    dom = st["domains"][0]
+    assert (dom["tierLocation"], dom["waitingTier"], dom["waitingTierLocation"]) == \
+        ("boston", 0, "austin")
+    r = ddup.run("--status")
+    assert "waiting: a better tier is healthy (tier 0, location austin)" in r.out, r
+    step(ddup, bind_server, s, "110111", ["boston2"], None, True)
+    assert ddup.run("--failback", NAME).rc == 0
+    step(ddup, bind_server, s, "111111", ["austin1"], None, False)
+
+
 def test_failover_boston_publish_all(ddup, bind_server, http_server):
     """publish = all: a location's healthy servers together; the tier shows
     its location in status and in the log line."""

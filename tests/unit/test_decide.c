@@ -279,6 +279,26 @@ static const struct scenario scenarios[] = {
 		{ "FPFPFP", "000100", "down standby down active down standby",
 		  "warning" },
 	} },
+	/*
+	 * Locations with manual failback: failed over to boston, the
+	 * domain stays there when austin is back, until boston fails or
+	 * --failback; the tier waiting is austin's.
+	 */
+	{ .name = SIX ", location austin, failover boston, manual, one",
+	  .attempts = 1, .recover_after = 1, .n = 6, .publish_one = 1,
+	  .manual = 1, .rank = { 0, 2, 1, 0, 1, 2 }, .runs = {
+		{ "PPPPPP", "100000", "active standby standby standby standby "
+		  "standby", "healthy", 0 },
+		{ "FPPFPP", "001000", "down standby active down standby "
+		  "standby", "warning", 0 },
+		{ "PPPPPP", "001000", "standby standby active standby standby "
+		  "standby", "healthy", 1 },
+		/* boston1 fails: boston2, still boston, still waiting. */
+		{ "PPFPPP", "000010", "standby standby down standby active "
+		  "standby", "warning", 1 },
+		{ "PPPPPP", "100000", "active standby standby standby standby "
+		  "standby", "healthy", 0, NULL, 1 },
+	} },
 	/* Priority orders endpoints inside a location. */
 	{ .name = "priority inside a location", .attempts = 1,
 	  .recover_after = 1, .n = 3, .prio = { 10, 0, 0 },
