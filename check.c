@@ -45,7 +45,8 @@
  */
 struct slot {
 	CURL		*e;		/* NULL until first used */
-	const struct check_req *req;	/* the check in flight, or NULL */
+	const struct check_req *req;	/* the check in flight (&r), or NULL */
+	struct check_req r;
 	char		*orighost;	/* the configured URL's host, [::1] */
 	struct curl_slist *connect_to;
 	unsigned char	*body;		/* kept only when expect_body is set */
@@ -307,7 +308,9 @@ slot_start(CURLM *cm, struct slot *j, const struct check_req *r,
 	long		 tmo;
 	int		 bad = 0, rc = -1;
 
-	j->req = r;
+	j->r = *r;
+	j->req = &j->r;
+	r = j->req;
 	if (slot_url(j, r->res, &url) == -1 ||
 	    slot_handle(j, r->res, ca_file) == -1)
 		goto out;
@@ -500,10 +503,18 @@ parallel_limit(long max_parallel)
 	return max_parallel < lim ? max_parallel : lim;
 }
 
-int
-check_run(const struct check_req *reqs, size_t n, long max_parallel,
-    const char *ca_file, char *err, size_t errlen)
+void
+check_res_init(struct check_res *res)
 {
+	memset(res, 0, sizeof(*res));
+	set_text(res, "not checked");
+}
+
+int
+check_run(size_t n, int (*next_req)(void *, struct check_req *), void *arg,
+    long max_parallel, const char *ca_file, char *err, size_t errlen)
+{
+	struct check_req req;
 	CURLM		*cm = NULL;
 	CURLMcode	 mc;
 	CURLMsg		*msg;
@@ -513,11 +524,6 @@ check_run(const struct check_req *reqs, size_t n, long max_parallel,
 	long		 maxp;
 	int		 running, left, rc = -1;
 
-	for (i = 0; i < n; i++) {
-		check_res_free(reqs[i].res);
-		memset(reqs[i].res, 0, sizeof(*reqs[i].res));
-		set_text(reqs[i].res, "not checked");
-	}
 	if (n == 0) {
 		rc = 0;
 		goto out;
@@ -535,10 +541,16 @@ check_run(const struct check_req *reqs, size_t n, long max_parallel,
 
 	for (;;) {
 		/* Refill: a check that cannot start has failed already. */
-		while (next < n && nidle > 0)
-			if (slot_start(cm, &slots[idle[nidle - 1]],
-			    &reqs[next++], ca_file) == 0)
+		while (next < n && nidle > 0) {
+			if (!next_req(arg, &req)) {
+				n = next;
+				break;
+			}
+			next++;
+			if (slot_start(cm, &slots[idle[nidle - 1]], &req,
+			    ca_file) == 0)
 				nidle--;
+		}
 		if (nidle == nslots)
 			break;
 

@@ -37,12 +37,19 @@ struct check_res {
 };
 
 /*
- * Runs the n checks, each writing its result to reqs[i].res.  ca_file
- * NULL means the system trust store.  Returns 0, or -1 with err set when
- * the checks could not be run at all (libcurl could not start).
+ * Runs n checks, each writing its result to its req.res: next_req(arg,
+ * req) fills in the next one when there is room for it and returns 1 (0:
+ * there are no more).  So only the checks in flight are held here, not
+ * all n.  A result must have been made ready with check_res_init(): a
+ * check that never starts is "not checked".  ca_file NULL means the
+ * system trust store.  Returns 0, or -1 with err set when the checks
+ * could not be run at all (libcurl could not start).
  */
-int	 check_run(const struct check_req *reqs, size_t n,
-	    long max_parallel, const char *ca_file, char *err, size_t errlen);
+int	 check_run(size_t n, int (*next_req)(void *arg, struct check_req *req),
+	    void *arg, long max_parallel, const char *ca_file, char *err,
+	    size_t errlen);
+/* A result before its check: "not checked". */
+void	 check_res_init(struct check_res *res);
 
 /* Frees what a result holds (check_run() fills it again). */
 void	 check_res_free(struct check_res *res);

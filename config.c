@@ -341,7 +341,9 @@ config_free(struct config *c)
 	for (i = 0; i < c->ndomains; i++) {
 		d = &c->domains[i];
 		for (j = 0; j < d->neps; j++) {
-			free(d->eps[j].name);
+			/* An endpoint without a name is named by its url. */
+			if (d->eps[j].name != d->eps[j].url)
+				free(d->eps[j].name);
 			free(d->eps[j].url);
 			free(d->eps[j].host);
 			free(d->eps[j].cname);

@@ -41,7 +41,7 @@ int		 provider_cfg_line(const struct provider_cfg *pc,
 		    const char *key);
 
 struct endpoint_cfg {
-	char		*name;		/* `name`, else section name, else url */
+	char		*name;		/* `name`, else section name, else url (the same string) */
 	char		*url;
 	char		*host;		/* NULL: none */
 	struct addr	 ip;		/* parsed and canonical; family 0 with cname */

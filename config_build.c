@@ -639,7 +639,7 @@ build_endpoint(struct ctx *x, struct rsec *s, struct domain_cfg *d,
 	} else if (s->name != NULL)
 		e->name = xstrdup(s->name);
 	else if (e->url != NULL)
-		e->name = xstrdup(e->url);
+		e->name = e->url;	/* one string: see config_free() */
 	if (e->name != NULL && !text_ok(e->name))
 		cfg_problem(x, nameline, 0, "endpoint name '%s': a control "
 		    "character or invalid UTF-8", e->name);

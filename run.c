@@ -22,11 +22,18 @@
 #include "status.h"
 #include "util.h"
 
-/* One endpoint during a run. */
+/*
+ * One endpoint during a run.  Of what is stored, decide() takes the
+ * counters (in dep); a report also shows the last check, kept only when
+ * there is a report to make (--status, --dry-run): ten thousand copies
+ * of a stored row were a tenth of a run's memory.
+ */
 struct ep_run {
 	const struct endpoint_cfg *cfg;
-	struct st_endpoint	 st;	/* as stored before the run */
 	struct check_res	 res;	/* this run's check, if dep's result says so */
+	long long		 last_check;	/* stored, 0: never */
+	long			 latency_ms;	/* stored */
+	char			*last_result;	/* stored; NULL unless reporting */
 	int			 before;/* state before the run */
 	const struct st_drain	*drain;	/* NULL: not drained */
 };
@@ -75,9 +82,12 @@ stored_has(const struct st_domain *st, const struct endpoint_cfg *e)
 	    e->ip.s);
 }
 
-/* Loads counters and published sets; st NULL means an empty state. */
+/*
+ * Loads counters and published sets; st NULL means an empty state.
+ * report: a report will be made, which shows each endpoint's last check.
+ */
 static void
-load(struct run *r)
+load(struct run *r, int report)
 {
 	size_t	 i, j;
 
@@ -106,19 +116,28 @@ load(struct run *r)
 		for (j = 0; j < d->cfg->neps; j++) {
 			struct ep_run *e = &d->eps[j];
 			struct dec_ep *de = &d->dep[j];
+			struct st_endpoint se;
+
 			e->cfg = &d->cfg->eps[j];
 			state_get_endpoint(r->st, d->cfg->name, e->cfg->name,
-			    endpoint_target(e->cfg), e->cfg->url, &e->st);
+			    endpoint_target(e->cfg), e->cfg->url, &se);
+			if (se.found && se.last_check > 0) {
+				e->last_check = se.last_check;
+				e->latency_ms = se.latency_ms;
+				if (report)
+					e->last_result = xstrdup(
+					    se.last_result);
+			}
 			de->priority = e->cfg->priority;
 			de->rank = e->cfg->rank;
 			e->drain = state_find_drain(&r->req, d->cfg->name,
 			    e->cfg->name);
 			de->drained = e->drain != NULL;
-			de->has_state = e->st.found;
-			de->failures = e->st.failures;
-			de->passes = e->st.passes;
-			de->removed = e->st.removed;
-			de->last_ok = e->st.last_ok;
+			de->has_state = se.found;
+			de->failures = se.failures;
+			de->passes = se.passes;
+			de->removed = se.removed;
+			de->last_ok = se.last_ok;
 			de->published = stored_has(&d->st, e->cfg);
 			de->result = CR_NONE;
 		}
@@ -147,6 +166,19 @@ states_before(struct dom_run *d, long long last_run)
 	free(tmp);
 }
 
+/* check_run()'s request when there is one only: *arg, then none. */
+static int
+next_one(void *arg, struct check_req *req)
+{
+	struct check_req	**one = arg;
+
+	if (*one == NULL)
+		return 0;
+	*req = **one;
+	*one = NULL;
+	return 1;
+}
+
 /*
  * The controlUrl, alone and before the endpoints, with the settings of
  * the top of the file.  When it fails the run blames its own network.
@@ -155,7 +187,7 @@ static int
 control_check(struct run *r)
 {
 	const struct domain_policy *p = &r->cfg->defaults;
-	struct check_req	 req;
+	struct check_req	 req, *one;
 	char			 err[256];
 	size_t			 i;
 
@@ -166,7 +198,10 @@ control_check(struct run *r)
 	req.expect = &p->expect;
 	req.expect_body = p->expect_body;
 	req.res = &r->control;
-	if (check_run(&req, 1, 1, r->cfg->ca_file, err, sizeof(err)) == -1) {
+	one = &req;
+	check_res_init(&r->control);
+	if (check_run(1, next_one, &one, 1, r->cfg->ca_file, err,
+	    sizeof(err)) == -1) {
 		logx(LOG_ERR, NULL, NULL, "health checks: %s", err);
 		return -1;
 	}
@@ -181,33 +216,58 @@ control_check(struct run *r)
 	return 0;
 }
 
+/* Where run_checks() is in the domains and their endpoints. */
+struct check_iter {
+	struct run	*r;
+	size_t		 dom;
+	size_t		 ep;
+};
+
+/* The next endpoint's check for check_run(); 0 when all have been. */
+static int
+next_check(void *arg, struct check_req *req)
+{
+	struct check_iter	*it = arg;
+	struct dom_run		*d;
+	const struct domain_cfg	*dc;
+
+	while (it->dom < it->r->ndoms &&
+	    it->ep >= it->r->doms[it->dom].cfg->neps) {
+		it->dom++;
+		it->ep = 0;
+	}
+	if (it->dom == it->r->ndoms)
+		return 0;
+	d = &it->r->doms[it->dom];
+	dc = d->cfg;
+	req->url = dc->eps[it->ep].url;
+	req->host = dc->eps[it->ep].host;
+	req->head = dc->pol.head;
+	req->timeout_ms = dc->pol.timeout_ms;
+	req->expect = &dc->pol.expect;
+	req->expect_body = dc->pol.expect_body;
+	req->res = &d->eps[it->ep].res;
+	it->ep++;
+	return 1;
+}
+
 static int
 run_checks(struct run *r)
 {
-	struct check_req	*reqs;
-	size_t			 i, j, n = 0, k = 0;
+	struct check_iter	 it;
+	size_t			 i, j, n = 0;
 	char			 err[256];
 	int			 rc = -1;
 
-	for (i = 0; i < r->ndoms; i++)
-		n += r->doms[i].cfg->neps;
-	reqs = xcalloc(n ? n : 1, sizeof(*reqs));
 	for (i = 0; i < r->ndoms; i++) {
-		struct dom_run *d = &r->doms[i];
-		const struct domain_cfg *dc = d->cfg;
-
-		for (j = 0; j < dc->neps; j++, k++) {
-			reqs[k].url = dc->eps[j].url;
-			reqs[k].host = dc->eps[j].host;
-			reqs[k].head = dc->pol.head;
-			reqs[k].timeout_ms = dc->pol.timeout_ms;
-			reqs[k].expect = &dc->pol.expect;
-			reqs[k].expect_body = dc->pol.expect_body;
-			reqs[k].res = &d->eps[j].res;
-		}
+		n += r->doms[i].cfg->neps;
+		for (j = 0; j < r->doms[i].cfg->neps; j++)
+			check_res_init(&r->doms[i].eps[j].res);
 	}
-	if (check_run(reqs, n, r->cfg->max_parallel, r->cfg->ca_file,
-	    err, sizeof(err)) == -1) {
+	it.r = r;
+	it.dom = it.ep = 0;
+	if (check_run(n, next_check, &it, r->cfg->max_parallel,
+	    r->cfg->ca_file, err, sizeof(err)) == -1) {
 		logx(LOG_ERR, NULL, NULL, "health checks: %s", err);
 		goto out;
 	}
@@ -223,7 +283,6 @@ run_checks(struct run *r)
 	}
 	rc = 0;
 out:
-	free(reqs);
 	return rc;
 }
 
@@ -337,9 +396,15 @@ save(struct run *r)
 			 * its history gets no failed check.
 			 */
 			if (!d->dep[j].counted && d->dep[j].result != CR_NONE &&
-			    e->st.found) {
-				se = e->st;
-				se.last_check = 0;
+			    d->dep[j].has_state) {
+				/* The stored counters, as load() read them. */
+				memset(&se, 0, sizeof(se));
+				se.found = 1;
+				se.failures = d->dep[j].failures;
+				se.passes = d->dep[j].passes;
+				se.removed = d->dep[j].removed;
+				se.last_ok = d->dep[j].last_ok;
+				se.latency_ms = e->latency_ms;
 				se.uncounted = 1;
 				if (state_put_endpoint(r->st, d->cfg->name,
 				    e->cfg->name, e->cfg->ip.s, e->cfg->url,
@@ -506,10 +571,10 @@ build_report(struct run *r, struct report *rep, int from_run)
 				re->last_check = r->now;
 				re->last_result = e->res.reason;
 				re->latency_ms = e->res.latency_ms;
-			} else if (e->st.found && e->st.last_check > 0) {
-				re->last_check = e->st.last_check;
-				re->last_result = e->st.last_result;
-				re->latency_ms = e->st.latency_ms;
+			} else if (e->last_check > 0) {
+				re->last_check = e->last_check;
+				re->last_result = e->last_result;
+				re->latency_ms = e->latency_ms;
 			} else
 				re->latency_ms = -1;
 		}
@@ -562,8 +627,10 @@ free_run(struct run *r)
 
 		state_domain_free(&d->st);
 		publication_free(&d->pub);
-		for (j = 0; d->eps != NULL && j < d->cfg->neps; j++)
+		for (j = 0; d->eps != NULL && j < d->cfg->neps; j++) {
 			check_res_free(&d->eps[j].res);
+			free(d->eps[j].last_result);
+		}
 		free(d->why);
 		free(d->eps);
 		free(d->dep);
@@ -590,7 +657,7 @@ do_status(struct run *r, int json)
 		logx(LOG_ERR, NULL, NULL, "%s", err);
 		return RUN_STATE;
 	}
-	load(r);
+	load(r, 1);
 	for (i = 0; i < r->ndoms; i++) {
 		struct dom_run *d = &r->doms[i];
 
@@ -628,7 +695,7 @@ do_run(struct run *r, int dry_run, int json)
 		return rc;
 	}
 	state_read_begin(r->st);
-	load(r);
+	load(r, dry_run);
 	state_read_end(r->st);
 	last_run = state_last_run(r->st);
 	for (i = 0; i < r->ndoms; i++)

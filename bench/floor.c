@@ -1,9 +1,12 @@
 /*
  * The floor of the benchmark: what libcurl's multi interface needs to make
  * the GETs of a ddup-check run when it does nothing else.  Same requests,
- * same concurrency limit, same timeouts and the same per-handle options as
- * check.c (no proxy, no signals, no DNS cache, no connection reuse, one
- * easy handle per check), answers thrown away.  No configuration, no state, no DNS, no output but a count.
+ * same concurrency limit, same timeouts and the main per-handle options
+ * of check.c (no proxy, no signals, no DNS cache, no connection reuse),
+ * answers thrown away.  No configuration, no state, no DNS, no output
+ * but a count.  It makes one easy handle per transfer, as a plain
+ * program would; check.c keeps max_parallel handles and hands each from
+ * one check to the next, which costs less (see README, Performance).
  *
  *	floor URLFILE [TIMEOUT_MS [MAX_PARALLEL]]
  *
