@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util.h"
+
 int	 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static inline void
@@ -41,13 +43,65 @@ fuzz_cstr(const uint8_t *data, size_t size)
 	return s;
 }
 
-/* No byte below 0x20 or 0x7f: nothing that breaks or forges a log line. */
+/*
+ * Text from outside must come out as text_printable() leaves it: valid
+ * UTF-8 with no C0 or C1 control, no DEL, no line or paragraph separator
+ * and no bidirectional control, so nothing breaks, forges or reorders a
+ * log line.  Two checks: the rule applied again changes nothing (the text
+ * did go through it), and an independent decoder finds none of the code
+ * points that must never appear (the rule itself is right).
+ */
+static inline int
+fuzz_printable_cp(unsigned long c)
+{
+	if (c < 0x20 || (c >= 0x7f && c <= 0x9f))
+		return 0;
+	if (c == 0x2028 || c == 0x2029)
+		return 0;
+	if ((c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069) ||
+	    c == 0x200e || c == 0x200f || c == 0x061c)
+		return 0;
+	return 1;
+}
+
 static inline int
 fuzz_printable(const char *s)
 {
-	for (; *s != '\0'; s++)
-		if ((unsigned char)*s < 0x20 || (unsigned char)*s == 0x7f)
+	const unsigned char *p = (const unsigned char *)s;
+	unsigned long c, min;
+	size_t n, i;
+	char *again;
+	int same;
+
+	if ((again = strdup(s)) == NULL)
+		abort();
+	text_printable(again);
+	same = strcmp(again, s) == 0;
+	free(again);
+	if (!same)
+		return 0;
+	while (*p != '\0') {
+		if (*p < 0x80) {
+			n = 1, c = *p, min = 0;
+		} else if ((*p & 0xe0) == 0xc0) {
+			n = 2, c = *p & 0x1f, min = 0x80;
+		} else if ((*p & 0xf0) == 0xe0) {
+			n = 3, c = *p & 0x0f, min = 0x800;
+		} else if ((*p & 0xf8) == 0xf0) {
+			n = 4, c = *p & 0x07, min = 0x10000;
+		} else
+			return 0;	/* continuation or invalid lead byte */
+		for (i = 1; i < n; i++) {
+			if ((p[i] & 0xc0) != 0x80)
+				return 0;	/* truncated (the NUL included) */
+			c = (c << 6) | (p[i] & 0x3f);
+		}
+		if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+			return 0;	/* overlong, beyond Unicode, surrogate */
+		if (!fuzz_printable_cp(c))
 			return 0;
+		p += n;
+	}
 	return 1;
 }
 
