@@ -28,13 +28,13 @@ static const char *const stmt_sql[S_MAX] = {
 	[S_LOAD_EP] = "SELECT e.domain, e.name, e.ip, e.url, e.priority,"
 	    " e.failures, e.passes, e.counted, e.removed, e.streak, s.run, s.ok,"
 	    " s.status, s.reason, s.latency_min, s.latency_mean, s.latency_max,"
-	    " s.latency_samples"
+	    " s.latency_samples, s.last IS NOT NULL"
 	    " FROM endpoints e LEFT JOIN streaks s ON s.id = e.streak"
 	    " ORDER BY e.domain, e.name",
 	[S_GET_EP] = "SELECT e.domain, e.name, e.ip, e.url, e.priority,"
 	    " e.failures, e.passes, e.counted, e.removed, e.streak, s.run, s.ok,"
 	    " s.status, s.reason, s.latency_min, s.latency_mean, s.latency_max,"
-	    " s.latency_samples"
+	    " s.latency_samples, s.last IS NOT NULL"
 	    " FROM endpoints e LEFT JOIN streaks s ON s.id = e.streak"
 	    " WHERE e.domain = ?1 AND e.name = ?2",
 	[S_GET_DOM] = "SELECT tier, last_change, last_error, unhealthy, unsure,"
@@ -266,6 +266,7 @@ row_from(sqlite3_stmt *s, struct st_row *r)
 		r->lat_mean = sqlite3_column_double(s, 15);
 		r->lat_max = sqlite3_column_int64(s, 16);
 		r->lat_n = sqlite3_column_int64(s, 17);
+		r->closed = sqlite3_column_int(s, 18);
 	}
 }
 
@@ -396,7 +397,7 @@ derive_counters(const struct state *st, const struct st_row *r, long *failures,
 
 	*failures = r->failures;
 	*passes = r->passes;
-	if (r->streak == 0 || since <= 0)
+	if (r->streak == 0 || r->closed || since <= 0)
 		return;
 	if (r->ok)
 		*passes += (long)since;
@@ -624,7 +625,7 @@ static int
 same_streak(const struct st_row *r, const char *ip, const char *url,
     const struct st_endpoint *e)
 {
-	return r->streak != 0 && strcmp(r->ip, ip) == 0 &&
+	return r->streak != 0 && !r->closed && strcmp(r->ip, ip) == 0 &&
 	    strcmp(r->url, url) == 0 && r->ok == (e->last_ok != 0) &&
 	    r->status == e->last_status &&
 	    strcmp(r->reason, e->last_result) == 0;
@@ -644,6 +645,7 @@ row_update(struct st_row *r, const struct st_endpoint *e, long priority,
 		return;
 	r->streak = streak;
 	r->srun = srun;
+	r->closed = 0;
 	r->ok = e->last_ok != 0;
 	r->status = e->last_status;
 	r->lat_min = r->lat_max = e->latency_ms;
@@ -686,7 +688,8 @@ state_put_endpoint(struct state *st, const char *domain, const char *name,
 			if (streak_latency(st, r, e->latency_ms) == -1)
 				goto out;
 		} else {
-			if (streak != 0 && close_streak(st, streak) == -1)
+			if (streak != 0 && r != NULL && !r->closed &&
+			    close_streak(st, streak) == -1)
 				goto out;
 			if (open_streak(st, domain, name, ip, e, &streak) == -1)
 				goto out;
@@ -710,9 +713,17 @@ state_put_endpoint(struct state *st, const char *domain, const char *name,
 	/*
 	 * A check this run did not count: the counters stay as they are,
 	 * as of this run, so that it does not add to them as a run of the
-	 * open streak's result.
+	 * open streak's result.  The open streak ends at its last check
+	 * (the last run), or this run would count in it too; the endpoint
+	 * keeps pointing at it, so its last result stays the streak's, and
+	 * its next check begins a new one.
 	 */
 	if (e->uncounted && !checked && r != NULL) {
+		if (r->streak != 0 && !r->closed) {
+			if (close_streak(st, r->streak) == -1)
+				goto out;
+			r->closed = 1;
+		}
 		write = 1;
 		counted = st->runs + 1;
 	}

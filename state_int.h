@@ -57,8 +57,10 @@ struct st_row {
 	long		 priority, failures, passes;
 	long long	 counted;	/* run of failures/passes */
 	int		 removed;
-	long long	 streak;	/* id of the open streak, 0: none */
+	long long	 streak;	/* id of its last streak, 0: none */
 	long long	 srun;		/* run of its first check */
+	int		 closed;	/* it ended at its last check: a run
+					   since did not count this endpoint */
 	int		 ok;
 	long		 status;
 	long		 lat_min, lat_max;

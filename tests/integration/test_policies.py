@@ -328,6 +328,52 @@ def test_control_url(ddup, bind_server, http_server):
                                 "lastResult": None}
 
 
+def test_control_url_failing_adds_no_check_to_a_streak(ddup, bind_server, http_server):
+    """Runs excused by a failed control URL are no checks of the endpoints
+    whose checks failed: their open streaks end at their last counted check
+    (count and time), and the next check begins a new one.  Passes still
+    go on with their streaks."""
+    ctl = http_server()
+    eps = [("main", "", "192.0.2.1"), ("backup", "", "198.51.100.1")]
+    IP.update({n: ip for n, _, ip in eps})
+    s = [http_server() for _ in eps]
+    write(ddup, bind_server, s, top=f"controlUrl = {ctl.url}\n", eps=eps, locations=False,
+          prio=[0, 10])
+    step(ddup, bind_server, s, "11", ["main"])
+    step(ddup, bind_server, s, "11", ["main"])
+    ctl.set(status=503)
+
+    def hist(sql):
+        db = sqlite3.connect(f"file:{ddup.state}?mode=ro", uri=True)
+        try:
+            return db.execute(sql).fetchall()
+        finally:
+            db.close()
+
+    last = hist("SELECT value FROM meta WHERE key = 'last_run'")[0][0]
+    for _ in range(3):
+        _, st = step(ddup, bind_server, s, "01", ["main"])
+        # --status keeps the last counted result.
+        ep = st["domains"][0]["endpoints"][0]
+        assert (ep["name"], ep["lastResult"], ep["failures"]) == ("main", "ok", 0), ep
+    assert hist("SELECT endpoint, checks, last, open FROM history ORDER BY endpoint") == \
+        [("backup", 5, hist("SELECT value FROM meta WHERE key = 'last_run'")[0][0], 1),
+         ("main", 2, last, 0)]
+    assert hist("SELECT endpoint, health, streak_checks, last_result FROM current"
+                " ORDER BY endpoint") == [("backup", "ok", 5, "ok"), ("main", "ok", 2, "ok")]
+    assert hist("SELECT endpoint, sum(checks), sum(passed) FROM uptime"
+                " GROUP BY endpoint ORDER BY endpoint") == [("backup", 5, 5), ("main", 2, 2)]
+    # Back: the next check of main begins a streak of its own.
+    ctl.set(status=200)
+    step(ddup, bind_server, s, "11", ["main"])
+    assert hist("SELECT checks, open FROM history WHERE endpoint = 'main' ORDER BY id") == \
+        [(2, 0), (1, 1)]
+    assert hist("SELECT endpoint, sum(checks), sum(passed) FROM uptime"
+                " GROUP BY endpoint ORDER BY endpoint") == [("backup", 6, 6), ("main", 3, 3)]
+    _, st = step(ddup, bind_server, s, "11", ["main"])
+    assert st["domains"][0]["endpoints"][0]["passes"] == 4
+
+
 def test_control_url_stopped_on_first_run(ddup, bind_server, http_server):
     """A first run whose control URL fails touches nothing and counts no
     failure: one warning line, not "no healthy endpoint"."""
