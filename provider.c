@@ -55,6 +55,22 @@ provider_types(void)
 	return list;
 }
 
+int
+provider_check_timeout(const struct provider_cfg *pc, const char **key,
+    char *err, size_t errlen)
+{
+	const char	*v = provider_cfg_get(pc, "timeout");
+	long long	 ms;
+
+	if (v != NULL && (parse_duration(v, &ms) == -1 || ms <= 0)) {
+		*key = "timeout";
+		snprintf(err, errlen, "timeout: \"%s\" is not a positive "
+		    "duration", v);
+		return -1;
+	}
+	return 0;
+}
+
 const char *
 perr_str(enum perr e)
 {

@@ -110,6 +110,12 @@ const struct provider_ops *provider_lookup(const char *type);
 const char	*provider_types(void);
 /* "authentication failed", "not found", ... */
 const char	*perr_str(enum perr e);
+/*
+ * For a provider's check(): the optional `timeout` key is absent or a
+ * positive duration.  0, or -1 with err set and *key = "timeout".
+ */
+int		 provider_check_timeout(const struct provider_cfg *pc,
+		    const char **key, char *err, size_t errlen);
 
 /* A configured provider: ops plus its private state. */
 struct provider;

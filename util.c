@@ -650,3 +650,12 @@ xstrdup(const char *s)
 		oom();
 	return p;
 }
+
+void
+free_secret(char *s)
+{
+	if (s != NULL) {
+		explicit_bzero(s, strlen(s));
+		free(s);
+	}
+}

@@ -106,5 +106,7 @@ void	*xmalloc(size_t n);
 void	*xcalloc(size_t n, size_t size);
 void	*xrealloc(void *p, size_t n);
 char	*xstrdup(const char *s);
+/* Zeroes a string that held a secret, then frees it; NULL is fine. */
+void	 free_secret(char *s);
 
 #endif

@@ -260,7 +260,6 @@ azure_check(const struct provider_cfg *pc, const char **key, char *err,
 	static const char *const ids[] = { "subscriptionId",
 	    "resourceGroupName", "zoneName", "tenantId", "clientId", NULL };
 	const char *v;
-	long long ms;
 	size_t i;
 
 	for (i = 0; urls[i] != NULL; i++) {
@@ -289,24 +288,10 @@ azure_check(const struct provider_cfg *pc, const char **key, char *err,
 		snprintf(err, errlen, "clientSecret is empty");
 		return -1;
 	}
-	*key = "timeout";
-	v = provider_cfg_get(pc, "timeout");
-	if (v != NULL && (parse_duration(v, &ms) == -1 || ms <= 0)) {
-		snprintf(err, errlen, "timeout: \"%s\" is not a positive "
-		    "duration", v);
+	if (provider_check_timeout(pc, key, err, errlen) == -1)
 		return -1;
-	}
 	*key = NULL;
 	return 0;
-}
-
-static void
-wipe(char *s)
-{
-	if (s != NULL) {
-		explicit_bzero(s, strlen(s));
-		free(s);
-	}
 }
 
 static void
@@ -318,8 +303,8 @@ azure_free(void *priv)
 		return;
 	free(az->zone_url);
 	free(az->token_url);
-	wipe(az->form);
-	wipe(az->auth_hdr);
+	free_secret(az->form);
+	free_secret(az->auth_hdr);
 	free(az->zone);
 	free(az->seen_name);
 	free(az);
@@ -463,7 +448,7 @@ azure_login(struct azure *az, char *err, size_t errlen)
 	len = strlen(tok) + 32;
 	az->auth_hdr = xmalloc(len);
 	snprintf(az->auth_hdr, len, "Authorization: Bearer %s", tok);
-	wipe(tok);
+	free_secret(tok);
 out:
 	if (e == PERR_AUTH) {
 		az->login_e = e;

@@ -732,7 +732,6 @@ cloudflare_check(const struct provider_cfg *pc, const char **key, char *err,
     size_t errlen)
 {
 	const char *v;
-	long long ms;
 
 	*key = "apiToken";
 	v = provider_cfg_get(pc, "apiToken");
@@ -773,13 +772,8 @@ cloudflare_check(const struct provider_cfg *pc, const char **key, char *err,
 	v = provider_cfg_get(pc, "baseUrl");
 	if (v != NULL && check_base_url(v, err, errlen) == -1)
 		return -1;
-	*key = "timeout";
-	v = provider_cfg_get(pc, "timeout");
-	if (v != NULL && (parse_duration(v, &ms) == -1 || ms <= 0)) {
-		snprintf(err, errlen, "timeout: \"%s\" is not a positive "
-		    "duration", v);
+	if (provider_check_timeout(pc, key, err, errlen) == -1)
 		return -1;
-	}
 	*key = NULL;
 	return 0;
 }
@@ -789,10 +783,7 @@ cf_free(struct cf *cf)
 {
 	if (cf == NULL)
 		return;
-	if (cf->auth_hdr != NULL) {
-		explicit_bzero(cf->auth_hdr, strlen(cf->auth_hdr));
-		free(cf->auth_hdr);
-	}
+	free_secret(cf->auth_hdr);
 	free(cf->base);
 	free(cf->zone);
 	free(cf->zone_id);

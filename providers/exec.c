@@ -70,7 +70,6 @@ exec_check(const struct provider_cfg *pc, const char **key, char *err,
     size_t errlen)
 {
 	const char *v;
-	long long ms;
 
 	*key = "command";
 	v = provider_cfg_get(pc, "command");
@@ -79,13 +78,8 @@ exec_check(const struct provider_cfg *pc, const char **key, char *err,
 		    "path", v);
 		return -1;
 	}
-	*key = "timeout";
-	v = provider_cfg_get(pc, "timeout");
-	if (v != NULL && (parse_duration(v, &ms) == -1 || ms <= 0)) {
-		snprintf(err, errlen, "timeout: \"%s\" is not a positive "
-		    "duration", v);
+	if (provider_check_timeout(pc, key, err, errlen) == -1)
 		return -1;
-	}
 	*key = NULL;
 	return 0;
 }

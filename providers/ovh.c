@@ -261,7 +261,6 @@ ovh_check(const struct provider_cfg *pc, const char **key, char *err,
 	static const char *const creds[] = { "applicationKey",
 	    "applicationSecret", "consumerKey", NULL };
 	const char *v;
-	long long ms;
 	size_t i;
 
 	*key = "baseUrl";
@@ -294,24 +293,10 @@ ovh_check(const struct provider_cfg *pc, const char **key, char *err,
 		snprintf(err, errlen, "zone: \"%s\" is not a DNS zone name", v);
 		return -1;
 	}
-	*key = "timeout";
-	v = provider_cfg_get(pc, "timeout");
-	if (v != NULL && (parse_duration(v, &ms) == -1 || ms <= 0)) {
-		snprintf(err, errlen, "timeout: \"%s\" is not a positive "
-		    "duration", v);
+	if (provider_check_timeout(pc, key, err, errlen) == -1)
 		return -1;
-	}
 	*key = NULL;
 	return 0;
-}
-
-static void
-wipe(char *s)
-{
-	if (s != NULL) {
-		explicit_bzero(s, strlen(s));
-		free(s);
-	}
 }
 
 static void
@@ -324,9 +309,9 @@ ovh_free(void *priv)
 	free(ov->base);
 	free(ov->zone);
 	free(ov->app_hdr);
-	wipe(ov->ck_hdr);
-	wipe(ov->secret);
-	wipe(ov->ck);
+	free_secret(ov->ck_hdr);
+	free_secret(ov->secret);
+	free_secret(ov->ck);
 	free(ov);
 }
 

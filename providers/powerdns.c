@@ -53,7 +53,6 @@ powerdns_check(const struct provider_cfg *pc, const char **key, char *err,
 	CURLU *u;
 	char *scheme = NULL, *host = NULL, *user = NULL;
 	const char *v;
-	long long ms;
 	int rv = -1;
 
 	*key = "baseUrl";
@@ -99,13 +98,8 @@ powerdns_check(const struct provider_cfg *pc, const char **key, char *err,
 		    v);
 		goto out;
 	}
-	*key = "timeout";
-	v = provider_cfg_get(pc, "timeout");
-	if (v != NULL && (parse_duration(v, &ms) == -1 || ms <= 0)) {
-		snprintf(err, errlen, "timeout: \"%s\" is not a positive "
-		    "duration", v);
+	if (provider_check_timeout(pc, key, err, errlen) == -1)
 		goto out;
-	}
 	*key = NULL;
 	rv = 0;
 out:
@@ -123,10 +117,7 @@ pdns_free(struct pdns *pd)
 		return;
 	free(pd->zone_url);
 	free(pd->zone);
-	if (pd->key_hdr != NULL) {
-		explicit_bzero(pd->key_hdr, strlen(pd->key_hdr));
-		free(pd->key_hdr);
-	}
+	free_secret(pd->key_hdr);
 	free(pd);
 }
 

@@ -172,7 +172,6 @@ rfc2136_check(const struct provider_cfg *pc, const char **key, char *err,
 	char host[R2_HOST_MAX];
 	struct addr a;
 	ldns_rdf *d;
-	long long ms;
 	int port;
 
 	*key = "server";
@@ -234,13 +233,8 @@ rfc2136_check(const struct provider_cfg *pc, const char **key, char *err,
 		snprintf(err, errlen, "protocol: \"%s\" is not tcp or udp", v);
 		return -1;
 	}
-	v = provider_cfg_get(pc, "timeout");
-	if (v != NULL && (parse_duration(v, &ms) == -1 || ms <= 0)) {
-		*key = "timeout";
-		snprintf(err, errlen, "timeout: \"%s\" is not a positive "
-		    "duration", v);
+	if (provider_check_timeout(pc, key, err, errlen) == -1)
 		return -1;
-	}
 	*key = NULL;
 	return 0;
 }
@@ -253,10 +247,7 @@ r2_free(struct r2 *r2)
 	free(r2->label);
 	free(r2->zone);
 	free(r2->key_name);
-	if (r2->key_secret != NULL) {
-		explicit_bzero(r2->key_secret, strlen(r2->key_secret));
-		free(r2->key_secret);
-	}
+	free_secret(r2->key_secret);
 	free(r2);
 }
 
