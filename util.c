@@ -1,19 +1,22 @@
 /*
  * Small parsers and value types shared by every module (see util.h).
  * Nothing here does I/O except the allocation wrappers, which end the
- * program when memory runs out.
+ * program when memory runs out, and write_file_atomic().
  */
 
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "util.h"
 
@@ -658,4 +661,113 @@ free_secret(char *s)
 		explicit_bzero(s, strlen(s));
 		free(s);
 	}
+}
+
+/*
+ * Opens a new file "DIR/.BASE.PID.N" beside path.  The name is not
+ * secret: O_EXCL refuses one that exists (then the next N is tried) and
+ * O_NOFOLLOW a symlink, so a name guessed by someone else costs a retry,
+ * never a write elsewhere.
+ */
+static int
+atomic_open_tmp(const char *path, mode_t mode, char *tmp, size_t tmplen)
+{
+	const char *slash = strrchr(path, '/');
+	int dirlen = slash != NULL ? (int)(slash - path + 1) : 0;
+	const char *base = slash != NULL ? slash + 1 : path;
+	int fd = -1, n;
+
+	for (n = 0; n < 100; n++) {
+		if (snprintf(tmp, tmplen, "%.*s.%s.%ld.%d", dirlen, path,
+		    base, (long)getpid(), n) >= (int)tmplen) {
+			errno = ENAMETOOLONG;
+			break;
+		}
+		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+		    O_CLOEXEC, mode);
+		if (fd != -1 || errno != EEXIST)
+			break;
+	}
+	return fd;
+}
+
+/* Syncs the folder that holds path, so that a rename in it is durable. */
+static int
+fsync_dir_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[4096];
+	int fd, rc;
+
+	if (slash == NULL)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == path)
+		snprintf(dir, sizeof(dir), "/");
+	else if (snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path),
+	    path) >= (int)sizeof(dir)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
+		return -1;
+	rc = fsync(fd);
+	close(fd);
+	return rc;
+}
+
+int
+write_file_atomic(const char *path, const void *data, size_t len,
+    mode_t mode, char *err, size_t errlen)
+{
+	const char *p = data, *step = "create a temporary file";
+	char tmp[4096];
+	size_t off = 0;
+	ssize_t w;
+	int fd = -1, rc = -1, saved;
+
+	tmp[0] = '\0';
+	if ((fd = atomic_open_tmp(path, mode, tmp, sizeof(tmp))) == -1) {
+		tmp[0] = '\0';	/* not ours: never remove it */
+		goto fail;
+	}
+	step = "set the mode of a temporary file";
+	/* The mode given, not the umask's: the reader may be another user. */
+	if (fchmod(fd, mode) == -1)
+		goto fail;
+	step = "write";
+	while (off < len) {
+		if ((w = write(fd, p + off, len - off)) == -1) {
+			if (errno == EINTR)
+				continue;
+			goto fail;
+		}
+		off += (size_t)w;
+	}
+	step = "sync";
+	if (fsync(fd) == -1)
+		goto fail;
+	step = "close";
+	saved = close(fd);
+	fd = -1;
+	if (saved == -1)
+		goto fail;
+	step = "rename";
+	if (rename(tmp, path) == -1)
+		goto fail;
+	tmp[0] = '\0';		/* path is the new file now: nothing to remove */
+	step = "sync its folder";
+	if (fsync_dir_of(path) == -1)
+		goto fail;
+	rc = 0;
+	goto out;
+fail:
+	saved = errno;
+	snprintf(err, errlen, "%s: cannot %s: %s", path, step,
+	    strerror(saved));
+	if (fd != -1)
+		close(fd);
+	if (tmp[0] != '\0')
+		unlink(tmp);
+out:
+	return rc;
 }

@@ -9,6 +9,7 @@
  */
 
 #include <stddef.h>
+#include <sys/types.h>
 
 #define ADDR_STRLEN	46		/* INET6_ADDRSTRLEN */
 #define EXPECT_MAX	16		/* status ranges in one expectStatus */
@@ -100,6 +101,22 @@ int	 parse_iso_time(const char *s, long long *ms);
 void	 text_printable(char *s);
 /* Copies src into dst (of len > 0 bytes, cut if needed), made printable. */
 const char *text_printable_copy(char *dst, size_t len, const char *src);
+
+/*
+ * Replaces the file at path with len bytes of data, all or nothing: a
+ * reader (node_exporter, a web server) sees either the old file or the
+ * new one, never half of it, even if the run is killed or the machine
+ * loses power.  The bytes go to a new temporary file in the same folder
+ * (O_EXCL and O_NOFOLLOW, so nothing planted there is followed or
+ * reused), which gets exactly mode (not narrowed by the umask: a
+ * dashboard may be meant for a web server's user), is synced, renamed
+ * over path, and the folder is synced so the rename survives a crash.
+ * Returns 0, or -1 with err naming the path, the step and strerror; on
+ * a failure before the rename the temporary file is removed and the
+ * old file is left untouched.
+ */
+int	 write_file_atomic(const char *path, const void *data, size_t len,
+	    mode_t mode, char *err, size_t errlen);
 
 /* malloc/strdup that end the program on failure (a one-shot tool). */
 void	*xmalloc(size_t n);

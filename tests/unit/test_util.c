@@ -15,6 +15,13 @@
 
 #include <arpa/inet.h>
 #include <curl/curl.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "rrset.h"
 #include "util.h"
@@ -646,6 +653,154 @@ test_rrset(void **state)
 	rrset_clear(&b);
 }
 
+/* Reads a whole small file into buf; its length, or -1. */
+static ssize_t
+slurp(const char *path, char *buf, size_t len)
+{
+	ssize_t n;
+	int fd;
+
+	if ((fd = open(path, O_RDONLY)) == -1)
+		return -1;
+	n = read(fd, buf, len);
+	close(fd);
+	return n;
+}
+
+/* How many entries the folder holds besides . and .. */
+static int
+dir_entries(const char *dir)
+{
+	struct dirent *de;
+	DIR *d;
+	int n = 0;
+
+	assert_non_null(d = opendir(dir));
+	while ((de = readdir(d)) != NULL)
+		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+			n++;
+	closedir(d);
+	return n;
+}
+
+static void
+test_write_file_atomic(void **state)
+{
+	char dir[] = "/tmp/ddup-atomic-XXXXXX", path[256], other[256];
+	char buf[64] = "", err[512];
+	struct stat st;
+	mode_t old;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/metrics.prom", dir);
+	snprintf(other, sizeof(other), "%s/other", dir);
+
+	/* A new file, with exactly the mode asked even under a strict umask. */
+	old = umask(077);
+	assert_int_equal(write_file_atomic(path, "one\n", 4, 0644, err,
+	    sizeof(err)), 0);
+	umask(old);
+	assert_int_equal(slurp(path, buf, sizeof(buf)), 4);
+	assert_memory_equal(buf, "one\n", 4);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0644);
+
+	/* Replaced whole, shorter; nothing left beside it. */
+	assert_int_equal(write_file_atomic(path, "2", 1, 0600, err,
+	    sizeof(err)), 0);
+	assert_int_equal(slurp(path, buf, sizeof(buf)), 1);
+	assert_int_equal(buf[0], '2');
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0600);
+	assert_int_equal(dir_entries(dir), 1);
+
+	/* Empty data is an empty file. */
+	assert_int_equal(write_file_atomic(path, "", 0, 0600, err,
+	    sizeof(err)), 0);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_size, 0);
+
+	/* A symlink at path is replaced, never followed. */
+	assert_int_equal(write_file_atomic(other, "keep", 4, 0600, err,
+	    sizeof(err)), 0);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(symlink(other, path), 0);
+	assert_int_equal(write_file_atomic(path, "new", 3, 0600, err,
+	    sizeof(err)), 0);
+	assert_int_equal(lstat(path, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	assert_int_equal(slurp(other, buf, sizeof(buf)), 4);
+	assert_memory_equal(buf, "keep", 4);
+
+	/* A folder at path: refused, named, old content and folder intact. */
+	assert_int_equal(unlink(other), 0);
+	assert_int_equal(mkdir(other, 0700), 0);
+	err[0] = '\0';
+	assert_int_equal(write_file_atomic(other, "x", 1, 0600, err,
+	    sizeof(err)), -1);
+	assert_non_null(strstr(err, other));
+	assert_non_null(strstr(err, "rename"));
+	assert_non_null(strstr(err, strerror(EISDIR)));
+	assert_int_equal(dir_entries(dir), 2);	/* no temporary file left */
+	assert_int_equal(rmdir(other), 0);
+
+	/* A missing folder: the error names the path and the reason. */
+	snprintf(other, sizeof(other), "%s/no/such", dir);
+	assert_int_equal(write_file_atomic(other, "x", 1, 0600, err,
+	    sizeof(err)), -1);
+	assert_non_null(strstr(err, other));
+	assert_non_null(strstr(err, strerror(ENOENT)));
+
+	/* A file at no folder at all (relative path) works too. */
+	assert_int_equal(chdir(dir), 0);
+	assert_int_equal(write_file_atomic("rel", "r", 1, 0600, err,
+	    sizeof(err)), 0);
+	assert_int_equal(slurp("rel", buf, sizeof(buf)), 1);
+	assert_int_equal(unlink("rel"), 0);
+	assert_int_equal(chdir("/"), 0);
+
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(rmdir(dir), 0);
+}
+
+/*
+ * A write that fails half way (a full disk, here a file size limit, which
+ * stops root too): the old file is untouched, no temporary file is left.
+ */
+static void
+test_write_file_atomic_fails(void **state)
+{
+	char dir[] = "/tmp/ddup-atomic-XXXXXX", path[256], err[512];
+	char big[8192], buf[8] = "";
+	struct rlimit old, lim;
+	void (*oldsig)(int);
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/f", dir);
+	assert_int_equal(write_file_atomic(path, "old", 3, 0600, err,
+	    sizeof(err)), 0);
+	memset(big, 'x', sizeof(big));
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+	lim = old;
+	lim.rlim_cur = 4096;
+	oldsig = signal(SIGXFSZ, SIG_IGN);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	assert_int_equal(write_file_atomic(path, big, sizeof(big), 0600, err,
+	    sizeof(err)), -1);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+	signal(SIGXFSZ, oldsig);
+	assert_non_null(strstr(err, path));
+	assert_non_null(strstr(err, "write"));
+	assert_non_null(strstr(err, strerror(EFBIG)));
+	assert_int_equal(slurp(path, buf, sizeof(buf)), 3);
+	assert_memory_equal(buf, "old", 3);
+	assert_int_equal(dir_entries(dir), 1);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(rmdir(dir), 0);
+}
+
 int
 main(void)
 {
@@ -664,6 +819,8 @@ main(void)
 		cmocka_unit_test(test_printable),
 		cmocka_unit_test(test_alloc),
 		cmocka_unit_test(test_rrset),
+		cmocka_unit_test(test_write_file_atomic),
+		cmocka_unit_test(test_write_file_atomic_fails),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
