@@ -57,6 +57,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
+from procfix import die_with_parent
+
 __all__ = ["cloudflare", "_cf_session", "CloudflareFake", "prism_bin", "SCHEMA"]
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -504,7 +506,8 @@ class _Prism:
         self.proc = subprocess.Popen(
             [prism_bin(), "proxy", "-h", "127.0.0.1", "-p", str(self.port), "--errors",
              "--cors", "false", schema, upstream],
-            stdout=self.log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+            stdout=self.log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+            preexec_fn=die_with_parent)
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:

@@ -28,6 +28,8 @@ import urllib.request
 
 import pytest
 
+from procfix import die_with_parent
+
 from httpfix import free_port
 
 __all__ = ["bind_server", "pdns_server", "BindServer", "PdnsServer",
@@ -83,7 +85,8 @@ class _Server:
         self.log_mark = logf.tell()
         try:
             self.proc = subprocess.Popen(cmd, stdout=logf, stderr=subprocess.STDOUT, cwd=self.dir,
-                                         start_new_session=True)
+                                         start_new_session=True,
+                                         preexec_fn=die_with_parent)
         finally:
             logf.close()
 
