@@ -31,7 +31,7 @@ OBJS	 = $(SRCS:%.c=$(O)/%.o)
 HDRS	 = util.h log.h config.h config_int.h check.h decide.h state.h state_int.h status.h \
 	   rrset.h http.h provider.h publish.h run.h
 
-UNIT	 = test_util test_config test_decide test_state test_http
+UNIT	 = test_util test_config test_decide test_state test_http test_doc
 UNITBIN	 = $(UNIT:%=$(O)/tests/%)
 
 # Debian packages: to build, to test, and for the demo.

@@ -138,4 +138,13 @@ const char	*endpoint_target(const struct endpoint_cfg *e);
  */
 const char	*domain_rank_location(const struct domain_cfg *d, long rank);
 
+/*
+ * The i-th key the reader knows outside [provider] sections (the
+ * providers' own keys are in their tables, provider_at()), in its
+ * canonical spelling; NULL past the last.  Every table of keys the
+ * reader accepts is listed here: tests/unit/test_doc.c checks that each
+ * one is documented in doc/ddup.ini.5.
+ */
+const char	*config_key_at(size_t i);
+
 #endif

@@ -379,6 +379,19 @@ static const struct dom_key {
 	    1, { NULL } },
 };
 
+const char *
+config_key_at(size_t i)
+{
+	size_t	 nkeytab = sizeof(keytab) / sizeof(keytab[0]);
+	size_t	 ndom = sizeof(dom_keys) / sizeof(dom_keys[0]);
+
+	if (i < nkeytab)
+		return keytab[i].name;
+	if (i - nkeytab < ndom)
+		return dom_keys[i - nkeytab].name;
+	return NULL;
+}
+
 static const char *
 where_text(int where)
 {

@@ -63,6 +63,7 @@ help(void)
 	    "best tier at the\n"
 	    "                       next run\n"
 	    "      --version        print the version\n"
+	    "  -h, --help           print this help\n"
 	    "\nexit status: 0 done, 1 a DNS update failed, 2 bad command line "
 	    "or configuration,\n3 another run holds the lock, 4 the state "
 	    "file is unusable\n");

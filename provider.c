@@ -39,6 +39,14 @@ provider_lookup(const char *type)
 	return NULL;
 }
 
+const struct provider_ops *
+provider_at(size_t i)
+{
+	size_t	 n = sizeof(providers) / sizeof(providers[0]) - 1;
+
+	return i < n ? providers[i] : NULL;
+}
+
 const char *
 provider_types(void)
 {

@@ -106,6 +106,8 @@ struct provider_ops {
 
 /* The provider for a `type` value, or NULL. */
 const struct provider_ops *provider_lookup(const char *type);
+/* The i-th provider of the table, NULL past the last (for the tests). */
+const struct provider_ops *provider_at(size_t i);
 /* "rfc2136, powerdns" for error messages. */
 const char	*provider_types(void);
 /* "authentication failed", "not found", ... */
