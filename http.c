@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include <curl/curl.h>
 
@@ -128,7 +129,7 @@ http_status_error(const struct http_req *rq, const struct http_resp *rs,
 	snprintf(err, errlen, "%s at %s: %ld%s%s%s", rq->who, rq->url,
 	    rs->status, reason(rs->status)[0] != '\0' ? " " : "",
 	    reason(rs->status), detail);
-	/* A one-shot run does not wait: the next run is the retry. */
+	/* A wait longer than the operation's budget is the next run's. */
 	if (e == PERR_RATELIMIT && rs->retry_after > 0 &&
 	    (len = strlen(err)) + 1 < errlen)
 		snprintf(err + len, errlen - len, " (retry after %llds)",
@@ -211,8 +212,9 @@ set_options(CURL *c, const struct http_req *rq, struct curl_slist *hdrs,
 	return CURLE_OK;
 }
 
-enum perr
-http_call(const struct http_req *rq, struct http_resp *rs, char *err,
+/* One request, one answer: http_call() without the Retry-After wait. */
+static enum perr
+http_once(const struct http_req *rq, struct http_resp *rs, char *err,
     size_t errlen)
 {
 	CURL *c = NULL;
@@ -284,6 +286,80 @@ http_call(const struct http_req *rq, struct http_resp *rs, char *err,
 out:
 	curl_slist_free_all(hdrs);
 	curl_easy_cleanup(c);
+	return rv;
+}
+
+static void
+sleep_ms(long long ms)
+{
+	struct timespec ts;
+
+	ts.tv_sec = (time_t)(ms / 1000);
+	ts.tv_nsec = (long)(ms % 1000) * 1000000L;
+	while (nanosleep(&ts, &ts) == -1)
+		;
+}
+
+/*
+ * A 429 whose Retry-After fits in what is left of the operation's
+ * budget is waited out and the request sent again (with a fresh
+ * signature where libcurl signs it); a longer one fails as rate limited.
+ */
+enum perr
+http_call(const struct http_req *rq, struct http_resp *rs, char *err,
+    size_t errlen)
+{
+	enum perr e;
+
+	for (;;) {
+		e = http_once(rq, rs, err, errlen);
+		if (e != PERR_RATELIMIT || rq->deadline <= 0 ||
+		    rs->retry_after <= 0 ||
+		    mono_ms() + rs->retry_after * 1000 > rq->deadline)
+			break;
+		sleep_ms(rs->retry_after * 1000);
+		http_resp_free(rs);
+	}
+	return e;
+}
+
+int
+http_check_base_url(const char *key, const char *v, char *err,
+    size_t errlen)
+{
+	CURLU *u;
+	char *scheme = NULL, *host = NULL, *user = NULL, *pw = NULL;
+	int rv = -1;
+
+	if ((u = curl_url()) == NULL) {
+		snprintf(err, errlen, "%s: out of memory", key);
+		return -1;
+	}
+	if (curl_url_set(u, CURLUPART_URL, v, 0) == CURLUE_OK &&
+	    (curl_url_get(u, CURLUPART_USER, &user, 0) == CURLUE_OK ||
+	    curl_url_get(u, CURLUPART_PASSWORD, &pw, 0) == CURLUE_OK))
+		/* The credential goes in its own key, never in a message. */
+		snprintf(err, errlen, "%s must not hold a user name or "
+		    "password (messages quote it)", key);
+	else if (curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) !=
+	    CURLUE_OK || curl_url_get(u, CURLUPART_HOST, &host, 0) !=
+	    CURLUE_OK || (strcasecmp(scheme, "http") != 0 &&
+	    strcasecmp(scheme, "https") != 0) || strpbrk(v, "?#") != NULL) {
+		if (strchr(v, '@') != NULL)
+			snprintf(err, errlen, "%s: not an http:// or https:// "
+			    "URL without user, query or fragment", key);
+		else
+			snprintf(err, errlen, "%s: \"%s\" is not an http:// or "
+			    "https:// URL without user, query or fragment",
+			    key, v);
+		text_printable(err);
+	} else
+		rv = 0;
+	curl_free(scheme);
+	curl_free(host);
+	curl_free(user);
+	curl_free(pw);
+	curl_url_cleanup(u);
 	return rv;
 }
 

@@ -28,6 +28,11 @@
  * A body goes with whatever method is named (PUT, PATCH, POST...); give
  * its Content-Type among the headers, or libcurl sends the form type.
  *
+ * A provider sets .deadline to mono_ms() plus its timeout when an
+ * operation (a read, a replace) starts, and passes it to every call of
+ * that operation: a 429 that asks for a wait which fits is waited out
+ * here, for every provider alike.
+ *
  * Secrets go in headers (or the body), never in the URL: every message
  * quotes the URL, never a header or the request body.  Messages start
  * with "WHO at URL: " and are one printable line; on failure the answer
@@ -52,6 +57,12 @@ struct http_req {
 	long long	  timeout_ms;	/* the whole exchange */
 	size_t		  max_body;	/* 0: HTTP_BODY_MAX */
 	long		  want;		/* the one success status; 0: any 2xx */
+	/*
+	 * mono_ms() bound of the operation this call is part of: a 429
+	 * whose Retry-After ends before it is waited out and the request
+	 * sent again; 0 (or a longer wait) fails as rate limited at once.
+	 */
+	long long	  deadline;
 
 	/*
 	 * Optional: the API's own error text in an answer (printable, one
@@ -95,5 +106,14 @@ enum perr	 http_status_error(const struct http_req *rq,
 		    const struct http_resp *rs, char *err, size_t errlen);
 /* The class of an HTTP status that is not a success. */
 enum perr	 http_status_class(long status);
+
+/*
+ * For a provider's check(): v, the value of key (a base URL the API's
+ * paths are appended to), is an http:// or https:// URL with a host and
+ * no user name or password (messages quote the URL), query or fragment.
+ * 0, or -1 with "KEY: ..." in err (never echoing a password).
+ */
+int		 http_check_base_url(const char *key, const char *v,
+		    char *err, size_t errlen);
 
 #endif

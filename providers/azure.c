@@ -62,6 +62,7 @@ struct azure {
 	char		 login_err[512];
 	char		*zone;		/* lower case, no trailing dot */
 	long long	 timeout_ms;
+	long long	 deadline;	/* mono_ms() bound of this operation's waits */
 	/* What read() saw, for If-Match: etag per type ("" none). */
 	char		*seen_name;
 	int		 seen[2];
@@ -231,28 +232,6 @@ out:
 
 /* http:// or https://, no credentials, query or fragment; -1 if not. */
 static int
-check_url(const char *v)
-{
-	CURLU *u;
-	char *scheme = NULL, *user = NULL;
-	int rv = -1;
-
-	if ((u = curl_url()) == NULL)
-		return -1;
-	if (curl_url_set(u, CURLUPART_URL, v, 0) == CURLUE_OK &&
-	    curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) == CURLUE_OK &&
-	    (strcasecmp(scheme, "http") == 0 ||
-	    strcasecmp(scheme, "https") == 0) &&
-	    curl_url_get(u, CURLUPART_USER, &user, 0) != CURLUE_OK &&
-	    strpbrk(v, "?#") == NULL)
-		rv = 0;
-	curl_free(scheme);
-	curl_free(user);
-	curl_url_cleanup(u);
-	return rv;
-}
-
-static int
 azure_check(const struct provider_cfg *pc, const char **key, char *err,
     size_t errlen)
 {
@@ -265,12 +244,9 @@ azure_check(const struct provider_cfg *pc, const char **key, char *err,
 	for (i = 0; urls[i] != NULL; i++) {
 		*key = urls[i];
 		v = provider_cfg_get(pc, urls[i]);
-		if (v != NULL && check_url(v) == -1) {
-			snprintf(err, errlen, "%s: \"%s\" is not an http:// or "
-			    "https:// URL without user, query or fragment",
-			    urls[i], v);
+		if (v != NULL && http_check_base_url(urls[i], v, err,
+		    errlen) == -1)
 			return -1;
-		}
 	}
 	/* Each goes in a URL path or a form: one word, no slash. */
 	for (i = 0; ids[i] != NULL; i++) {
@@ -413,7 +389,8 @@ azure_login(struct azure *az, char *err, size_t errlen)
 		.who = "Azure login", .method = "POST", .url = az->token_url,
 		.headers = hdrs, .body = az->form,
 		.body_len = strlen(az->form), .timeout_ms = az->timeout_ms,
-		.want = 200, .errtext = azure_errtext,
+		.deadline = az->deadline, .want = 200,
+		.errtext = azure_errtext,
 	};
 	struct http_resp rs;
 	char why[256], *tok = NULL;
@@ -492,6 +469,7 @@ azure_read(void *priv, const char *fqdn, struct rrset *sets, size_t nsets,
 	const char *hdrs[] = { NULL, "Accept: application/json", NULL };
 	struct http_req rq = { .who = "Azure DNS", .method = "GET",
 	    .headers = hdrs, .timeout_ms = az->timeout_ms, .want = 200,
+	    .deadline = mono_ms() + az->timeout_ms,
 	    .errtext = azure_errtext };
 	struct http_resp rs;
 	char why[256], code[64], *url = NULL;
@@ -499,6 +477,7 @@ azure_read(void *priv, const char *fqdn, struct rrset *sets, size_t nsets,
 	int k;
 	enum perr e;
 
+	az->deadline = rq.deadline;
 	free(az->seen_name);
 	az->seen_name = xstrdup(fqdn);
 	az->seen[0] = az->seen[1] = 0;
@@ -565,12 +544,15 @@ azure_replace(void *priv, const char *fqdn, const struct rrset *sets,
 	const char *hdrs[5];
 	char cond[AZ_ETAG_MAX + 16], *url, *json;
 	struct http_req rq = { .who = "Azure DNS", .headers = hdrs,
-	    .timeout_ms = az->timeout_ms, .errtext = azure_errtext };
+	    .timeout_ms = az->timeout_ms,
+	    .deadline = mono_ms() + az->timeout_ms,
+	    .errtext = azure_errtext };
 	struct http_resp rs;
 	size_t i, h;
 	int k, seen;
 	enum perr e;
 
+	az->deadline = rq.deadline;
 	if ((e = azure_login(az, err, errlen)) != PERR_OK)
 		return e;
 	seen = az->seen_name != NULL && strcasecmp(az->seen_name, fqdn) == 0;

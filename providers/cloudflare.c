@@ -338,22 +338,10 @@ out:
 
 /* -------------------------------------------------------------- HTTP calls */
 
-static void
-sleep_ms(long long ms)
-{
-	struct timespec ts;
-
-	ts.tv_sec = (time_t)(ms / 1000);
-	ts.tv_nsec = (long)(ms % 1000) * 1000000L;
-	while (nanosleep(&ts, &ts) == -1)
-		;
-}
-
 /*
  * One API call whose 2xx answer must carry "success": true; its result
- * is left in *rs for the caller to parse.  A 429 whose Retry-After fits
- * in what is left of this operation's timeout is waited out and the call
- * made again; a longer one fails as rate limited.
+ * is left in *rs for the caller to parse; http_call() waits out a 429
+ * whose Retry-After fits in what is left of this operation's timeout.
  */
 static enum perr
 cf_call(struct cf *cf, const char *method, const char *url, const char *body,
@@ -369,21 +357,14 @@ cf_call(struct cf *cf, const char *method, const char *url, const char *body,
 		.body = body,
 		.body_len = body != NULL ? strlen(body) : 0,
 		.timeout_ms = cf->timeout_ms,
+		.deadline = cf->budget_end,
 		.errtext = cf_errtext,
 	};
 	json_t *root, *res;
 	char why[256];
 	enum perr e;
 
-	for (;;) {
-		e = http_call(&rq, rs, err, errlen);
-		if (e != PERR_RATELIMIT || rs->retry_after <= 0 ||
-		    mono_ms() + rs->retry_after * 1000 > cf->budget_end)
-			break;
-		sleep_ms(rs->retry_after * 1000);
-		http_resp_free(rs);
-	}
-	if (e != PERR_OK)
+	if ((e = http_call(&rq, rs, err, errlen)) != PERR_OK)
 		return e;
 	if (cf_envelope(rs->body, rs->len, &root, &res, why, sizeof(why)) ==
 	    -1) {
@@ -696,37 +677,6 @@ send_singles(struct cf *cf, const struct plan *p, char *err, size_t errlen)
 
 /* ---------------------------------------------------------- the provider */
 
-/* An http(s) URL without query, fragment or credentials (it is logged). */
-static int
-check_base_url(const char *v, char *err, size_t errlen)
-{
-	CURLU *u;
-	char *scheme = NULL, *host = NULL, *user = NULL;
-	int rv = -1;
-
-	if ((u = curl_url()) == NULL) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	if (curl_url_set(u, CURLUPART_URL, v, 0) != CURLUE_OK ||
-	    curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
-	    curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK ||
-	    (strcasecmp(scheme, "http") != 0 &&
-	    strcasecmp(scheme, "https") != 0) || strpbrk(v, "?#") != NULL)
-		snprintf(err, errlen, "baseUrl: \"%s\" is not an http:// or "
-		    "https:// URL (e.g. %s)", v, CF_BASE_URL);
-	else if (curl_url_get(u, CURLUPART_USER, &user, 0) == CURLUE_OK)
-		snprintf(err, errlen, "baseUrl: must not hold a user name or "
-		    "password (the token goes in apiToken)");
-	else
-		rv = 0;
-	curl_free(scheme);
-	curl_free(host);
-	curl_free(user);
-	curl_url_cleanup(u);
-	return rv;
-}
-
 static int
 cloudflare_check(const struct provider_cfg *pc, const char **key, char *err,
     size_t errlen)
@@ -770,7 +720,7 @@ cloudflare_check(const struct provider_cfg *pc, const char **key, char *err,
 	}
 	*key = "baseUrl";
 	v = provider_cfg_get(pc, "baseUrl");
-	if (v != NULL && check_base_url(v, err, errlen) == -1)
+	if (v != NULL && http_check_base_url("baseUrl", v, err, errlen) == -1)
 		return -1;
 	if (provider_check_timeout(pc, key, err, errlen) == -1)
 		return -1;

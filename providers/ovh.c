@@ -78,6 +78,7 @@ struct ovh {
 	char		*secret;
 	char		*ck;
 	long long	 timeout_ms;
+	long long	 deadline;	/* mono_ms() bound of this operation's waits */
 	long long	 delta;		/* server time - our time, seconds */
 	int		 have_delta;
 };
@@ -217,41 +218,28 @@ out:
 	return rv;
 }
 
-static int
-check_url(const char *v)
-{
-	CURLU *u;
-	char *scheme = NULL, *user = NULL;
-	int rv = -1;
-
-	if ((u = curl_url()) == NULL)
-		return -1;
-	if (curl_url_set(u, CURLUPART_URL, v, 0) == CURLUE_OK &&
-	    curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) == CURLUE_OK &&
-	    (strcasecmp(scheme, "http") == 0 ||
-	    strcasecmp(scheme, "https") == 0) &&
-	    curl_url_get(u, CURLUPART_USER, &user, 0) != CURLUE_OK &&
-	    strpbrk(v, "?#") == NULL)
-		rv = 0;
-	curl_free(scheme);
-	curl_free(user);
-	curl_url_cleanup(u);
-	return rv;
-}
-
-/* The API's URL for endpoint or baseUrl; NULL when it is neither. */
+/*
+ * The API's URL for endpoint or baseUrl (either takes a name or a URL,
+ * checked by ovh_check()), and in *key the key it came from.
+ */
 static const char *
-ovh_url(const struct provider_cfg *pc)
+ovh_url(const struct provider_cfg *pc, const char **key, int *named)
 {
-	const char *v = provider_cfg_get(pc, "baseUrl");
+	const char *v;
 	size_t i;
 
-	if (v == NULL && (v = provider_cfg_get(pc, "endpoint")) == NULL)
-		v = "eu";
+	*key = "baseUrl";
+	if ((v = provider_cfg_get(pc, "baseUrl")) == NULL) {
+		*key = "endpoint";
+		if ((v = provider_cfg_get(pc, "endpoint")) == NULL)
+			v = "eu";
+	}
+	*named = 1;
 	for (i = 0; ovh_endpoints[i].name != NULL; i++)
 		if (strcasecmp(v, ovh_endpoints[i].name) == 0)
 			return ovh_endpoints[i].url;
-	return check_url(v) == 0 ? v : NULL;
+	*named = 0;
+	return v;
 }
 
 static int
@@ -262,6 +250,7 @@ ovh_check(const struct provider_cfg *pc, const char **key, char *err,
 	    "applicationSecret", "consumerKey", NULL };
 	const char *v;
 	size_t i;
+	int named;
 
 	*key = "baseUrl";
 	if (provider_cfg_get(pc, "baseUrl") != NULL &&
@@ -269,11 +258,13 @@ ovh_check(const struct provider_cfg *pc, const char **key, char *err,
 		snprintf(err, errlen, "give endpoint or baseUrl, not both");
 		return -1;
 	}
-	if (ovh_url(pc) == NULL) {
-		if (provider_cfg_get(pc, "baseUrl") == NULL)
-			*key = "endpoint";
-		snprintf(err, errlen, "%s: not eu, ca, us or an http:// or "
-		    "https:// URL without user, query or fragment", *key);
+	v = ovh_url(pc, key, &named);
+	if (!named && http_check_base_url(*key, v, err, errlen) == -1) {
+		/* A word that is no URL was meant as an endpoint's name. */
+		if (strstr(v, "://") == NULL)
+			snprintf(err, errlen, "%s: not eu, ca, us or an http:// "
+			    "or https:// URL without user, query or fragment",
+			    *key);
 		return -1;
 	}
 	/* Never echoed; a line break would smuggle in a header. */
@@ -329,15 +320,13 @@ static void *
 ovh_create(const struct provider_cfg *pc, char *err, size_t errlen)
 {
 	struct ovh *ov;
-	const char *v;
+	const char *v, *key;
 	size_t i, len;
+	int named;
 
 	ov = xcalloc(1, sizeof(*ov));
-	if ((v = ovh_url(pc)) == NULL) {
-		snprintf(err, errlen, "endpoint: not a known endpoint or URL");
-		goto fail;
-	}
-	ov->base = xstrdup(v);
+	/* ovh_check() passed: a name or a base URL. */
+	ov->base = xstrdup(ovh_url(pc, &key, &named));
 	for (len = strlen(ov->base); len > 0 && ov->base[len - 1] == '/';
 	    len--)
 		ov->base[len - 1] = '\0';
@@ -412,8 +401,8 @@ static enum perr
 ovh_clock(struct ovh *ov, char *err, size_t errlen)
 {
 	struct http_req rq = { .who = "OVH", .method = "GET",
-	    .timeout_ms = ov->timeout_ms, .want = 200,
-	    .errtext = ovh_errtext };
+	    .timeout_ms = ov->timeout_ms, .deadline = ov->deadline,
+	    .want = 200, .errtext = ovh_errtext };
 	struct http_resp rs;
 	long long t;
 	enum perr e;
@@ -445,8 +434,8 @@ ovh_call(struct ovh *ov, const char *method, const char *path,
     const char *body, struct http_resp *rs, char *err, size_t errlen)
 {
 	struct http_req rq = { .who = "OVH", .method = method,
-	    .timeout_ms = ov->timeout_ms, .want = 200,
-	    .errtext = ovh_errtext };
+	    .timeout_ms = ov->timeout_ms, .deadline = ov->deadline,
+	    .want = 200, .errtext = ovh_errtext };
 	const char *hdrs[8];
 	char *url, tshdr[64], sig[64], sighdr[96], code[160];
 	long long ts;
@@ -566,6 +555,7 @@ ovh_read(void *priv, const char *fqdn, struct rrset *sets, size_t nsets,
 	size_t i, j, n;
 	enum perr e = PERR_OK;
 
+	ov->deadline = mono_ms() + ov->timeout_ms;
 	recs = xcalloc(OVH_MAX_RECORDS, sizeof(*recs));
 	sub = ovh_sub(ov, fqdn);
 	for (i = 0; i < nsets && e == PERR_OK; i++) {
@@ -668,6 +658,7 @@ ovh_replace(void *priv, const char *fqdn, const struct rrset *sets,
 	int wrote = 0;
 	enum perr e = PERR_OK, re;
 
+	ov->deadline = mono_ms() + ov->timeout_ms;
 	sub = ovh_sub(ov, fqdn);
 	for (i = 0; i < nsets && e == PERR_OK; i++)
 		e = ovh_sync(ov, sub, &sets[i], &wrote, err, errlen);

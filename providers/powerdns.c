@@ -44,39 +44,20 @@ struct pdns {
 	char		*zone;		/* lower case, no trailing dot */
 	char		*key_hdr;	/* "X-API-Key: ..." */
 	long long	 timeout_ms;
+	long long	 deadline;	/* mono_ms() bound of this operation's waits */
 };
 
 static int
 powerdns_check(const struct provider_cfg *pc, const char **key, char *err,
     size_t errlen)
 {
-	CURLU *u;
-	char *scheme = NULL, *host = NULL, *user = NULL;
 	const char *v;
 	int rv = -1;
 
 	*key = "baseUrl";
-	v = provider_cfg_get(pc, "baseUrl");
-	if ((u = curl_url()) == NULL) {
-		snprintf(err, errlen, "out of memory");
+	if (http_check_base_url("baseUrl", provider_cfg_get(pc, "baseUrl"),
+	    err, errlen) == -1)
 		goto out;
-	}
-	if (curl_url_set(u, CURLUPART_URL, v, 0) != CURLUE_OK ||
-	    curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
-	    curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK ||
-	    (strcasecmp(scheme, "http") != 0 &&
-	    strcasecmp(scheme, "https") != 0) || strchr(v, '?') != NULL ||
-	    strchr(v, '#') != NULL) {
-		snprintf(err, errlen, "baseUrl: \"%s\" is not an http:// or "
-		    "https:// URL (e.g. http://127.0.0.1:8081)", v);
-		goto out;
-	}
-	/* Error messages show the URL: it must not carry credentials. */
-	if (curl_url_get(u, CURLUPART_USER, &user, 0) == CURLUE_OK) {
-		snprintf(err, errlen, "baseUrl: must not hold a user name or "
-		    "password (the key goes in apiKey)");
-		goto out;
-	}
 	*key = "apiKey";
 	v = provider_cfg_get(pc, "apiKey");
 	/* Never echo the key; a line break would smuggle in a header. */
@@ -103,10 +84,6 @@ powerdns_check(const struct provider_cfg *pc, const char **key, char *err,
 	*key = NULL;
 	rv = 0;
 out:
-	curl_free(scheme);
-	curl_free(host);
-	curl_free(user);
-	curl_url_cleanup(u);
 	return rv;
 }
 
@@ -216,6 +193,7 @@ api_call(const struct pdns *pd, const char *method, const char *url,
 		.body = json,
 		.body_len = json != NULL ? strlen(json) : 0,
 		.timeout_ms = pd->timeout_ms,
+		.deadline = pd->deadline,
 		.want = want,
 		.errtext = parse_error,
 		.auth_hint = "check apiKey",
@@ -347,6 +325,7 @@ powerdns_read(void *priv, const char *fqdn, struct rrset *sets, size_t nsets,
 	size_t i, len;
 	enum perr rv = PERR_TEMP;
 
+	pd->deadline = mono_ms() + pd->timeout_ms;
 	memset(&rs, 0, sizeof(rs));
 	for (i = 0; i < nsets; i++) {
 		sets[i].ttl = 0;
@@ -424,6 +403,7 @@ powerdns_replace(void *priv, const char *fqdn, const struct rrset *sets,
 	char *name, *json;
 	enum perr rv;
 
+	pd->deadline = mono_ms() + pd->timeout_ms;
 	memset(&rs, 0, sizeof(rs));
 	name = abs_name(fqdn);
 	if ((json = patch_body(name, sets, nsets)) == NULL) {

@@ -171,14 +171,14 @@ def test_error_classes(ddup, azure_fake, http_server, what, words, cls):
 
 
 @pytest.mark.parametrize("status,cls,words", [
-    (429, "rate limited", ["429", "retry after 7s"]),
+    (429, "rate limited", ["429", "retry after 600s"]),
     (503, "temporary failure", ["503"]),
     (500, "temporary failure", ["500"]),
 ])
 def test_server_refusals_on_write(ddup, azure_fake, http_server, status, cls, words):
     a = http_server()
     configure(ddup, azure_section(azure_fake), [("a", a, "192.0.2.1", 0)])
-    azure_fake.fail(status, method="PUT", retry_after=7 if status == 429 else None)
+    azure_fake.fail(status, method="PUT", retry_after=600 if status == 429 else None)
     r = ddup.run()
     assert r.rc == 1, r
     for w in words + [cls]:
@@ -193,11 +193,21 @@ def test_server_refusals_on_write(ddup, azure_fake, http_server, status, cls, wo
 def test_token_refused_by_a_throttled_login(ddup, azure_fake, http_server):
     a = http_server()
     configure(ddup, azure_section(azure_fake), [("a", a, "192.0.2.1", 0)])
-    azure_fake.fail(429, path="/oauth2/", retry_after=3)
+    azure_fake.fail(429, path="/oauth2/", retry_after=600)
     r = ddup.run()
     assert r.rc == 1, r
     assert "rate limited" in r.err and "Azure login" in r.err, r
     assert azure_fake.count(path="/subscriptions/") == 0
+
+
+def test_rate_limit_waited_out_within_timeout(ddup, azure_fake, http_server):
+    a = http_server()
+    configure(ddup, azure_section(azure_fake), [("a", a, "192.0.2.1", 0)])
+    azure_fake.fail(429, method="PUT", retry_after=1)
+    r = ddup.run()
+    assert r.rc == 0, r
+    assert azure_fake.count(method="PUT") == 2
+    assert azure_fake.get("A", "app") == (60, ["192.0.2.1"])
 
 
 def test_unreachable(ddup, azure_fake, http_server):

@@ -149,7 +149,7 @@ def test_error_classes(ddup, ovh_fake, http_server, what, words, cls):
 
 
 @pytest.mark.parametrize("status,cls,words", [
-    (429, "rate limited", ["429", "retry after 9s"]),
+    (429, "rate limited", ["429", "retry after 600s"]),
     (503, "temporary failure", ["503"]),
 ])
 def test_server_refusals(ddup, ovh_fake, http_server, status, cls, words):
@@ -157,7 +157,7 @@ def test_server_refusals(ddup, ovh_fake, http_server, status, cls, words):
     configure(ddup, ovh_section(ovh_fake), [("a", a, "192.0.2.1", 0), ("b", b, "192.0.2.2", 0)])
     # The second create fails: the first is refreshed all the same.
     ovh_fake.fail(status, method="POST", path="/record", after=1,
-                  retry_after=9 if status == 429 else None)
+                  retry_after=600 if status == 429 else None)
     r = ddup.run()
     assert r.rc == 1, r
     for w in words + [cls]:
@@ -167,6 +167,16 @@ def test_server_refusals(ddup, ovh_fake, http_server, status, cls, words):
     r = ddup.run()
     assert r.rc == 0, r
     assert ovh_fake.serving("app", "A") == [(60, "192.0.2.1"), (60, "192.0.2.2")]
+
+
+def test_rate_limit_waited_out_within_timeout(ddup, ovh_fake, http_server):
+    a = http_server()
+    configure(ddup, ovh_section(ovh_fake), [("a", a, "192.0.2.1", 0)])
+    ovh_fake.fail(429, method="POST", path="/record", retry_after=1)
+    r = ddup.run()
+    assert r.rc == 0, r
+    assert ovh_fake.count(method="POST", path="/record") == 2
+    assert ovh_fake.serving("app", "A") == [(60, "192.0.2.1")]
 
 
 def test_unreachable(ddup, ovh_fake, http_server):

@@ -1,6 +1,7 @@
 /*
  * The classification of provider API answers (http_status_error): the
- * class of each status, what the message quotes and what it hides.
+ * class of each status, what the message quotes and what it hides; the
+ * check of a provider's base URL (http_check_base_url).
  */
 
 #include <setjmp.h>
@@ -94,6 +95,52 @@ test_answers(void **unused)
 	}
 }
 
+struct base_url {
+	const char	*v;
+	int		 ok;
+	const char	*has;		/* in the message */
+	const char	*hasnt;		/* not in it */
+};
+
+static const struct base_url base_urls[] = {
+	{ "https://api.example.com", 1, NULL, NULL },
+	{ "http://127.0.0.1:8081/api/v1/", 1, NULL, NULL },
+	{ "HTTPS://[::1]:443", 1, NULL, NULL },
+	{ "ftp://x", 0, "baseUrl: \"ftp://x\" is not an http:// or https://",
+	    NULL },
+	{ "api.example.com", 0, "is not an http", NULL },
+	{ "https://x/?a=1", 0, "query or fragment", NULL },
+	{ "https://x/#top", 0, "query or fragment", NULL },
+	{ "https://u:s3cret@x/", 0, "must not hold a user name or password",
+	    "s3cret" },
+	{ "https://u@x/", 0, "must not hold a user name", NULL },
+	{ "gopher://u:s3cret@x/", 0, "baseUrl", "s3cret" },
+	{ "https://x/\x1b[31m?", 0, "baseUrl", "\x1b" },
+	{ "", 0, "baseUrl", NULL },
+};
+
+static void
+test_base_url(void **unused)
+{
+	const struct base_url *b;
+	char err[256];
+	size_t i;
+	int rv;
+
+	(void)unused;
+	for (i = 0; i < sizeof(base_urls) / sizeof(base_urls[0]); i++) {
+		b = &base_urls[i];
+		err[0] = '\0';
+		rv = http_check_base_url("baseUrl", b->v, err, sizeof(err));
+		if (rv != (b->ok ? 0 : -1))
+			fail_msg("%s: %d (%s)", b->v, rv, err);
+		if (b->has != NULL && strstr(err, b->has) == NULL)
+			fail_msg("%s: \"%s\" lacks \"%s\"", b->v, err, b->has);
+		if (b->hasnt != NULL && strstr(err, b->hasnt) != NULL)
+			fail_msg("%s: \"%s\" has \"%s\"", b->v, err, b->hasnt);
+	}
+}
+
 static void
 test_printable(void **unused)
 {
@@ -110,6 +157,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_answers),
 		cmocka_unit_test(test_printable),
+		cmocka_unit_test(test_base_url),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
