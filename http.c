@@ -102,13 +102,17 @@ http_status_error(const struct http_req *rq, const struct http_resp *rs,
 {
 	char detail[256], text[160];
 	const char *ct = rs->ctype;
+	const char *mt = rq->err_ctype != NULL ? rq->err_ctype :
+	    "application/json";
 	enum perr e;
 	size_t len;
 
 	e = http_status_class(rs->status);
 	detail[0] = '\0';
 	if (rq->errtext != NULL && ct != NULL &&
-	    strncasecmp(ct, "application/json", 16) == 0 &&
+	    strncasecmp(ct, mt, strlen(mt)) == 0 &&
+	    (ct[strlen(mt)] == '\0' || ct[strlen(mt)] == ';' ||
+	    ct[strlen(mt)] == ' ') &&
 	    rq->errtext(rs->body != NULL ? rs->body : "", rs->len, text,
 	    sizeof(text)) == 0) {
 		text_printable(text);

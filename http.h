@@ -71,6 +71,8 @@ struct http_req {
 	 */
 	int		(*errtext)(const char *body, size_t len, char *out,
 			    size_t outlen);
+	/* The media type of errtext's answers; NULL: application/json. */
+	const char	 *err_ctype;
 	const char	 *auth_hint;	/* for 401/403, e.g. "check apiKey" */
 	const char	 *notfound_hint; /* for 404, e.g. "zone x. not found" */
 };

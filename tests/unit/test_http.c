@@ -54,6 +54,11 @@ static const struct answer answers[] = {
 	{ 307, NULL, "", -1, PERR_INVALID, "307: redirects are not followed",
 	    NULL },
 	{ 418, NULL, "", -1, PERR_INVALID, "418", NULL },
+	/* The error text of an API that speaks XML, asked for by media type. */
+	{ 400, "text/xml", "{\"error\":InvalidChangeBatch", -1, PERR_INVALID,
+	    "400 Bad Request: InvalidChangeBatch", NULL },
+	{ 400, "text/xmlish", "{\"error\":x", -1, PERR_INVALID,
+	    "400 Bad Request: {\"error\":x", NULL },
 };
 
 static void
@@ -81,6 +86,8 @@ test_answers(void **unused)
 		rs.body = (char *)(size_t)a->body;
 		rs.len = strlen(a->body);
 		rs.retry_after = a->retry;
+		rq.err_ctype = a->ctype != NULL && strncmp(a->ctype, "text/xml",
+		    8) == 0 ? "text/xml" : NULL;
 		if (http_status_error(&rq, &rs, err, sizeof(err)) != a->want)
 			fail_msg("%ld: class %d, want %d (%s)", a->status,
 			    (int)http_status_class(a->status), (int)a->want,
