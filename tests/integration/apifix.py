@@ -13,6 +13,10 @@ before the route sees the request:
     fake.hang(method="GET", seconds=5)        # no answer for a while
 
     fake.count("PUT"), fake.writes(), fake.requests[-1].path
+
+A fake module then needs only its routes and its fixture:
+
+    example_fake = fake_fixture(ExampleFake, "example_fake")
 """
 
 import json
@@ -20,7 +24,9 @@ import threading
 import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-__all__ = ["ApiFake", "ApiRequest", "WRITE_METHODS"]
+import pytest
+
+__all__ = ["ApiFake", "ApiRequest", "WRITE_METHODS", "fake_fixture"]
 
 WRITE_METHODS = ("POST", "PUT", "PATCH", "DELETE")
 
@@ -42,6 +48,20 @@ class ApiRequest:
 
     def json(self):
         return json.loads(self.body.decode("utf-8"))
+
+    def media_type(self):
+        """The Content-Type without parameters, lower case ("" none)."""
+        return (self.header("Content-Type") or "").split(";")[0].strip().lower()
+
+    def json_body(self):
+        """(document, None); (None, "media type") when the Content-Type is
+        not application/json; (None, "json") when the body is no JSON."""
+        if self.media_type() != "application/json":
+            return None, "media type"
+        try:
+            return self.json(), None
+        except (UnicodeDecodeError, ValueError):
+            return None, "json"
 
     def __repr__(self):
         return f"<{self.method} {self.target}>"
@@ -185,3 +205,15 @@ class ApiFake:
 
     def route(self, req):
         raise NotImplementedError
+
+
+def fake_fixture(cls, name, **kwargs):
+    """A pytest fixture `name` that starts cls(**kwargs) and stops it."""
+    @pytest.fixture(name=name)
+    def fixture():
+        fake = cls(**kwargs)
+        try:
+            yield fake
+        finally:
+            fake.stop()
+    return fixture

@@ -36,9 +36,7 @@ import secrets
 import urllib.parse
 import uuid
 
-import pytest
-
-from apifix import ApiFake
+from apifix import ApiFake, fake_fixture
 
 __all__ = ["AzureFake", "azure_fake", "API_VERSION"]
 
@@ -124,8 +122,7 @@ class AzureFake(ApiFake):
         tenant = req.path.split("/")[1]
         if tenant != self.tenant:
             return err(400, "invalid_request", f"Tenant '{tenant}' not found.", 90002)
-        ctype = (req.header("Content-Type") or "").split(";")[0].strip().lower()
-        if ctype != "application/x-www-form-urlencoded":
+        if req.media_type() != "application/x-www-form-urlencoded":
             return err(400, "invalid_request", "The request body must be form-encoded.", 900144)
         try:
             form = urllib.parse.parse_qs(req.body.decode("ascii"), keep_blank_values=True,
@@ -229,14 +226,12 @@ class AzureFake(ApiFake):
         return None
 
     def _put(self, req, sub, group, zone, rtype, name, key, cur):
-        ctype = (req.header("Content-Type") or "").split(";")[0].strip().lower()
-        if ctype != "application/json":
+        doc, bad = req.json_body()
+        if bad == "media type":
             return 415, {}, {"error": {"code": "UnsupportedMediaType", "message":
-                                       f"The content media type '{ctype}' is not supported. "
-                                       "Only 'application/json' is supported."}}
-        try:
-            doc = req.json()
-        except (UnicodeDecodeError, ValueError):
+                                       f"The content media type '{req.media_type()}' is not "
+                                       "supported. Only 'application/json' is supported."}}
+        if bad is not None:
             return _arm_error(400, "InvalidRequestContent", "The request content was invalid "
                               "and could not be deserialized.")
         field, addrkey, fam = _KIND[rtype]
@@ -283,10 +278,4 @@ class AzureFake(ApiFake):
                            field: [{addrkey: a} for a in r["addrs"]]}}
 
 
-@pytest.fixture
-def azure_fake():
-    fake = AzureFake()
-    try:
-        yield fake
-    finally:
-        fake.stop()
+azure_fake = fake_fixture(AzureFake, "azure_fake")

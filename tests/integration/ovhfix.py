@@ -34,9 +34,7 @@ import itertools
 import secrets
 import time
 
-import pytest
-
-from apifix import ApiFake
+from apifix import ApiFake, fake_fixture
 
 __all__ = ["OvhFake", "ovh_fake", "OVH_RULES"]
 
@@ -210,12 +208,10 @@ class OvhFake(ApiFake):
                                and (sub is None or r["subDomain"] == sub))
 
     def _body(self, req, allowed, required):
-        ctype = (req.header("Content-Type") or "").split(";")[0].strip().lower()
-        if ctype != "application/json":
+        doc, bad = req.json_body()
+        if bad == "media type":
             return None, _client(400, "BadRequest", "Content-Type must be application/json")
-        try:
-            doc = req.json()
-        except (UnicodeDecodeError, ValueError):
+        if bad is not None:
             return None, _client(400, "BadRequest", "Invalid JSON body")
         if not isinstance(doc, dict):
             return None, _client(400, "BadRequest", "The body must be an object")
@@ -271,10 +267,4 @@ class OvhFake(ApiFake):
         return 200, {}, None
 
 
-@pytest.fixture
-def ovh_fake():
-    fake = OvhFake()
-    try:
-        yield fake
-    finally:
-        fake.stop()
+ovh_fake = fake_fixture(OvhFake, "ovh_fake")

@@ -3,12 +3,11 @@ DNS fake (azurefix.py): token, read, PUT with conditions, DELETE, the
 error classes, and no secret anywhere ddup writes."""
 
 import os
-import sqlite3
 
 import pytest
 
-ZONE = "example.test"
-NAME = "app.example.test"
+from providertest import (ZONE, assert_config_error, assert_nowhere, assert_outside_zone,
+                          configure, outputs_of_every_kind, quiet_ok, state_error)
 
 
 def azure_section(fake, secret=None, extra=""):
@@ -25,27 +24,6 @@ baseUrl = {fake.url}
 authorityUrl = {fake.url}
 timeout = 5s
 {extra}"""
-
-
-def configure(ddup, provider, eps, name=NAME, top=""):
-    """eps: (endpoint name, http server, ip, priority)."""
-    text = f"interval = 30s\n{top}\n" + provider
-    text += f"\n[domain {name}]\nprovider = dns\nttl = 60\nattempts = 1\n"
-    for ep, srv, ip, prio in eps:
-        text += f"\n[endpoint {ep}]\nurl = {srv.url}\nip = {ip}\npriority = {prio}\n"
-    ddup.write(text)
-
-
-def quiet_ok(r):
-    assert (r.rc, r.out, r.err) == (0, "", ""), r
-
-
-def state_error(ddup):
-    con = sqlite3.connect(ddup.state)
-    try:
-        return con.execute("SELECT last_error FROM domains").fetchone()[0]
-    finally:
-        con.close()
 
 
 def test_first_run_reads_then_writes_then_nothing(ddup, azure_fake, http_server):
@@ -259,16 +237,7 @@ def test_bad_record_set_answer_writes_nothing(ddup, azure_fake, http_server, bod
     ("timeout = soon", ["timeout"]),
 ])
 def test_bad_values_are_config_errors(ddup, azure_fake, http_server, line, words):
-    a = http_server()
-    key = line.split(" ")[0]
-    text = "\n".join(ln for ln in azure_section(azure_fake).splitlines()
-                     if not ln.startswith(key + " "))
-    configure(ddup, text + "\n" + line + "\n", [("a", a, "192.0.2.1", 0)])
-    r = ddup.run("-n")
-    assert r.rc == 2, r
-    for w in words:
-        assert w in r.err, (w, r)
-    assert azure_fake.requests == []
+    assert_config_error(ddup, azure_fake, azure_section(azure_fake), line, words, http_server())
 
 
 def test_no_secret_anywhere(ddup, azure_fake, http_server):
@@ -278,17 +247,10 @@ def test_no_secret_anywhere(ddup, azure_fake, http_server):
         f.write(azure_fake.client_secret + "\n")
     os.chmod(path, 0o600)
     eps = [("a", a, "192.0.2.1", 0), ("b", b, "192.0.2.2", 0)]
-    outs = []
-    for top in ("", "logFormat = json\n"):
-        configure(ddup, azure_section(azure_fake, secret=f"!file {path}"), eps, top=top)
-        for args in (("-v",), ("--status",), ("--status", "--json"), ("--dry-run", "--json")):
-            r = ddup.run(*args)
-            assert r.rc == 0, r
-            outs.append(r.out + r.err)
-        b.set(status=503 if b.behaviour["status"] == 200 else 200)
+    outs = outputs_of_every_kind(ddup, lambda top: configure(
+        ddup, azure_section(azure_fake, secret=f"!file {path}"), eps, top=top), flip=b)
     azure_fake.revoke_tokens()
     azure_fake.fail(401, method="PUT")
-    b.set(status=200)
     r = ddup.run("-v")
     assert r.rc == 1 and "401" in r.err, r
     outs.append(r.out + r.err)
@@ -298,21 +260,13 @@ def test_no_secret_anywhere(ddup, azure_fake, http_server):
     r = ddup.run("-v")
     assert r.rc == 1 and "invalid_client" in r.err, r
     outs.append(r.out + r.err)
-    blobs = outs + [open(ddup.state + s, "rb").read().decode("latin-1")
-                    for s in ("", "-wal") if os.path.exists(ddup.state + s)]
     assert len(azure_fake.issued) >= 2
-    for s in [azure_fake.client_secret, "cs~wrong-wrong-wrong-wrong", *azure_fake.issued]:
-        for blob in blobs:
-            assert s not in blob
+    assert_nowhere(ddup, outs, [azure_fake.client_secret, "cs~wrong-wrong-wrong-wrong",
+                                *azure_fake.issued])
 
 
 def test_domain_outside_zone_name_is_a_config_error(ddup, azure_fake, http_server):
-    a = http_server()
-    configure(ddup, azure_section(azure_fake), [("a", a, "192.0.2.1", 0)], name="app.other.test")
-    r = ddup.run("-n")
-    assert r.rc == 2, r
-    assert "app.other.test" in r.err and "example.test" in r.err, r
-    assert azure_fake.requests == []
+    assert_outside_zone(ddup, azure_fake, azure_section(azure_fake), http_server())
 
 
 def test_refused_login_is_asked_once_per_run(ddup, azure_fake, http_server):

@@ -3,12 +3,10 @@ fake (ovhfix.py), whose clock runs 1234 s off the machine's: signatures,
 the server's time, the diff, the zone refresh, the error classes, and no
 secret anywhere ddup writes."""
 
-import os
-
 import pytest
 
-ZONE = "example.test"
-NAME = "app.example.test"
+from providertest import (ZONE, assert_config_error, assert_nowhere, assert_outside_zone,
+                          configure, outputs_of_every_kind, quiet_ok)
 
 
 def ovh_section(fake, secret=None, ck=None, endpoint=None):
@@ -22,19 +20,6 @@ consumerKey = {ck or fake.consumer_key}
 zone = {fake.zone}
 timeout = 5s
 """
-
-
-def configure(ddup, provider, eps, name=NAME, top="", ttl=60):
-    """eps: (endpoint name, http server, ip, priority)."""
-    text = f"interval = 30s\n{top}\n" + provider
-    text += f"\n[domain {name}]\nprovider = dns\nttl = {ttl}\nattempts = 1\n"
-    for ep, srv, ip, prio in eps:
-        text += f"\n[endpoint {ep}]\nurl = {srv.url}\nip = {ip}\npriority = {prio}\n"
-    ddup.write(text)
-
-
-def quiet_ok(r):
-    assert (r.rc, r.out, r.err) == (0, "", ""), r
 
 
 def test_first_run_reads_then_writes_then_nothing(ddup, ovh_fake, http_server):
@@ -238,16 +223,7 @@ def test_records_of_other_names_in_a_list_are_left_alone(ddup, ovh_fake, http_se
     ("timeout = soon", ["timeout"]),
 ])
 def test_bad_values_are_config_errors(ddup, ovh_fake, http_server, line, words):
-    a = http_server()
-    key = line.split(" ")[0]
-    text = "\n".join(ln for ln in ovh_section(ovh_fake).splitlines()
-                     if not ln.startswith(key + " "))
-    configure(ddup, text + "\n" + line + "\n", [("a", a, "192.0.2.1", 0)])
-    r = ddup.run("-n")
-    assert r.rc == 2, r
-    for w in words:
-        assert w in r.err, (w, r)
-    assert ovh_fake.requests == []
+    assert_config_error(ddup, ovh_fake, ovh_section(ovh_fake), line, words, http_server())
 
 
 def test_endpoint_and_base_url_together(ddup, ovh_fake, http_server):
@@ -262,34 +238,20 @@ def test_no_secret_anywhere(ddup, ovh_fake, http_server):
     a, b = http_server(), http_server()
     env = {"DDUP_OVH_AS": ovh_fake.app_secret, "DDUP_OVH_CK": ovh_fake.consumer_key}
     eps = [("a", a, "192.0.2.1", 0), ("b", b, "192.0.2.2", 0)]
-    outs = []
-    for top in ("", "logFormat = json\n"):
-        configure(ddup, ovh_section(ovh_fake, secret="!env DDUP_OVH_AS", ck="!env DDUP_OVH_CK"),
-                  eps, top=top)
-        for args in (("-v",), ("--status",), ("--status", "--json"), ("--dry-run", "--json")):
-            r = ddup.run(*args, env=env)
-            assert r.rc == 0, r
-            outs.append(r.out + r.err)
-        b.set(status=503 if b.behaviour["status"] == 200 else 200)
+    outs = outputs_of_every_kind(ddup, lambda top: configure(
+        ddup, ovh_section(ovh_fake, secret="!env DDUP_OVH_AS", ck="!env DDUP_OVH_CK"), eps,
+        top=top), flip=b, env=env)
     assert ovh_fake.refreshes >= 2
     r = ddup.run("-v", env={**env, "DDUP_OVH_AS": "wrong-secret-wrong-secret"})
     assert r.rc == 1 and "INVALID_SIGNATURE" in r.err, r
     outs.append(r.out + r.err)
     outs.append(ddup.run("--status", "--json").out)
-    blobs = outs + [open(ddup.state + s, "rb").read().decode("latin-1")
-                    for s in ("", "-wal") if os.path.exists(ddup.state + s)]
-    for s in (ovh_fake.app_secret, ovh_fake.consumer_key, "wrong-secret-wrong-secret"):
-        for blob in blobs:
-            assert s not in blob
+    assert_nowhere(ddup, outs, [ovh_fake.app_secret, ovh_fake.consumer_key,
+                                "wrong-secret-wrong-secret"])
 
 
 def test_domain_outside_zone_is_a_config_error(ddup, ovh_fake, http_server):
-    a = http_server()
-    configure(ddup, ovh_section(ovh_fake), [("a", a, "192.0.2.1", 0)], name="app.other.test")
-    r = ddup.run("-n")
-    assert r.rc == 2, r
-    assert "app.other.test" in r.err and "example.test" in r.err, r
-    assert ovh_fake.requests == []
+    assert_outside_zone(ddup, ovh_fake, ovh_section(ovh_fake), http_server())
 
 
 def test_failed_refresh_fails_the_update(ddup, ovh_fake, http_server):
