@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "http.h"
 #include "util.h"
 
 int	 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -103,6 +104,44 @@ fuzz_printable(const char *s)
 		p += n;
 	}
 	return 1;
+}
+
+/*
+ * An API's error answer with body buf, as http_call() would have it, through
+ * http_status_error() with rq (who, url, errtext...): the status and the
+ * Content-Type come from the input's length, so every input is read as one
+ * error answer (a loop over all of them would cost many parses per input)
+ * and the corpus still covers them all.  The class must be the status's,
+ * the message one printable line.
+ */
+static inline void
+fuzz_http_error(const struct http_req *rq, const char *buf, size_t len)
+{
+	static const long codes[] = { 400, 401, 403, 404, 409, 412, 422, 429,
+	    500, 503, 302 };
+	static const char *ctypes[] = { "application/json",
+	    "application/json; charset=utf-8", "text/xml", "text/html", NULL };
+	struct http_resp rs;
+	char err[512];
+	enum perr e, want;
+	long code;
+
+	memset(&rs, 0, sizeof(rs));
+	rs.body = (char *)(uintptr_t)buf;
+	rs.len = len;
+	rs.retry_after = (long long)(len % 5) - 1;
+	code = codes[len % (sizeof(codes) / sizeof(codes[0]))];
+	rs.status = code;
+	rs.ctype = (char *)(uintptr_t)ctypes[len / 11 %
+	    (sizeof(ctypes) / sizeof(ctypes[0]))];
+	err[0] = '\0';
+	e = http_status_error(rq, &rs, err, sizeof(err));
+	want = code == 401 || code == 403 ? PERR_AUTH : code == 404 ?
+	    PERR_NOTFOUND : code == 429 ? PERR_RATELIMIT : code >= 500 ?
+	    PERR_TEMP : PERR_INVALID;
+	fuzz_check(e == want, "error: class", err);
+	fuzz_check(err[0] != '\0' && fuzz_printable(err), "error: message "
+	    "is not one printable line", err);
 }
 
 #endif

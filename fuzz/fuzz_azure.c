@@ -66,27 +66,15 @@ recordset(const char *buf, size_t len, int family)
 static void
 error_answer(const char *buf, size_t len)
 {
-	static const long codes[] = { 400, 401, 403, 404, 412, 429, 500, 503 };
-	struct http_req rq = {
+	static const struct http_req rq = {
 		.who = "Azure DNS",
 		.method = "PUT",
 		.url = "https://management.azure.com/subscriptions/x",
 		.errtext = azure_errtext,
 	};
-	struct http_resp rs;
-	char err[512], code[64];
+	char code[64];
 
-	memset(&rs, 0, sizeof(rs));
-	rs.body = (char *)(uintptr_t)buf;
-	rs.len = len;
-	rs.retry_after = (long long)(len % 5) - 1;
-	rs.status = codes[len % (sizeof(codes) / sizeof(codes[0]))];
-	rs.ctype = (char *)(uintptr_t)(len % 4 != 0 ?
-	    "application/json; charset=utf-8" : "text/html");
-	err[0] = '\0';
-	(void)http_status_error(&rq, &rs, err, sizeof(err));
-	fuzz_check(err[0] != '\0' && fuzz_printable(err), "error: message "
-	    "is not one printable line", err);
+	fuzz_http_error(&rq, buf, len);
 	azure_errcode(buf, len, code, sizeof(code));
 	fuzz_check(strlen(code) < sizeof(code), "errcode: too long", NULL);
 }

@@ -102,6 +102,12 @@ check_diff(struct cflist *cur, size_t len)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	static const struct http_req rq = {
+		.who = "Cloudflare",
+		.method = "PATCH",
+		.url = "https://api.cloudflare.com/client/v4/zones/x/dns_records",
+		.errtext = cf_errtext,
+	};
 	struct cflist l = { 0 };
 	char *s, err[256], text[256], id[CF_ID_MAX];
 	long pages = -1;
@@ -129,6 +135,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (cf_errtext(s, size, text, sizeof(text)) == 0)
 		fuzz_check(text[0] != '\0' && fuzz_printable(text), "errtext: "
 		    "not one printable line", text);
+	fuzz_http_error(&rq, s, size);
 	free(s);
 	return 0;
 }
