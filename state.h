@@ -197,6 +197,27 @@ int	 state_put_control(struct state *st, long long since,
 	    const char *result);
 int	 state_prune_requests(struct state *st, long long now);
 
+/* One DNS change attempt from history (state_history.c). */
+struct st_change {
+	long long	 when;		/* ms, 0: unreadable */
+	char		*domain;
+	char		*type;		/* "A", "AAAA" or "CNAME" */
+	long		 ttl;
+	char		*old_set;	/* space-separated; "" for none */
+	char		*new_set;
+	long		 tier;		/* -1: none */
+	int		 ok;
+	char		*error;		/* NULL: none */
+};
+
+/*
+ * The last max DNS change attempts, newest first, into a malloc'd *out
+ * of *n entries (none for st NULL); -1 on a database error.
+ */
+int	 state_recent_changes(struct state *st, size_t max,
+	    struct st_change **out, size_t *n);
+void	 state_changes_free(struct st_change *v, size_t n);
+
 /* The last sqlite3 error message, for context in the caller's error. */
 const char *state_errmsg(struct state *st);
 

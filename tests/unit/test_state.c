@@ -1560,6 +1560,56 @@ test_many_checks(void **ctx)
 	free(names);
 }
 
+/* The dashboard's last changes: newest first, at most max, every field. */
+static void
+test_recent_changes(void **ctx)
+{
+	struct fx	*f = *ctx;
+	struct state	*st;
+	struct st_change *c;
+	size_t		 n, i;
+	char		 set[32];
+
+	st = open_ok(f->path, STATE_RW);
+	assert_int_equal(state_recent_changes(st, 20, &c, &n), 0);
+	assert_int_equal(n, 0);
+	state_changes_free(c, n);
+	begin(st);
+	for (i = 0; i < 25; i++) {
+		snprintf(set, sizeof(set), "192.0.2.%zu", i + 1);
+		assert_int_equal(state_add_change(st, T0 + (long long)i * 1000,
+		    "www.example.org", RR_A, 60, i == 0 ? "" : "192.0.2.99",
+		    set, (long)i, -1, NULL, i != 24, i == 24 ? "ns1: REFUSED" :
+		    NULL), 0);
+	}
+	/* Two in the same millisecond: the one added last is the newer. */
+	assert_int_equal(state_add_change(st, T0 + 24000, "www.example.org",
+	    RR_AAAA, 60, "", "2001:db8::1", -1, -1, NULL, 1, NULL), 0);
+	commit(st);
+	assert_int_equal(state_recent_changes(st, 20, &c, &n), 0);
+	assert_int_equal(n, 20);
+	assert_true(c[0].when == T0 + 24000);
+	assert_string_equal(c[0].type, "AAAA");
+	assert_string_equal(c[0].old_set, "");
+	assert_int_equal(c[0].tier, -1);
+	assert_true(c[0].ok);
+	assert_null(c[0].error);
+	assert_string_equal(c[1].type, "A");
+	assert_string_equal(c[1].new_set, "192.0.2.25");
+	assert_false(c[1].ok);
+	assert_string_equal(c[1].error, "ns1: REFUSED");
+	assert_int_equal(c[1].tier, 24);
+	assert_int_equal(c[1].ttl, 60);
+	assert_string_equal(c[19].new_set, "192.0.2.7");
+	assert_true(c[19].when == T0 + 6000);
+	state_changes_free(c, n);
+	state_close(st);
+	/* A missing file reads as no change. */
+	assert_int_equal(state_recent_changes(NULL, 20, &c, &n), 0);
+	assert_int_equal(n, 0);
+	assert_null(c);
+}
+
 int
 main(void)
 {
@@ -1599,6 +1649,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_concurrent_runs, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_many_checks, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_recent_changes, setup,
 		    teardown),
 	};
 
