@@ -23,15 +23,15 @@ PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
 SRCS	 = util.c log.c config.c config_read.c config_build.c check.c decide.c state.c state_data.c state_schema.c \
-	   state_policy.c state_history.c status.c publish.c run.c \
+	   state_policy.c state_history.c status.c dashboard.c publish.c run.c \
 	   rrset.c http.c provider.c providers/rfc2136.c providers/powerdns.c \
 	   providers/exec.c providers/azure.c providers/ovh.c \
 	   providers/cloudflare.c
 OBJS	 = $(SRCS:%.c=$(O)/%.o)
-HDRS	 = util.h log.h config.h config_int.h check.h decide.h state.h state_int.h status.h \
+HDRS	 = util.h log.h config.h config_int.h check.h decide.h state.h state_int.h status.h dashboard.h \
 	   rrset.h http.h provider.h publish.h run.h
 
-UNIT	 = test_util test_config test_decide test_state test_http test_doc
+UNIT	 = test_util test_config test_decide test_state test_http test_doc test_dashboard
 UNITBIN	 = $(UNIT:%=$(O)/tests/%)
 
 # Debian packages: to build, to test, and for the demo.

@@ -49,8 +49,22 @@ struct report_domain {
 	long long	 last_change;	/* 0: never */
 	const char	*last_error;	/* NULL: none */
 	const char	*why;		/* dry run: what would happen, else NULL */
+	long		 attempts;	/* for the streak shown while failing */
+	long		 recover_after;	/* likewise while recovering */
 	struct report_ep *eps;
 	size_t		 neps;
+};
+
+/* One DNS change attempt, for the dashboard. */
+struct report_change {
+	long long	 when;		/* ms */
+	const char	*domain;
+	const char	*type;		/* "A", "AAAA" or "CNAME" */
+	const char	*old_set;	/* space-separated, "" for none */
+	const char	*new_set;
+	long		 tier;		/* <0: none */
+	int		 ok;
+	const char	*error;		/* NULL: none */
 };
 
 struct report {
@@ -62,6 +76,8 @@ struct report {
 	const char	*control_result; /* with control_since: why */
 	struct report_domain *domains;
 	size_t		 ndomains;
+	const struct report_change *changes;	/* newest first; may be NULL */
+	size_t		 nchanges;
 };
 
 void	 report_print_text(FILE *f, const struct report *r);

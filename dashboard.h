@@ -1,0 +1,35 @@
+#ifndef DDUP_DASHBOARD_H
+#define DDUP_DASHBOARD_H
+
+/*
+ * statusHtml (SPEC 3.1): the report of a run as one self-contained HTML
+ * page, for a person with a browser.  No file, font or request outside
+ * the page: the styles are inline, and the one inline script (allowed
+ * by its hash in the page's Content-Security-Policy, nothing else is)
+ * only shows the "stale" warning, which a static page cannot know
+ * otherwise.  Every text from the configuration, the servers or the
+ * state file is made printable and HTML-escaped.
+ */
+
+#include <stdio.h>
+
+#include "status.h"
+
+/* How many DNS changes the page shows, newest first. */
+#define DASH_CHANGES	20
+
+/*
+ * Writes the page of r to f (interval from r->interval_ms, the time it
+ * was written from r->generated).  Returns 0, -1 when f failed.
+ */
+int	 dashboard_render(FILE *f, const struct report *r);
+
+/*
+ * Renders r and puts it at path atomically (mode 0644: a web server
+ * may serve it; it holds nothing secret).  Returns 0, or -1 with err
+ * naming the path and the cause.
+ */
+int	 dashboard_write(const char *path, const struct report *r, char *err,
+	    size_t errlen);
+
+#endif
