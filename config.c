@@ -359,6 +359,7 @@ config_free(struct config *c)
 	free(c->state);
 	free(c->ca_file);
 	free(c->control_url);
+	free(c->status_html);
 	free(c);
 }
 

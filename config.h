@@ -101,6 +101,7 @@ struct config {
 	int		 log_json;
 	long long	 history_ms;
 	char		*control_url;	/* NULL: none */
+	char		*status_html;	/* the dashboard's path, NULL: none */
 	struct domain_policy defaults;	/* the top of the file */
 	struct provider_cfg *providers;
 	size_t		 nproviders;

@@ -148,6 +148,17 @@ check_top(struct ctx *x, struct rsec *s, struct hc *h)
 			close(fd);
 	}
 
+	if ((k = cfg_get(x, s, "statusHtml")) != NULL) {
+		size_t len = strlen(k->value);
+
+		/* The page goes beside a temporary file: a file, not a folder. */
+		if (len == 0 || k->value[len - 1] == '/')
+			cfg_problem(x, k->line, 0, "statusHtml: expected the "
+			    "path of a file, not '%s'", k->value);
+		else
+			c->status_html = xstrdup(k->value);
+	}
+
 	if ((k = cfg_get(x, s, "controlUrl")) != NULL) {
 		char err[256];
 

@@ -326,7 +326,7 @@ static const struct {
 	{ "name", W_ENDPOINT },
 	{ "cname", W_ENDPOINT },
 	{ "proxied", W_ENDPOINT },
-	{ "statusHtml", W_NOTYET },
+	{ "statusHtml", W_TOP },
 	{ "metricsFile", W_NOTYET },
 	{ "location", W_ENDPOINT },
 	{ "controlUrl", W_TOP },

@@ -13,6 +13,7 @@
 
 #include "check.h"
 #include "config.h"
+#include "dashboard.h"
 #include "decide.h"
 #include "log.h"
 #include "provider.h"
@@ -539,7 +540,17 @@ build_report(struct run *r, struct report *rep, int from_run)
 		    d->dec.best.rank);
 		rd->failback_requested = !from_run &&
 		    state_has_failback(&r->req, d->cfg->name);
-		if (from_run && d->dec.any_healthy) {
+		rd->attempts = d->cfg->pol.attempts;
+		rd->recover_after = d->cfg->pol.recover_after;
+		/* A real run: what save() stored of its update. */
+		if (from_run && !r->dry_run && d->pub.synced) {
+			rd->last_error = NULL;
+			if (d->pub.wrote)
+				rd->last_change = r->now;
+		} else if (from_run && !r->dry_run && d->pub.failed)
+			rd->last_error = d->pub.error;
+		if (from_run && d->dec.any_healthy && (r->dry_run ||
+		    d->pub.synced)) {
 			rd->has_tier = 1;
 			rd->tier = d->pub.tier.priority;
 			rd->tier_rank = d->pub.tier.rank;
@@ -615,6 +626,48 @@ print_report(struct run *r, int from_run, int json)
 	} else if (rc == -1)
 		logx(LOG_ERR, NULL, NULL, "cannot write the JSON document");
 	return rc;
+}
+
+/*
+ * statusHtml: the page of what this run left, with the last DNS changes,
+ * once its state is committed.  A page that cannot be written is an
+ * error in the log; DNS and the state are right, so the exit status
+ * stays what the run made it.
+ */
+static void
+write_dashboard(struct run *r)
+{
+	struct report		 rep;
+	struct report_change	*rc = NULL;
+	struct st_change	*sc = NULL;
+	size_t			 i, n = 0;
+	char			 err[768];
+
+	if (r->cfg->status_html == NULL)
+		return;
+	memset(&rep, 0, sizeof(rep));
+	build_report(r, &rep, 1);
+	if (state_recent_changes(r->st, DASH_CHANGES, &sc, &n) == -1)
+		logx(LOG_ERR, NULL, NULL, "statusHtml %s: %s",
+		    r->cfg->status_html, state_errmsg(r->st));
+	rc = xcalloc(n > 0 ? n : 1, sizeof(*rc));
+	for (i = 0; i < n; i++) {
+		rc[i].when = sc[i].when;
+		rc[i].domain = sc[i].domain;
+		rc[i].type = sc[i].type;
+		rc[i].old_set = sc[i].old_set;
+		rc[i].new_set = sc[i].new_set;
+		rc[i].tier = sc[i].tier;
+		rc[i].ok = sc[i].ok;
+		rc[i].error = sc[i].error;
+	}
+	rep.changes = rc;
+	rep.nchanges = n;
+	if (dashboard_write(r->cfg->status_html, &rep, err, sizeof(err)) == -1)
+		logx(LOG_ERR, NULL, NULL, "%s", err);
+	free(rc);
+	state_changes_free(sc, n);
+	free_report(&rep);
 }
 
 static void
@@ -732,6 +785,7 @@ do_run(struct run *r, int dry_run, int json)
 		return print_report(r, 1, json) == 0 ? rc : RUN_FAILED;
 	if (save(r) == -1)
 		return RUN_STATE;
+	write_dashboard(r);
 	return rc;
 }
 

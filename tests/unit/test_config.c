@@ -155,9 +155,8 @@ static const struct {
 	/* Keys. */
 	{ PROV DOM "colour = blue\n" EP,
 	  "F:9: unknown key 'colour' in [domain]\n" },
-	{ "statusHtml = /var/www/ddup.html\n" PROV DOM EP,
-	  "F:1: 'statusHtml' is not supported by this version of "
-	  "ddup-check\n" },
+	{ "statusHtml = /var/www/\n" PROV DOM EP,
+	  "F:1: statusHtml: expected the path of a file, not '/var/www/'\n" },
 	{ PROV DOM EP "cname = other.example.test\n",
 	  "F:12: an endpoint has 'ip' or 'cname', not both\n" },
 	{ PROV DOM "[endpoint a]\nurl = http://127.0.0.1/\n"
