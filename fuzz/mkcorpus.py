@@ -428,7 +428,27 @@ def exec_seeds():
         write("exec", name, text.encode("latin-1"))
 
 
+def dashboard_seeds():
+    """Lines: endpoint name, location, last result, domain, provider,
+    error, CNAME, controlUrl, its result, a change's domain, old and new
+    set and error (fuzz_dashboard.c)."""
+    seeds = {
+        "plain": ["web1", "austin", "ok", "app.example.test", "bind", "",
+                  "", "http://192.0.2.1/ping", "timeout", "app.example.test",
+                  "192.0.2.1", "192.0.2.2", ""],
+        "hostile": ['<script>alert("x")</script>', "\"><img src=x>", "</td></tr>",
+                    "a&b", "p'q", "ns1: <b>REFUSED</b>", "lb.example.net.",
+                    "http://c/?a=<b>&c=d", "&amp;", "&#39;", "<i>", "</table>",
+                    "\x1b[2J"],
+        "bytes": ["\xff\xfe", "\xe2\x80\xae", "\xc0\xaf", "\r", "\x7f",
+                  "\xc2\x85", "\xe2\x80\xa8", "\xed\xa0\x80", "", "", "", "", ""],
+    }
+    for name, fields in seeds.items():
+        write("dashboard", name, "\n".join(fields).encode("latin-1"))
+
+
 def main():
+    dashboard_seeds()
     exec_seeds()
     config_seeds()
     text_seeds()
