@@ -7,6 +7,8 @@
 #   make check-full make check, with valgrind over every integration test
 #   make demo       install what is missing, build, show a real failover
 #   make CC=clang   the same with clang
+#   make install    install under PREFIX (/usr/local), DESTDIR, SYSCONFDIR
+#   make uninstall  remove what make install put there
 #
 # Objects go to $(O) so the sanitizer build lives beside the normal one.
 
@@ -52,7 +54,7 @@ PYTEST_JOBS ?= 2
 # make check-full (VALGRIND_TESTS=) all of them.
 VALGRIND_TESTS ?= test_run.py
 
-.PHONY: all clean check check-full check-deps demo demo-deps unit integration \
+.PHONY: all clean install uninstall check check-full check-deps demo demo-deps unit integration \
 	check-asan check-valgrind lint prism node-deps
 
 all: ddup-check
@@ -185,6 +187,80 @@ check-valgrind: $(O)/ddup-check $(UNITBIN) $(PRISM)
 	    grep -h . $(VG_DIR)/*; echo "valgrind: errors, see above"; exit 1; \
 	fi
 	@echo "valgrind: 0 errors, 0 definite leaks in $$(ls $(VG_DIR) | wc -l) processes"
+
+# Installation.  The units get the installed binary's path and the
+# configuration's folder; the example becomes the configuration only
+# where there is none (an operator's file is never overwritten), and
+# uninstall removes it only while it is still the unchanged example.
+# Without DESTDIR, install also creates the ddup user and its folder
+# (systemd-sysusers, systemd-tmpfiles) where systemd is present.
+PREFIX	?= /usr/local
+BINDIR	?= $(PREFIX)/bin
+MANDIR	?= $(PREFIX)/share/man
+DOCDIR	?= $(PREFIX)/share/doc/ddup
+SYSCONFDIR ?= /etc
+UNITDIR	?= $(PREFIX)/lib/systemd/system
+# systemd-sysusers and systemd-tmpfiles do not read /usr/local.
+SYSUSERSDIR ?= $(SYSCONFDIR)/sysusers.d
+TMPFILESDIR ?= $(SYSCONFDIR)/tmpfiles.d
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+INSTALL	?= install
+# no: leave the configuration out (the Debian package ships only the example)
+INSTALL_CONFIG ?= yes
+# What the units and the cron line say before make install rewrites them.
+UNIT_SED = -e 's|/usr/local/bin/ddup-check|$(BINDIR)/ddup-check|g' \
+	   -e 's|/etc/ddup/|$(SYSCONFDIR)/ddup/|g'
+
+install: $(O)/ddup-check
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man5 \
+	    $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(DOCDIR)/examples \
+	    $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR) \
+	    $(DESTDIR)$(TMPFILESDIR) $(DESTDIR)$(BASHCOMPDIR)
+	$(INSTALL) -d -m 0755 $(DESTDIR)$(SYSCONFDIR)/ddup
+	$(INSTALL) -m 0755 $(O)/ddup-check $(DESTDIR)$(BINDIR)/ddup-check
+	$(INSTALL) -m 0644 doc/ddup-check.8 $(DESTDIR)$(MANDIR)/man8/ddup-check.8
+	$(INSTALL) -m 0644 doc/ddup.ini.5 $(DESTDIR)$(MANDIR)/man5/ddup.ini.5
+	$(INSTALL) -m 0644 ddup.ini.example $(DESTDIR)$(DOCDIR)/examples/ddup.ini.example
+	sed $(UNIT_SED) cron.example > $(DESTDIR)$(DOCDIR)/examples/cron.example
+	chmod 0644 $(DESTDIR)$(DOCDIR)/examples/cron.example
+	for u in ddup-check.service ddup-check.timer; do \
+	    sed $(UNIT_SED) $$u > $(DESTDIR)$(UNITDIR)/$$u && \
+	    chmod 0644 $(DESTDIR)$(UNITDIR)/$$u || exit 1; done
+	$(INSTALL) -m 0644 ddup.sysusers $(DESTDIR)$(SYSUSERSDIR)/ddup.conf
+	$(INSTALL) -m 0644 ddup.tmpfiles $(DESTDIR)$(TMPFILESDIR)/ddup.conf
+	$(INSTALL) -m 0644 completion/ddup-check $(DESTDIR)$(BASHCOMPDIR)/ddup-check
+	@if [ "$(INSTALL_CONFIG)" = no ]; then :; \
+	elif [ -e $(DESTDIR)$(SYSCONFDIR)/ddup/ddup.ini ]; then \
+	    echo "$(DESTDIR)$(SYSCONFDIR)/ddup/ddup.ini exists: left as it is"; \
+	else \
+	    $(INSTALL) -m 0640 ddup.ini.example $(DESTDIR)$(SYSCONFDIR)/ddup/ddup.ini && \
+	    echo "$(DESTDIR)$(SYSCONFDIR)/ddup/ddup.ini: the example, to edit"; \
+	fi
+	@if [ -z "$(DESTDIR)" ] && command -v systemd-sysusers >/dev/null; then \
+	    systemd-sysusers $(SYSUSERSDIR)/ddup.conf && \
+	    systemd-tmpfiles --create $(TMPFILESDIR)/ddup.conf && \
+	    chgrp ddup $(SYSCONFDIR)/ddup/ddup.ini; \
+	fi
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/ddup-check $(DESTDIR)$(MANDIR)/man8/ddup-check.8 \
+	    $(DESTDIR)$(MANDIR)/man5/ddup.ini.5 \
+	    $(DESTDIR)$(DOCDIR)/examples/ddup.ini.example \
+	    $(DESTDIR)$(DOCDIR)/examples/cron.example \
+	    $(DESTDIR)$(UNITDIR)/ddup-check.service \
+	    $(DESTDIR)$(UNITDIR)/ddup-check.timer \
+	    $(DESTDIR)$(SYSUSERSDIR)/ddup.conf $(DESTDIR)$(TMPFILESDIR)/ddup.conf \
+	    $(DESTDIR)$(BASHCOMPDIR)/ddup-check
+	-rmdir $(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(DOCDIR) 2>/dev/null
+	@if cmp -s ddup.ini.example $(DESTDIR)$(SYSCONFDIR)/ddup/ddup.ini; then \
+	    rm -f $(DESTDIR)$(SYSCONFDIR)/ddup/ddup.ini; \
+	    rmdir $(DESTDIR)$(SYSCONFDIR)/ddup 2>/dev/null || true; \
+	elif [ -e $(DESTDIR)$(SYSCONFDIR)/ddup/ddup.ini ]; then \
+	    echo "$(DESTDIR)$(SYSCONFDIR)/ddup/ddup.ini was edited: kept"; \
+	else \
+	    rmdir $(DESTDIR)$(SYSCONFDIR)/ddup 2>/dev/null || true; \
+	fi
+	@echo "the ddup user and /var/lib/ddup (the state) are kept"
 
 demo: demo-deps
 	$(MAKE) all
