@@ -9,6 +9,7 @@
 #   make CC=clang   the same with clang
 #   make install    install under PREFIX (/usr/local), DESTDIR, SYSCONFDIR
 #   make uninstall  remove what make install put there
+#   make deb        a Debian package in build/deb/ (dpkg-buildpackage)
 #
 # Objects go to $(O) so the sanitizer build lives beside the normal one.
 
@@ -54,7 +55,7 @@ PYTEST_JOBS ?= 2
 # make check-full (VALGRIND_TESTS=) all of them.
 VALGRIND_TESTS ?= test_run.py
 
-.PHONY: all clean install uninstall check check-full check-deps demo demo-deps unit integration \
+.PHONY: all clean install uninstall deb check-package check check-full check-deps demo demo-deps unit integration \
 	check-asan check-valgrind lint prism node-deps
 
 all: ddup-check
@@ -127,6 +128,7 @@ check: check-deps
 	@sh tests/phase asan $(MAKE) check-asan
 	@sh tests/phase valgrind $(MAKE) check-valgrind VALGRIND_TESTS="$(VALGRIND_TESTS)"
 	@sh tests/phase fuzz-smoke $(MAKE) -j2 -Otarget fuzz-smoke
+	@sh tests/phase package $(MAKE) check-package
 
 # make check with every integration test under valgrind as well.
 check-full:
@@ -261,6 +263,32 @@ uninstall:
 	    rmdir $(DESTDIR)$(SYSCONFDIR)/ddup 2>/dev/null || true; \
 	fi
 	@echo "the ddup user and /var/lib/ddup (the state) are kept"
+
+# The Debian package, built with Debian's tools from a copy of the tree in
+# build/deb/src (dpkg-buildpackage writes the .deb beside the tree it
+# builds, here build/deb/), then checked by lintian: an error or a
+# warning not overridden with a reason in debian/ fails.
+DEB_DIR	 = build/deb
+deb:
+	$(call deps,$(BUILD_DEBS) debhelper lintian)
+	rm -rf $(DEB_DIR) && mkdir -p $(DEB_DIR)/src
+	if [ -d .git ] || [ -f .git ]; then \
+	    git ls-files -z --cached --others --exclude-standard | \
+	    grep -zv '^build/' | xargs -0 cp --parents -P -t $(DEB_DIR)/src; \
+	else \
+	    tar --exclude=./build -cf - . | tar -C $(DEB_DIR)/src -xf -; \
+	fi
+	rm -f $(DEB_DIR)/src/ddup-check
+	cd $(DEB_DIR)/src && dpkg-buildpackage -us -uc -b
+	lintian --fail-on error,warning --display-info $(DEB_DIR)/*.changes
+	@ls $(DEB_DIR)/*.deb
+
+# The package test (tests/package): one package build, then its contents,
+# a scratch install, and a real install and purge when run as root on a
+# machine without ddup installed.
+check-package: deb
+	cd tests/package && DDUP_DEB_DIR=$(CURDIR)/$(DEB_DIR) \
+	    $(PYTHON) -m pytest -q -p no:cacheprovider .
 
 demo: demo-deps
 	$(MAKE) all
