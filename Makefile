@@ -37,12 +37,15 @@ HDRS	 = util.h log.h config.h config_int.h check.h decide.h state.h state_int.h 
 UNIT	 = test_util test_config test_decide test_state test_http test_doc test_dashboard
 UNITBIN	 = $(UNIT:%=$(O)/tests/%)
 
-# Debian packages: to build, to test, and for the demo.
+# Debian packages: to build, to test, and for the demo.  debian/control's
+# Build-Depends are BUILD_DEBS but build-essential and clang (a test
+# compares them).  systemd: the package's user (systemd-sysusers) and
+# its folder (systemd-tmpfiles) when the package test installs it.
 BUILD_DEBS = build-essential pkg-config clang libcurl4-openssl-dev libinih-dev \
 	   libsqlite3-dev libldns-dev libjansson-dev libssl-dev libxml2-dev libpq-dev
 TEST_DEBS  = libcmocka-dev libclang-rt-14-dev valgrind cppcheck clang-tidy python3-pytest python3-pytest-xdist bind9 bind9-utils bind9-dnsutils \
 	   pdns-server pdns-backend-sqlite3 sqlite3 openssl ca-certificates \
-	   postgresql chromium prometheus python3-botocore mandoc lintian debhelper
+	   postgresql chromium prometheus python3-botocore mandoc lintian debhelper systemd
 # Node.js for Prism (below), only when npm is missing: a machine may have
 # its own Node.js build, which Debian's npm package would fight.
 NODE_DEBS  = nodejs npm

@@ -117,9 +117,11 @@ def test_scratch_install_runs(scratch):
     assert "ExecStart=/usr/bin/ddup-check -c /etc/ddup/ddup.ini\n" in unit
     assert "ConditionPathExists=/etc/ddup/ddup.ini\n" in unit
     assert "User=ddup\n" in unit
-    man = run(["man", "-l", "-Tutf8",
-               str(scratch / "usr/share/man/man8/ddup-check.8.gz")])
-    assert man.returncode == 0 and "EXIT STATUS" in re.sub(".\x08", "", man.stdout)
+    for page, head in (("man8/ddup-check.8.gz", "EXIT STATUS"),
+                       ("man5/ddup.ini.5.gz", "TOP-LEVEL KEYS")):
+        man = run(["mandoc", "-T", "utf8", str(scratch / "usr/share/man" / page)])
+        assert man.returncode == 0, man.stderr
+        assert head in re.sub(".\x08", "", man.stdout), page
 
 
 def installed(pkg):
