@@ -124,6 +124,27 @@ def test_scratch_install_runs(scratch):
         assert head in re.sub(".\x08", "", man.stdout), page
 
 
+def test_units_verify_and_exposure(scratch, tmp_path):
+    """systemd accepts every line of the installed units, and the
+    service's exposure is the README's figure."""
+    units = tmp_path / "units"
+    units.mkdir()
+    for u in ("ddup-check.service", "ddup-check.timer"):
+        text = (scratch / "lib/systemd/system" / u).read_text()
+        # The binary where dpkg -x put it, so that verify finds it.
+        (units / u).write_text(text.replace(
+            "ExecStart=/usr/bin/", "ExecStart=%s/usr/bin/" % scratch))
+    r = run(["systemd-analyze", "verify", "--man=no",
+             str(units / "ddup-check.service"), str(units / "ddup-check.timer")])
+    assert r.returncode == 0 and r.stdout + r.stderr == "", r.stdout + r.stderr
+    r = run(["systemd-analyze", "security", "--offline=yes", "--no-pager",
+             str(units / "ddup-check.service")])
+    got = re.search(r"Overall exposure level for \S+: ([0-9.]+)", r.stdout)
+    assert got, r.stdout + r.stderr
+    readme = re.search(r"rates its\s+exposure \*\*([0-9.]+) ", read("README.md"))
+    assert readme and got.group(1) == readme.group(1), (got.group(1), readme)
+
+
 def installed(pkg):
     r = run(["dpkg-query", "-W", "-f=${Status}", pkg])
     return r.returncode == 0 and "installed" in r.stdout
