@@ -11,12 +11,22 @@ from conftest import ROOT, code_options
 SCRIPT = os.path.join(ROOT, "completion", "ddup-check")
 
 
+def q(w):
+    return "'%s'" % w.replace("'", "'\\''")
+
+
 def complete(words, env=None, cwd=None):
     """COMPREPLY for the command line `words`, the last one being
-    completed."""
-    quoted = " ".join("'%s'" % w.replace("'", "'\\''") for w in words)
-    prog = ('source %s; COMP_WORDS=(%s); COMP_CWORD=%d; _ddup_check; '
-            'printf "%%s\\n" "${COMPREPLY[@]}"' % (SCRIPT, quoted, len(words) - 1))
+    completed, with COMP_LINE and COMP_WORDS as bash sets them (bash
+    splits a word at ':' too)."""
+    line = " ".join(words)
+    split = []
+    for w in words:
+        split += [p for p in re.split(r"(:)", w) if p != ""] or [""]
+    prog = ('source %s; COMP_LINE=%s; COMP_POINT=%d; COMP_WORDS=(%s); '
+            'COMP_CWORD=%d; _ddup_check; printf "%%s\\n" "${COMPREPLY[@]}"'
+            % (SCRIPT, q(line), len(line), " ".join(q(w) for w in split),
+               len(split) - 1))
     e = {k: v for k, v in os.environ.items() if k != "DDUP_CONFIG"}
     e.update(env or {})
     r = subprocess.run(["bash", "--norc", "--noprofile", "-c", prog],
@@ -78,6 +88,30 @@ def test_drain_names_from_the_configuration(tmp_path):
     # --for after --drain: durations, not names.
     assert "2h" in complete(["ddup-check", "-c", str(cfg), "--drain",
                              "api.example.org/Edge-1", "--for", ""])
+
+
+def test_names_with_a_colon(tmp_path):
+    """An endpoint named after its url: bash completes after the last ':',
+    so the reply is what follows it."""
+    cfg = tmp_path / "ddup.ini"
+    cfg.write_text(CONFIG)
+    assert complete(["ddup-check", "-c", str(cfg), "--drain",
+                     "app.example.com/http:"]) == ["//127.0.0.3/health"]
+    assert complete(["ddup-check", "-c", str(cfg), "--drain",
+                     "app.example.com/http"]) == \
+        ["app.example.com/http://127.0.0.3/health"]
+
+
+def test_without_comp_line(tmp_path):
+    """COMP_WORDS alone (an older caller) still works."""
+    cfg = tmp_path / "ddup.ini"
+    cfg.write_text(CONFIG)
+    prog = ('source %s; COMP_WORDS=(ddup-check -c %s --failback ""); '
+            'COMP_CWORD=4; _ddup_check; printf "%%s\\n" "${COMPREPLY[@]}"'
+            % (SCRIPT, q(str(cfg))))
+    r = subprocess.run(["bash", "--norc", "--noprofile", "-c", prog],
+                       capture_output=True, text=True, timeout=30)
+    assert r.stdout.split() == ["app.example.com", "api.example.org"]
 
 
 def test_config_from_the_environment_and_dash_c_first(tmp_path):
