@@ -221,3 +221,50 @@ def test_unwritable_page_is_logged(ddup, bind_server, http_server):
     assert bind_server.query(APP, "A") == ["192.0.2.1"]
     lines = [ln for ln in r.err.splitlines() if html in ln]
     assert len(lines) == 1 and "No such file or directory" in lines[0], r.err
+
+
+def test_streaks_and_changes_in_page(ddup, bind_server, http_server):
+    """The streak against attempts while failing and recoverAfter while
+    recovering, run by run, and the changes newest first."""
+    html = os.path.join(ddup.dir, "ddup.html")
+    a, b = http_server(), http_server()
+    ddup.write(f"""
+interval = 1m
+statusHtml = {html}
+{provider(bind_server)}
+[domain {APP}]
+provider = bind
+attempts = 2
+recoverAfter = 3
+
+[endpoint a]
+url = {a.url}
+ip = 192.0.2.1
+
+[endpoint b]
+url = {b.url}
+ip = 192.0.2.2
+priority = 10
+""")
+
+    def row(name):
+        page = open(html, encoding="utf-8").read()
+        m = re.search(r'<tr data-state="(\w+)"><td data-label="Endpoint">' + name +
+                      r'</td>.*?<td data-label="Streak">([^<]*)</td>', page)
+        assert m, page
+        return m.group(1), m.group(2)
+
+    steps = [(200, "active", "1 pass"), (503, "failing", "1/2 failures"),
+             (503, "down", "2 failures"), (200, "recovering", "1/3 passes"),
+             (200, "recovering", "2/3 passes"), (200, "active", "3 passes")]
+    for i, (status, state, streak) in enumerate(steps, 1):
+        a.set(status=status)
+        r = ddup.run()
+        assert r.rc == 0, f"step {i}: {r}"
+        assert row("a") == (state, streak), f"step {i}"
+    assert '<meta http-equiv="refresh" content="60">' in open(html).read()
+    page = open(html, encoding="utf-8").read()
+    changes = re.findall(r'<td data-label="Old">(.*?)</td><td data-label="New">(.*?)</td>', page)
+    assert changes == [("<code>192.0.2.2</code>", "<code>192.0.2.1</code>"),
+                       ("<code>192.0.2.1</code>", "<code>192.0.2.2</code>"),
+                       ('<span class="muted">none</span>', "<code>192.0.2.1</code>")], changes
