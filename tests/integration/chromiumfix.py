@@ -8,7 +8,8 @@ servers by itself: every request goes to a proxy on loopback that
 accepts connections and never answers, loopback included
 (--proxy-bypass-list=<-loopback> drops its implicit bypass),
 so that no packet leaves the machine.  Every Chromium process (they
-share one process group) is killed at teardown.
+share one process group) is killed at teardown, and the browser dies
+with the pytest that started it (procfix.py) if there is no teardown.
 """
 
 import base64
@@ -25,6 +26,7 @@ import time
 import pytest
 
 from conftest import TIME_SCALE
+from procfix import die_with_parent
 
 CHROMIUM = "/usr/bin/chromium"
 
@@ -57,6 +59,7 @@ class Chromium:
         sh = f'exec 3<&{to_r} 4>&{from_w} {to_r}<&- {from_w}>&- "$@"'
         self.proc = subprocess.Popen(["bash", "-c", sh, "bash"] + args,
                                      pass_fds=(to_r, from_w), start_new_session=True,
+                                     preexec_fn=die_with_parent,
                                      stdout=subprocess.DEVNULL,
                                      stderr=open(self.tmp / "stderr", "w"))
         os.close(to_r)
