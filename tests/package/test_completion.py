@@ -67,6 +67,12 @@ Name = Edge-1
 """
 
 
+def test_shellcheck_clean():
+    r = subprocess.run(["shellcheck", "-s", "bash", SCRIPT], capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
 def test_flags_are_the_codes():
     opts = code_options()
     want = {"--" + n for n in opts} | {"-" + s for s in opts.values() if s}
