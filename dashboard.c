@@ -310,8 +310,15 @@ put_endpoint(FILE *f, const struct report_domain *d,
 		fputs("</td>", f);
 	}
 	td_open(f, "State", NULL);
-	fprintf(f, "<span class=\"badge s-%s\">%s</span>%s</td>", st, st,
+	fprintf(f, "<span class=\"badge s-%s\">%s</span>%s", st, st,
 	    e->published ? " <span class=\"muted\">in DNS</span>" : "");
+	if (e->drained && e->drained_until > 0) {
+		fputs(" <span class=\"muted\">until ", f);
+		put_time(f, e->drained_until);
+		fputs("</span>", f);
+	} else if (e->drained)
+		fputs(" <span class=\"muted\">until --undrain</span>", f);
+	fputs("</td>", f);
 	fmt_streak(d, e, buf, sizeof(buf));
 	td_open(f, "Streak", NULL);
 	fprintf(f, "%s</td>", buf);

@@ -246,6 +246,22 @@ test_structure(void **state)
 	    "class=\"err\">connection refused</td>"));
 	assert_non_null(strstr(html, "<span class=\"badge s-active\">active"
 	    "</span> <span class=\"muted\">in DNS</span>"));
+	/* Drained: until when. */
+	assert_null(strstr(html, "until"));
+	free(html);
+	eps[2].drained = 1;
+	eps[2].state = EP_DRAINED;
+	eps[3].drained = 1;
+	eps[3].drained_until = T0 + 3600000;
+	html = render(&r);
+	eps[2].drained = eps[3].drained = 0;
+	eps[2].state = EP_RECOVERING;
+	eps[3].drained_until = 0;
+	assert_non_null(strstr(html, "<span class=\"badge s-drained\">drained"
+	    "</span> <span class=\"muted\">until --undrain</span></td>"));
+	assert_non_null(strstr(html, "<span class=\"muted\">in DNS</span> "
+	    "<span class=\"muted\">until <time datetime=\"2025-11-30T11:25:56Z"
+	    "\">"));
 	/* No location set: no such column. */
 	assert_int_equal(count(html, "Location"), 0);
 	assert_non_null(strstr(html, "No DNS change yet."));
