@@ -29,12 +29,15 @@ SRCS	 = util.c log.c config.c config_read.c config_build.c check.c decide.c stat
 	   state_policy.c state_history.c status.c dashboard.c publish.c run.c \
 	   rrset.c http.c provider.c providers/rfc2136.c providers/powerdns.c \
 	   providers/exec.c providers/azure.c providers/ovh.c \
-	   providers/cloudflare.c
+	   providers/cloudflare.c \
+	   vote.c
 OBJS	 = $(SRCS:%.c=$(O)/%.o)
 HDRS	 = util.h log.h config.h config_int.h check.h decide.h state.h state_int.h status.h dashboard.h \
-	   rrset.h http.h provider.h publish.h run.h
+	   rrset.h http.h provider.h publish.h run.h \
+	   vote.h
 
-UNIT	 = test_util test_config test_decide test_state test_http test_doc test_dashboard
+UNIT	 = test_util test_config test_decide test_state test_http test_doc test_dashboard \
+	   test_vote
 UNITBIN	 = $(UNIT:%=$(O)/tests/%)
 
 # Debian packages: to build, to test, and for the demo.  debian/control's
