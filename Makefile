@@ -30,14 +30,14 @@ SRCS	 = util.c log.c config.c config_read.c config_build.c check.c decide.c stat
 	   rrset.c http.c provider.c providers/rfc2136.c providers/powerdns.c \
 	   providers/exec.c providers/azure.c providers/ovh.c \
 	   providers/cloudflare.c \
-	   vote.c
+	   vote.c pguri.c config_digest.c
 OBJS	 = $(SRCS:%.c=$(O)/%.o)
 HDRS	 = util.h log.h config.h config_int.h check.h decide.h state.h state_int.h status.h dashboard.h \
 	   rrset.h http.h provider.h publish.h run.h \
-	   vote.h
+	   vote.h pguri.h
 
 UNIT	 = test_util test_config test_decide test_state test_http test_doc test_dashboard \
-	   test_vote
+	   test_vote test_pguri
 UNITBIN	 = $(UNIT:%=$(O)/tests/%)
 
 # Debian packages: to build, to test, and for the demo.  debian/control's

@@ -356,7 +356,11 @@ config_free(struct config *c)
 	free(c->domains);
 	cfg_policy_free(&c->defaults);
 	free(c->path);
-	free(c->state);
+	free_secret(c->state);
+	for (i = 0; i < c->ncheckers; i++)
+		free(c->checkers[i]);
+	free(c->checkers);
+	free(c->checker);
 	free(c->ca_file);
 	free(c->control_url);
 	free(c->status_html);

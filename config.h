@@ -102,6 +102,19 @@ struct config {
 	long long	 history_ms;
 	char		*control_url;	/* NULL: none */
 	char		*status_html;	/* the dashboard's path, NULL: none */
+	/*
+	 * SPEC 11.  state_pg: state is a PostgreSQL URI (a secret: print
+	 * it only through pguri_redact()).  The fleet as written, in file
+	 * order (ncheckers 0: none given); checker: this host's name, one
+	 * of them (the host name by default); quorum: how many must agree,
+	 * "majority" resolved (1 without a fleet).  With a SQLite state
+	 * they are validated and not used.
+	 */
+	int		 state_pg;
+	char		**checkers;
+	size_t		 ncheckers;
+	char		*checker;
+	long		 quorum;
 	struct domain_policy defaults;	/* the top of the file */
 	struct provider_cfg *providers;
 	size_t		 nproviders;
@@ -128,6 +141,19 @@ struct config	*config_load(const char *path, FILE *errs, int warnings);
 struct config	*config_parse(const char *name, const char *buf,
 		    size_t len, FILE *errs, int warnings);
 void		 config_free(struct config *c);
+
+/*
+ * The digest of the configuration as the decision sees it (SPEC 11):
+ * SHA-256, as 64 hex digits and a NUL in buf, of the canonical values
+ * of every domain, endpoint and provider key (secrets left out), of
+ * checkers, quorum and interval.  The keys that describe the host
+ * (checker, controlUrl, caFile) and those that do not change a decision
+ * (state, maxParallel, logFormat, history) are left out, so every
+ * checker of a fleet has the same digest (config_digest.c).
+ */
+#define CONFIG_DIGEST_LEN	65
+void		 config_decision_digest(const struct config *c,
+		    char buf[CONFIG_DIGEST_LEN]);
 
 /* What e publishes, as text: its address, or its CNAME target. */
 const char	*endpoint_target(const struct endpoint_cfg *e);

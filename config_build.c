@@ -20,6 +20,7 @@
 #include <curl/curl.h>
 
 #include "config_int.h"
+#include "pguri.h"
 #include "provider.h"
 #include "util.h"
 
@@ -45,6 +46,183 @@ text_ok(const char *s)
 }
 
 static int	url_has_userinfo(const char *);
+static char	*secret_text(struct ctx *, const struct rkey *, const char *,
+		    int, int *);
+
+#define STATE_DEFAULT	"/var/lib/ddup/ddup.db"
+#define CHECKER_MAX	253		/* bytes in a checker's name: a host name */
+
+/*
+ * `state` (SPEC 3.1 and 11): a path, or a PostgreSQL URI.  It is a
+ * secret, as the URI may hold a password; that one is never shown.
+ */
+static void
+check_state(struct ctx *x, const struct rsec *s)
+{
+	struct config *c = x->c;
+	const struct rkey *k;
+	char *v, *shown;
+	int literal;
+
+	if ((k = cfg_get(x, s, "state")) == NULL) {
+		if (!cfg_has_key(s, "state"))
+			c->state = xstrdup(STATE_DEFAULT);
+		return;
+	}
+	if ((v = secret_text(x, k, "state", 1, &literal)) == NULL)
+		return;
+	c->state = v;
+	if (!pguri_is(v))
+		return;
+	c->state_pg = 1;
+	shown = pguri_redact(v);
+	if (literal && x->group_readable && strcmp(shown, v) != 0)
+		cfg_problem(x, k->line, 1, "'state': the URI's password is "
+		    "written in a file that group or others can read; use "
+		    "!env or !file, or make the file private");
+	free(shown);
+}
+
+/* A checker's name: as a location's (SPEC 11), and no longer than a host's. */
+static int
+checker_name_ok(const char *s)
+{
+	return cfg_location_ok(s) && strlen(s) <= CHECKER_MAX;
+}
+
+/* The fleet's spelling of name, or NULL when it is not one of checkers. */
+static char *
+fleet_member(const struct config *c, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < c->ncheckers; i++)
+		if (strcasecmp(c->checkers[i], name) == 0)
+			return c->checkers[i];
+	return NULL;
+}
+
+/* `checkers`: names split at commas and white space, each once. */
+static void
+check_checkers(struct ctx *x, const struct rkey *k)
+{
+	struct config *c = x->c;
+	char *copy, *w, *save = NULL;
+	int nerr = x->nerr;
+
+	copy = xstrdup(k->value);
+	c->checkers = xcalloc(strlen(copy) / 2 + 1, sizeof(*c->checkers));
+	for (w = strtok_r(copy, ", \t", &save); w != NULL;
+	    w = strtok_r(NULL, ", \t", &save)) {
+		if (!checker_name_ok(w))
+			cfg_problem(x, k->line, 0, "'checkers': bad checker "
+			    "name '%s' (letters, digits, '-', '_' and '.', at "
+			    "most %d)", w, CHECKER_MAX);
+		else if (fleet_member(c, w) != NULL)
+			cfg_problem(x, k->line, 0, "'checkers': '%s' listed "
+			    "twice", w);
+		else
+			c->checkers[c->ncheckers++] = xstrdup(w);
+	}
+	if (x->nerr == nerr && c->ncheckers == 0)
+		cfg_problem(x, k->line, 0, "'checkers' names no checker");
+	free(copy);
+}
+
+/*
+ * `checker`, this host's name (the host name by default), as the fleet
+ * spells it; line: that of `checkers`.
+ */
+static void
+check_checker(struct ctx *x, const struct rsec *s, int line)
+{
+	struct config *c = x->c;
+	const struct rkey *k;
+	const char *name;
+	char host[CHECKER_MAX + 2], *m;
+
+	if ((k = cfg_get(x, s, "checker")) != NULL) {
+		if (!checker_name_ok(k->value)) {
+			cfg_problem(x, k->line, 0, "'checker': bad checker "
+			    "name '%s' (letters, digits, '-', '_' and '.', at "
+			    "most %d)", k->value, CHECKER_MAX);
+			return;
+		}
+		name = k->value;
+	} else if (cfg_has_key(s, "checker") || c->ncheckers == 0)
+		return;
+	else {
+		if (gethostname(host, sizeof(host)) == -1)
+			host[0] = '\0';
+		host[sizeof(host) - 1] = '\0';
+		if (!checker_name_ok(host)) {
+			cfg_problem(x, line, 0, "this host's name '%s' cannot "
+			    "be the default of 'checker' (letters, digits, "
+			    "'-', '_' and '.'): set 'checker'", host);
+			return;
+		}
+		name = host;
+	}
+	if (c->ncheckers == 0) {
+		c->checker = xstrdup(name);
+		return;
+	}
+	if ((m = fleet_member(c, name)) != NULL)
+		c->checker = xstrdup(m);
+	else if (k != NULL)
+		cfg_problem(x, k->line, 0, "'checker': '%s' is not one of "
+		    "'checkers' (line %d)", name, line);
+	else
+		cfg_problem(x, line, 0, "this host's name '%s' (the default "
+		    "of 'checker') is not one of 'checkers': add it, or set "
+		    "'checker'", name);
+}
+
+/*
+ * The fleet of SPEC 11: checkers, checker and quorum.  Required with a
+ * PostgreSQL state; with a SQLite one validated all the same (a file
+ * ready to move to PostgreSQL), and not used.
+ */
+static void
+check_fleet(struct ctx *x, const struct rsec *s)
+{
+	struct config *c = x->c;
+	const struct rkey *k;
+	long q, max;
+	size_t n;
+	int line = 0;
+
+	if ((k = cfg_get(x, s, "checkers")) != NULL) {
+		line = k->line;
+		check_checkers(x, k);
+	} else if (!cfg_has_key(s, "checkers") && c->state_pg)
+		cfg_problem(x, (k = cfg_get(x, s, "state")) != NULL ? k->line :
+		    0, 0, "a PostgreSQL state needs 'checkers': the names of "
+		    "every checker of this configuration, comma-separated");
+	check_checker(x, s, line);
+	n = c->ncheckers;
+	c->quorum = (long)(n / 2 + 1);
+	if ((k = cfg_get(x, s, "quorum")) == NULL ||
+	    strcasecmp(k->value, "majority") == 0)
+		return;
+	max = n > 0 ? (long)n : 2147483647L;
+	if (parse_long(k->value, 1, max, &q) == -1) {
+		if (n > 0)
+			cfg_problem(x, k->line, 0, "'quorum': expected majority "
+			    "or a number from 1 to %zu (the number of "
+			    "checkers), not '%s'", n, k->value);
+		else
+			cfg_problem(x, k->line, 0, "'quorum': expected majority "
+			    "or a number from 1, not '%s'", k->value);
+		return;
+	}
+	c->quorum = q;
+	if (n > 0 && (size_t)q <= n / 2)
+		cfg_problem(x, k->line, 1, "'quorum' %ld of %zu checkers is not "
+		    "a majority: checkers that cannot reach the servers can "
+		    "fail endpoints that the others see pass (failures win)",
+		    q, n);
+}
 
 /*
  * HEAD with expectBody can never pass.  Reported at the later of the two
@@ -113,8 +291,8 @@ check_top(struct ctx *x, struct rsec *s, struct hc *h)
 		(void)cfg_get_duration(x, k, &c->history_ms);
 	if ((k = cfg_get(x, s, "maxParallel")) != NULL)
 		cfg_get_long(x, k, 1, 2147483647, &c->max_parallel);
-	c->state = xstrdup((k = cfg_get(x, s, "state")) != NULL ? k->value :
-	    "/var/lib/ddup/ddup.db");
+	check_state(x, s);
+	check_fleet(x, s);
 	if ((k = cfg_get(x, s, "logFormat")) != NULL) {
 		if (strcasecmp(k->value, "json") == 0)
 			c->log_json = 1;
@@ -277,13 +455,18 @@ directive(const char *v, const char *word)
 	return v;
 }
 
-/* The value of a provider key, secrets resolved; NULL after a problem. */
+/*
+ * The value of key k, canonically canon, with !env and !file resolved
+ * (secret 0: refused); *literal tells a value written in the file.
+ * NULL after a problem.
+ */
 static char *
-provider_value(struct ctx *x, const struct provider_cfg *pc,
-    const struct rkey *k, const char *canon, int secret)
+secret_text(struct ctx *x, const struct rkey *k, const char *canon,
+    int secret, int *literal)
 {
 	const char *env, *file, *v;
 
+	*literal = 0;
 	env = directive(k->value, "!env");
 	file = directive(k->value, "!file");
 	if ((env != NULL || file != NULL) && !secret) {
@@ -317,11 +500,25 @@ provider_value(struct ctx *x, const struct provider_cfg *pc,
 		cfg_problem(x, k->line, 0, "'%s' has no value", canon);
 		return NULL;
 	}
-	if (secret && x->group_readable)
+	*literal = 1;
+	return xstrdup(k->value);
+}
+
+/* The value of a provider key, secrets resolved; NULL after a problem. */
+static char *
+provider_value(struct ctx *x, const struct provider_cfg *pc,
+    const struct rkey *k, const char *canon, int secret)
+{
+	char *v;
+	int literal;
+
+	if ((v = secret_text(x, k, canon, secret, &literal)) == NULL)
+		return NULL;
+	if (secret && literal && x->group_readable)
 		cfg_problem(x, k->line, 1, "provider '%s': secret '%s' is "
 		    "written in a file that group or others can read; use "
 		    "!env or !file, or make the file private", pc->name, canon);
-	return xstrdup(k->value);
+	return v;
 }
 
 static void

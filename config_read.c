@@ -330,6 +330,9 @@ static const struct {
 	{ "metricsFile", W_NOTYET },
 	{ "location", W_ENDPOINT },
 	{ "controlUrl", W_TOP },
+	{ "checkers", W_TOP },
+	{ "checker", W_TOP },
+	{ "quorum", W_TOP },
 };
 
 /*

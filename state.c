@@ -22,6 +22,7 @@
 
 #include <sqlite3.h>
 
+#include "pguri.h"
 #include "state.h"
 #include "state_int.h"
 #include "util.h"
@@ -548,11 +549,19 @@ state_open(const char *path, int mode, struct state **out, char *err,
 {
 	struct state	*st;
 	struct stat	 sb;
-	char		*dbpath = NULL, *uri = NULL;
+	char		*dbpath = NULL, *uri = NULL, *shown;
 	mode_t		 oldmask = 0;
 	int		 rc = STATE_BAD, masked = 0, ver;
 
 	*out = NULL;
+	if (pguri_is(path)) {
+		/* Refused whole until the PostgreSQL backend is here. */
+		shown = pguri_redact(path);
+		snprintf(err, errlen, "state %s: PostgreSQL state is not "
+		    "supported by this version of ddup-check", shown);
+		free(shown);
+		return STATE_BAD;
+	}
 	st = xcalloc(1, sizeof(*st));
 	st->lockfd = -1;
 	st->rw = mode == STATE_RW;

@@ -1316,6 +1316,245 @@ test_files(void **state)
 	free(buf);
 }
 
+/* The fleet of SPEC 11: checkers, checker and quorum, good and bad. */
+static const struct {
+	const char	*top;		/* lines 1.. before PROV DOM EP */
+	const char	*errs;		/* "" : loads */
+	long		 quorum;
+	const char	*checker;	/* NULL: none */
+} fleet[] = {
+	{ "", "", 1, NULL },
+	{ "checkers = a, b,c\nchecker = B\n", "", 2, "b" },
+	{ "checkers = a b c d\nchecker = d\n", "", 3, "d" },
+	{ "checkers = a,b,c\nchecker = a\nquorum = 3\n", "", 3, "a" },
+	{ "checkers = a,b,c\nchecker = a\nquorum = Majority\n", "", 2, "a" },
+	{ "checkers = solo\nchecker = solo\n", "", 1, "solo" },
+	/* SQLite: validated, not needed. */
+	{ "quorum = 2\n", "", 2, NULL },
+	{ "checker = here\n", "", 1, "here" },
+	{ "state = postgresql://ddup@127.0.0.1/ddup\n"
+	  "checkers = a,b,c\nchecker = c\n", "", 2, "c" },
+	{ "state = postgresql://ddup@127.0.0.1/ddup\nchecker = c\n",
+	  "F:1: a PostgreSQL state needs 'checkers': the names of every "
+	  "checker of this configuration, comma-separated\n", 0, NULL },
+	{ "checkers = a,b,a\nchecker = a\n",
+	  "F:1: 'checkers': 'a' listed twice\n", 0, NULL },
+	{ "checkers = a,B,b\nchecker = a\n",
+	  "F:1: 'checkers': 'b' listed twice\n", 0, NULL },
+	{ "checkers = a,b/c\nchecker = a\n",
+	  "F:1: 'checkers': bad checker name 'b/c' (letters, digits, '-', "
+	  "'_' and '.', at most 253)\n", 0, NULL },
+	{ "checkers = ,\nchecker = a\n",
+	  "F:1: 'checkers' names no checker\n", 0, NULL },
+	{ "checkers =\n", "F:1: 'checkers' has no value\n", 0, NULL },
+	{ "checkers = a,b\nchecker = c\n",
+	  "F:2: 'checker': 'c' is not one of 'checkers' (line 1)\n", 0, NULL },
+	{ "checkers = a,b\nchecker = c:d\n",
+	  "F:2: 'checker': bad checker name 'c:d' (letters, digits, '-', '_' "
+	  "and '.', at most 253)\n", 0, NULL },
+	{ "checkers = a,b,c\nchecker = a\nquorum = 4\n",
+	  "F:3: 'quorum': expected majority or a number from 1 to 3 (the "
+	  "number of checkers), not '4'\n", 0, NULL },
+	{ "checkers = a,b,c\nchecker = a\nquorum = 0\n",
+	  "F:3: 'quorum': expected majority or a number from 1 to 3 (the "
+	  "number of checkers), not '0'\n", 0, NULL },
+	{ "quorum = most\n",
+	  "F:1: 'quorum': expected majority or a number from 1, not 'most'\n",
+	  0, NULL },
+	{ PROV DOM "quorum = 2\n" EP,
+	  "F:9: 'quorum' cannot be used in [domain] (it belongs at the top of "
+	  "the file)\n", 0, NULL },
+	/* Warned: a minority can fail what the others see pass. */
+	{ "checkers = a,b,c,d\nchecker = a\nquorum = 2\n",
+	  "F:3: warning: 'quorum' 2 of 4 checkers is not a majority: checkers "
+	  "that cannot reach the servers can fail endpoints that the others "
+	  "see pass (failures win)\n", 2, "a" },
+};
+
+static void
+test_fleet(void **state)
+{
+	struct config *c;
+	char text[2048], *errs, host[300];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(fleet) / sizeof(fleet[0]); i++) {
+		snprintf(text, sizeof(text), "%s%s", fleet[i].top,
+		    strstr(fleet[i].top, "[domain") != NULL ? "" :
+		    PROV DOM EP);
+		errs = load(text, 0600, 1, &c);
+		if (strcmp(errs, fleet[i].errs) != 0 ||
+		    (c == NULL) != (fleet[i].quorum == 0))
+			fail_msg("case %zu: got %s\"%s\"\nwanted \"%s\"", i,
+			    c != NULL ? "a config and " : "", errs,
+			    fleet[i].errs);
+		if (c != NULL) {
+			assert_int_equal(c->quorum, fleet[i].quorum);
+			if (fleet[i].checker == NULL)
+				assert_null(c->checker);
+			else
+				assert_string_equal(c->checker,
+				    fleet[i].checker);
+		}
+		config_free(c);
+		free(errs);
+	}
+
+	/* checker defaults to the host name, which must then be listed. */
+	assert_int_equal(gethostname(host, sizeof(host)), 0);
+	snprintf(text, sizeof(text), "checkers = x1, %s\n" PROV DOM EP, host);
+	errs = load(text, 0600, 1, &c);
+	assert_string_equal(errs, "");
+	assert_non_null(c);
+	assert_string_equal(c->checker, host);
+	assert_int_equal(c->ncheckers, 2);
+	config_free(c);
+	free(errs);
+	snprintf(text, sizeof(text), "checkers = x1, x2\n" PROV DOM EP);
+	errs = load(text, 0600, 1, &c);
+	assert_null(c);
+	snprintf(text, sizeof(text), "F:1: this host's name '%s' (the default "
+	    "of 'checker') is not one of 'checkers': add it, or set "
+	    "'checker'\n", host);
+	assert_string_equal(errs, text);
+	free(errs);
+}
+
+/* A PostgreSQL state is a secret: !env works, a literal password warns. */
+static void
+test_state_uri(void **state)
+{
+	struct config *c;
+	char *errs;
+
+	(void)state;
+	setenv("DDUP_TEST_STATE", "postgres://ddup:s3cret@db.test/ddup", 1);
+	errs = load("state = !env DDUP_TEST_STATE\ncheckers = a,b\n"
+	    "checker = a\n" PROV DOM EP, 0644, 0, &c);
+	assert_string_equal(errs, "");
+	assert_non_null(c);
+	assert_true(c->state_pg);
+	assert_string_equal(c->state, "postgres://ddup:s3cret@db.test/ddup");
+	config_free(c);
+	free(errs);
+	unsetenv("DDUP_TEST_STATE");
+
+	/* Literal, with a password, in a file others can read. */
+	errs = load("state = postgresql://ddup@db.test/ddup?password=s3cret\n"
+	    "checkers = a\nchecker = a\n"
+	    "[provider dns]\ntype = rfc2136\nserver = 127.0.0.1:5353\n"
+	    "zone = example.test\nkeyName = ddns-key\n"
+	    "keySecret = !env DDUP_NOT_SET_EVER\n" DOM EP, 0644, 1, &c);
+	assert_null(c);
+	assert_string_equal(errs, "F:1: warning: 'state': the URI's password "
+	    "is written in a file that group or others can read; use !env or "
+	    "!file, or make the file private\n"
+	    "F:9: 'keySecret': environment variable DDUP_NOT_SET_EVER is not "
+	    "set\n");
+	assert_null(strstr(errs, "s3cret"));
+	free(errs);
+	/* No password in it (a .pgpass, or peer authentication): no warning. */
+	errs = load("state = postgresql:///ddup?host=/run/postgresql\n"
+	    "checkers = a\nchecker = a\n" PROV DOM EP, 0600, 1, &c);
+	assert_string_equal(errs, "");
+	assert_non_null(c);
+	assert_true(c->state_pg);
+	config_free(c);
+	free(errs);
+	/* A path is SQLite, also from !env. */
+	setenv("DDUP_TEST_STATE", "/var/lib/ddup/x.db", 1);
+	errs = load("state = !env DDUP_TEST_STATE\n" PROV DOM EP, 0600, 1, &c);
+	assert_string_equal(errs, "");
+	assert_false(c->state_pg);
+	assert_string_equal(c->state, "/var/lib/ddup/x.db");
+	config_free(c);
+	free(errs);
+	unsetenv("DDUP_TEST_STATE");
+	errs = load("state = !env DDUP_NOT_SET_EVER\n" PROV DOM EP, 0600, 1, &c);
+	assert_null(c);
+	assert_string_equal(errs, "F:1: 'state': environment variable "
+	    "DDUP_NOT_SET_EVER is not set\n");
+	free(errs);
+}
+
+/*
+ * The decision digest: one config, spelt other ways, gives one digest;
+ * a key the decision depends on changes it; a host key does not.
+ */
+static void
+digest_of(const char *text, char out[CONFIG_DIGEST_LEN])
+{
+	struct config *c;
+	char *errs;
+
+	errs = load(text, 0600, 0, &c);
+	if (c == NULL)
+		fail_msg("%s: %s", text, errs);
+	free(errs);
+	config_decision_digest(c, out);
+	assert_int_equal(strlen(out), 64);
+	config_free(c);
+}
+
+#define FLEET	"checkers = a, b, c\n"
+static const struct {
+	const char	*text;
+	int		 same;		/* as the first */
+} digests[] = {
+	{ FLEET "checker = a\n" PROV DOM EP EP2, 1 },
+	/* Host keys, and what decides nothing. */
+	{ FLEET "checker = b\n" PROV DOM EP EP2, 1 },
+	{ FLEET "checker = a\ncontrolUrl = http://127.0.0.1:9/\n" PROV DOM EP
+	  EP2, 1 },
+	{ FLEET "checker = a\ncaFile = /etc/ssl/certs/ca-certificates.crt\n"
+	  PROV DOM EP EP2, 1 },
+	{ FLEET "checker = a\nstate = /tmp/other.db\nmaxParallel = 3\n"
+	  "logFormat = json\nhistory = 1d\n" PROV DOM EP EP2, 1 },
+	/* Secrets. */
+	{ FLEET "checker = a\n"
+	  "[provider dns]\ntype = rfc2136\nserver = 127.0.0.1:5353\n"
+	  "zone = example.test\nkeyName = ddns-key\n"
+	  "keySecret = b3RoZXJzZWNyZXRvdGhlcnNlY3JldG90aGVyc2VjcmV0MTI=\n"
+	  DOM EP EP2, 1 },
+	/* The same values written another way. */
+	{ "checkers = c b a\nchecker = a\nquorum = 2\ninterval = 30000ms\n"
+	  PROV "[domain APP.example.test.]\nprovider = dns\nttl = 120\n"
+	  "timeout = 3s\nexpectStatus = 2xx\n" EP EP2, 1 },
+	/* Decision keys. */
+	{ FLEET "checker = a\nquorum = 3\n" PROV DOM EP EP2, 0 },
+	{ "checkers = a, b, c, d\nchecker = a\n" PROV DOM EP EP2, 0 },
+	{ FLEET "checker = a\ninterval = 20s\n" PROV DOM EP EP2, 0 },
+	{ FLEET "checker = a\nattempts = 3\n" PROV DOM EP EP2, 0 },
+	{ FLEET "checker = a\n" PROV DOM "ttl = 60\n" EP EP2, 0 },
+	{ FLEET "checker = a\n" PROV DOM "expectBody = ok\n" EP EP2, 0 },
+	{ FLEET "checker = a\n" PROV DOM "timeout = 2s\n" EP EP2, 0 },
+	{ FLEET "checker = a\n" PROV DOM EP "priority = 1\n" EP2, 0 },
+	{ FLEET "checker = a\n" PROV DOM EP "host = x.example.test\n" EP2, 0 },
+	{ FLEET "checker = a\n" PROV DOM EP2 EP, 0 },
+	{ FLEET "checker = a\n" PROV DOM EP, 0 },
+	{ FLEET "checker = a\n"
+	  "[provider dns]\ntype = rfc2136\nserver = 127.0.0.1:5354\n"
+	  "zone = example.test\nkeyName = ddns-key\n"
+	  "keySecret = " SECRET "\n" DOM EP EP2, 0 },
+};
+
+static void
+test_digest(void **state)
+{
+	char first[CONFIG_DIGEST_LEN], d[CONFIG_DIGEST_LEN];
+	size_t i;
+
+	(void)state;
+	digest_of(digests[0].text, first);
+	for (i = 1; i < sizeof(digests) / sizeof(digests[0]); i++) {
+		digest_of(digests[i].text, d);
+		if ((strcmp(d, first) == 0) != digests[i].same)
+			fail_msg("case %zu: digest %s the first's", i,
+			    digests[i].same ? "differs from" : "is");
+	}
+}
+
 int
 main(void)
 {
@@ -1326,6 +1565,9 @@ main(void)
 		cmocka_unit_test(test_inherit_and_case),
 		cmocka_unit_test(test_policies),
 		cmocka_unit_test(test_secrets),
+		cmocka_unit_test(test_fleet),
+		cmocka_unit_test(test_state_uri),
+		cmocka_unit_test(test_digest),
 		cmocka_unit_test(test_provider_check),
 		cmocka_unit_test(test_warnings),
 		cmocka_unit_test(test_lines),

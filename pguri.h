@@ -1,0 +1,26 @@
+#ifndef DDUP_PGURI_H
+#define DDUP_PGURI_H
+
+/*
+ * A PostgreSQL `state` (SPEC 11): telling a URI from a SQLite path, and
+ * the URI as it may be shown.  Pure text functions, no libpq, so that
+ * every output (messages, status, logs) can use them and the tests can
+ * drive them with tables.
+ */
+
+#include <stddef.h>
+
+/* Whether s starts with postgresql:// or postgres:// (any case). */
+int	 pguri_is(const char *s);
+
+/*
+ * uri with every password replaced by "***": the one of the user part
+ * (user:PASSWORD@host) and the value of a password or sslpassword
+ * query parameter (their names percent-decoded, as libpq reads them).
+ * A user part is taken to end at the last '@' before the query, so that
+ * a password holding '@' or '/' is hidden whole however libpq would
+ * split it.  malloc'd.
+ */
+char	*pguri_redact(const char *uri);
+
+#endif

@@ -1,0 +1,92 @@
+/*
+ * pguri.c: a PostgreSQL state told from a path, and shown without its
+ * password, wherever libpq would find one.
+ */
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "pguri.h"
+
+static const struct {
+	const char	*uri;
+	const char	*shown;
+} redact[] = {
+	{ "postgresql://db.example/ddup", "postgresql://db.example/ddup" },
+	{ "postgresql://ddup@db.example/ddup", "postgresql://ddup@db.example/ddup" },
+	{ "postgresql://ddup:s3cret@db.example:5433/ddup",
+	  "postgresql://ddup:***@db.example:5433/ddup" },
+	{ "postgres://ddup:s3cret@db.example/ddup",
+	  "postgres://ddup:***@db.example/ddup" },
+	{ "postgresql://ddup:@db.example/ddup",
+	  "postgresql://ddup:***@db.example/ddup" },
+	/* '@' and '/' in a password, percent-encoded or not. */
+	{ "postgresql://ddup:p%40ss@db.example/ddup",
+	  "postgresql://ddup:***@db.example/ddup" },
+	{ "postgresql://ddup:p@ss/w@db.example/ddup",
+	  "postgresql://ddup:***@db.example/ddup" },
+	{ "postgresql://ddup@db.example/ddup?password=s3cret",
+	  "postgresql://ddup@db.example/ddup?password=***" },
+	{ "postgresql://db.example/ddup?sslmode=require&password=s3cret&"
+	  "application_name=ddup",
+	  "postgresql://db.example/ddup?sslmode=require&password=***&"
+	  "application_name=ddup" },
+	{ "postgresql:///ddup?host=/run/postgresql&pass%77ord=s3cret",
+	  "postgresql:///ddup?host=/run/postgresql&pass%77ord=***" },
+	{ "postgresql://h/d?PASSWORD=s3cret", "postgresql://h/d?PASSWORD=***" },
+	{ "postgresql://h/d?sslpassword=s3cret&password=t&password=u",
+	  "postgresql://h/d?sslpassword=***&password=***&password=***" },
+	{ "postgresql://u:a@h1,h2:5433/d?password=x&",
+	  "postgresql://u:***@h1,h2:5433/d?password=***&" },
+	{ "postgresql://h/d?passwordx=1&xpassword=2",
+	  "postgresql://h/d?passwordx=1&xpassword=2" },
+	{ "postgresql://h/d?password", "postgresql://h/d?password" },
+	{ "postgresql://h/d?=x&&", "postgresql://h/d?=x&&" },
+	{ "postgresql://", "postgresql://" },
+	{ "/var/lib/ddup/ddup.db", "/var/lib/ddup/ddup.db" },
+};
+
+static void
+test_redact(void **state)
+{
+	char *got;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(redact) / sizeof(redact[0]); i++) {
+		got = pguri_redact(redact[i].uri);
+		if (strcmp(got, redact[i].shown) != 0)
+			fail_msg("%s: got %s, wanted %s", redact[i].uri, got,
+			    redact[i].shown);
+		free(got);
+	}
+}
+
+static void
+test_is(void **state)
+{
+	(void)state;
+	assert_true(pguri_is("postgresql://h/d"));
+	assert_true(pguri_is("postgres://h/d"));
+	assert_true(pguri_is("PostgreSQL://h/d"));
+	assert_false(pguri_is("postgresql:/h/d"));
+	assert_false(pguri_is("/var/lib/ddup/ddup.db"));
+	assert_false(pguri_is("postgresql.db"));
+	assert_false(pguri_is(""));
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_redact),
+		cmocka_unit_test(test_is),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
