@@ -2,7 +2,7 @@
 
 The tests run the built ddup-check (path in $DDUP_CHECK) against real
 servers on loopback: HTTP(S) health endpoints (httpfix.py) and BIND /
-PowerDNS (dnsfix.py), and fakes of APIs that cannot run here (azurefix.py,
+PowerDNS (dnsfix.py), PostgreSQL (pgfix.py), and fakes of APIs that cannot run here (azurefix.py,
 ovhfix.py). Every server a test starts is stopped by it.
 """
 
@@ -18,6 +18,7 @@ from dnsfix import *  # noqa: F401,F403  (fixtures)
 from cloudflarefix import *  # noqa: F401,F403  (fixtures)
 from azurefix import *  # noqa: F401,F403  (fixtures)
 from ovhfix import *  # noqa: F401,F403  (fixtures)
+from pgfix import *  # noqa: F401,F403  (fixtures)
 
 def pytest_configure(config):
     config.addinivalue_line(

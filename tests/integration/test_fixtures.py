@@ -58,3 +58,42 @@ def test_pdns_zones_are_new_for_each_test(pdns_server, _pdns_shared):
     assert st == 200 and [z["name"] for z in zones] == [f"{ZONE}."]
     again.stop()
     assert _pdns_shared.get().running()
+
+
+def test_pg_database_is_new_for_each_test(pg_server, _pg_shared):
+    pg_server.psql("CREATE TABLE left_over (x int)", user="ddup")
+    pg_server.psql("INSERT INTO left_over VALUES (1)", user="ddup")
+    assert pg_server.psql("SELECT count(*) FROM left_over") == [["1"]]
+    port = pg_server.port
+    again = _pg_shared.get()
+    assert again is pg_server and again.port == port
+    assert again.psql("SELECT count(*) FROM pg_tables WHERE tablename = 'left_over'") == [["0"]]
+    assert again.psql("SELECT pg_get_userbyid(datdba) FROM pg_database "
+                      "WHERE datname = 'ddup'") == [["ddup"]]
+
+
+def test_pg_listens_on_its_socket_and_on_loopback(pg_server):
+    import os
+    import socket
+    assert os.path.exists(os.path.join(pg_server.sock, f".s.PGSQL.{pg_server.port}"))
+    with socket.create_connection(("127.0.0.1", pg_server.port), timeout=5):
+        pass
+    # Over TCP the role needs its password; the socket trusts it.
+    env = dict(os.environ, PGPASSWORD="wrong")
+    p = subprocess.run(["psql", "-X", "-At", "-c", "SELECT current_user",
+                        f"postgresql://ddup@127.0.0.1:{pg_server.port}/ddup"],
+                       capture_output=True, text=True, env=env, timeout=30)
+    assert p.returncode != 0 and "password authentication failed" in p.stderr, p
+    for uri in (pg_server.uri(), pg_server.uri(socket=True)):
+        p = subprocess.run(["psql", "-X", "-At", "-c", "SELECT current_user", uri],
+                           capture_output=True, text=True, timeout=30)
+        assert (p.returncode, p.stdout.strip()) == (0, "ddup"), (uri, p)
+
+
+def test_pg_left_stopped_is_started_again(pg_server, _pg_shared):
+    pg_server.psql("CREATE TABLE kept (x int)", user="ddup")
+    pg_server.stop()
+    assert not pg_server.running()
+    again = _pg_shared.get()
+    assert again is pg_server and again.running()
+    assert again.psql("SELECT count(*) FROM pg_tables WHERE tablename = 'kept'") == [["0"]]
