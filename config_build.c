@@ -922,14 +922,16 @@ static void
 check_ttl(struct ctx *x, const struct domain_cfg *d, int line)
 {
 	const struct provider_ops *ops = d->provider->ops;
-	long ttl = d->pol.ttl;
+	long ttl = d->pol.ttl, min = ops->ttl_min;
 
-	if ((ttl >= ops->ttl_min && ttl <= ops->ttl_max) ||
+	if (ops->ttl_min_of != NULL)
+		min = ops->ttl_min_of(d->provider);
+	if ((ttl >= min && ttl <= ops->ttl_max) ||
 	    (ttl == 1 && (ops->caps & PCAP_TTL_AUTO) != 0))
 		return;
 	cfg_problem(x, line != 0 ? line : d->line, 0, "domain %s: ttl %ld is "
 	    "outside what provider '%s' (%s) accepts: %ld..%ld%s", d->name,
-	    ttl, d->provider->name, ops->type, ops->ttl_min, ops->ttl_max,
+	    ttl, d->provider->name, ops->type, min, ops->ttl_max,
 	    (ops->caps & PCAP_TTL_AUTO) != 0 ? ", or 1 for automatic" : "");
 }
 

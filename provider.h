@@ -61,6 +61,14 @@ struct provider_ops {
 	long			  ttl_min;	/* the TTLs the API accepts */
 	long			  ttl_max;
 	/*
+	 * Optional: the smallest TTL a section accepts when one of its
+	 * keys can raise ttl_min (deSEC's per-domain minimum); NULL:
+	 * ttl_min.  It must take any value of that key: a bad one is
+	 * check()'s to report, and the floor it gives then matters not.
+	 * No I/O.
+	 */
+	long	(*ttl_min_of)(const struct provider_cfg *pc);
+	/*
 	 * The key that holds the zone's DNS name ("zone", "zoneName"), so
 	 * the configuration can check that a domain is inside it; NULL, or
 	 * the key not given (a zone known by id), skips the check.
