@@ -20,6 +20,7 @@ static const struct provider_ops *const providers[] = {
 	&azure_ops,
 	&ovh_ops,
 	&cloudflare_ops,
+	&desec_ops,
 	NULL
 };
 

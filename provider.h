@@ -145,5 +145,6 @@ extern const struct provider_ops exec_ops;
 extern const struct provider_ops azure_ops;
 extern const struct provider_ops ovh_ops;
 extern const struct provider_ops cloudflare_ops;
+extern const struct provider_ops desec_ops;
 
 #endif

@@ -447,7 +447,33 @@ def dashboard_seeds():
         write("dashboard", name, "\n".join(fields).encode("latin-1"))
 
 
+def desec_seeds():
+    def rrset(t, records, ttl=3600, sub="app"):
+        return {"created": "2026-01-01T00:00:00.000000Z", "domain": "example.test",
+                "subname": sub, "name": sub + ".example.test.", "type": t,
+                "records": records, "ttl": ttl, "touched": "2026-01-01T00:00:00.000000Z"}
+    seeds = {
+        "both": [rrset("A", ["192.0.2.1", "192.0.2.2"]), rrset("AAAA", ["2001:db8::1"]),
+                 rrset("MX", ["10 mx.example.test."])],
+        "a": [rrset("A", ["192.0.2.1"], ttl=60)],
+        "empty": [],
+        "wrong-family": [rrset("A", ["2001:db8::1"])],
+        "ttl-string": [rrset("AAAA", ["2001:db8::1"], ttl="3600")],
+        "twice": [rrset("A", ["192.0.2.1"]), rrset("A", ["192.0.2.2"])],
+        "no-records": [rrset("A", [])],
+        "object": {"detail": "Not found."},
+        "throttled": {"detail": "Request was throttled. Expected available in 7 seconds."},
+        "invalid": {"ttl": ["Ensure this value is greater than or equal to 3600."]},
+        "bulk-invalid": [{}, {"records": ["Record content for type A malformed: x"]}],
+        "non-field": {"non_field_errors": ["Same subname and type as in another RRset."]},
+    }
+    for name, doc in seeds.items():
+        write("desec", name, json.dumps(doc))
+    write("desec", "html", "<html><body>502 Bad Gateway</body></html>")
+
+
 def main():
+    desec_seeds()
     dashboard_seeds()
     exec_seeds()
     config_seeds()
