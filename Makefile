@@ -29,7 +29,7 @@ SRCS	 = util.c log.c config.c config_read.c config_build.c check.c decide.c stat
 	   state_policy.c state_history.c status.c dashboard.c publish.c run.c \
 	   rrset.c http.c provider.c providers/rfc2136.c providers/powerdns.c \
 	   providers/exec.c providers/azure.c providers/ovh.c \
-	   providers/cloudflare.c providers/desec.c \
+	   providers/cloudflare.c providers/desec.c providers/gandi.c \
 	   vote.c pguri.c config_digest.c
 OBJS	 = $(SRCS:%.c=$(O)/%.o)
 HDRS	 = util.h log.h config.h config_int.h check.h decide.h state.h state_int.h status.h dashboard.h \

@@ -21,6 +21,7 @@ static const struct provider_ops *const providers[] = {
 	&ovh_ops,
 	&cloudflare_ops,
 	&desec_ops,
+	&gandi_ops,
 	NULL
 };
 

@@ -472,7 +472,37 @@ def desec_seeds():
     write("desec", "html", "<html><body>502 Bad Gateway</body></html>")
 
 
+def gandi_seeds():
+    def rrset(t, values, ttl=300, name="app"):
+        return {"rrset_name": name, "rrset_type": t, "rrset_ttl": ttl, "rrset_values": values,
+                "rrset_href": "https://api.gandi.net/v5/livedns/domains/example.test/records/"
+                              + name + "/" + t}
+    seeds = {
+        "both": [rrset("A", ["192.0.2.1", "192.0.2.2"]), rrset("AAAA", ["2001:db8::1"]),
+                 rrset("TXT", ['"v=spf1 -all"'])],
+        "a": [rrset("A", ["192.0.2.1"], ttl=10800)],
+        "empty": [],
+        "wrong-family": [rrset("A", ["2001:db8::1"])],
+        "ttl-null": [rrset("AAAA", ["2001:db8::1"], ttl=None)],
+        "twice": [rrset("A", ["192.0.2.1"]), rrset("A", ["192.0.2.2"])],
+        "no-values": [rrset("A", [])],
+        "created": {"message": "DNS Record Created"},
+        "unauthorized": {"code": 401, "message": "The server could not verify that you "
+                         "authorized to access the document you requested.",
+                         "object": "HTTPUnauthorized", "cause": "Unauthorized"},
+        "invalid": {"code": 400, "message": "Validation error", "object": "HTTPBadRequest",
+                    "cause": "Bad Request", "errors": [{"location": "body", "name": "rrset_ttl",
+                                                        "description": "Must be at least 300."}]},
+        "notfound": {"code": 404, "message": "Can't find the DNS record.",
+                     "object": "dns-record", "cause": "Not Found"},
+    }
+    for name, doc in seeds.items():
+        write("gandi", name, json.dumps(doc))
+    write("gandi", "html", "<html><body>502 Bad Gateway</body></html>")
+
+
 def main():
+    gandi_seeds()
     desec_seeds()
     dashboard_seeds()
     exec_seeds()
