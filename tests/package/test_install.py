@@ -3,8 +3,14 @@ PREFIX and SYSCONFDIR put it, the units naming the installed binary and
 configuration, an operator's configuration never overwritten, and
 uninstall leaving nothing of ours but an edited configuration."""
 
+import grp
 import os
+import pwd
+import shutil
+import stat
 import subprocess
+
+import pytest
 
 from conftest import ROOT, read
 
@@ -86,3 +92,35 @@ def test_install_config_no(tmp_path):
     make("install", "DESTDIR=%s" % dest, "INSTALL_CONFIG=no")
     assert "etc/ddup/ddup.ini" not in files(dest)
     assert (dest / "etc/ddup").is_dir()
+
+
+def test_install_without_destdir_creates_the_user(tmp_path):
+    """Without DESTDIR (as root), install creates the ddup user and its
+    folder and gives the configuration to its group; PREFIX and SYSCONFDIR
+    in a temporary folder keep the rest out of the system.  Only on a
+    machine without a ddup user: what it creates is removed after."""
+    if os.geteuid() != 0 or shutil.which("systemd-sysusers") is None:
+        pytest.skip("needs root and systemd-sysusers")
+    try:
+        pwd.getpwnam("ddup")
+        pytest.skip("a ddup user exists on this machine: not touched")
+    except KeyError:
+        pass
+    if os.path.lexists("/var/lib/ddup"):
+        pytest.skip("/var/lib/ddup exists on this machine: not touched")
+    prefix, etc = tmp_path / "prefix", tmp_path / "etc"
+    try:
+        make("install", "PREFIX=%s" % prefix, "SYSCONFDIR=%s" % etc)
+        user = pwd.getpwnam("ddup")
+        st = os.stat("/var/lib/ddup")
+        assert st.st_uid == user.pw_uid and stat.S_IMODE(st.st_mode) == 0o700
+        cfg = os.stat(etc / "ddup/ddup.ini")
+        assert grp.getgrgid(cfg.st_gid).gr_name == "ddup"
+        assert stat.S_IMODE(cfg.st_mode) == 0o640
+        make("uninstall", "PREFIX=%s" % prefix, "SYSCONFDIR=%s" % etc)
+        assert not (etc / "ddup/ddup.ini").exists()
+        assert not (prefix / "bin/ddup-check").exists()
+    finally:
+        shutil.rmtree("/var/lib/ddup", ignore_errors=True)
+        subprocess.run(["userdel", "ddup"], capture_output=True)
+        subprocess.run(["groupdel", "ddup"], capture_output=True)
