@@ -31,6 +31,7 @@ SRCS	 = util.c log.c config.c config_read.c config_build.c check.c decide.c stat
 	   providers/exec.c providers/azure.c providers/ovh.c \
 	   providers/cloudflare.c providers/desec.c providers/gandi.c \
 	   vote.c pguri.c config_digest.c
+SRCS	+= state_sqlite.c
 OBJS	 = $(SRCS:%.c=$(O)/%.o)
 HDRS	 = util.h log.h config.h config_int.h check.h decide.h state.h state_int.h status.h dashboard.h \
 	   rrset.h http.h provider.h publish.h run.h \

@@ -66,6 +66,7 @@ struct run {
 	size_t			 ndoms;
 	struct st_requests	 req;		/* drains, failbacks, control URL */
 	long long		 now;
+	long long		 last_run;	/* of the last run, 0: none */
 	int			 dry_run;
 	int			 control_failed;	/* this run blames its network */
 	struct check_res	 control;	/* the controlUrl's check */
@@ -90,18 +91,25 @@ stored_has(const struct st_domain *st, const struct endpoint_cfg *e)
 static void
 load(struct run *r, int report)
 {
-	size_t	 i, j;
+	struct st_snapshot snap;
+	size_t	 i, j, k = 0;
 
-	if (state_get_requests(r->st, now_ms(), &r->req) == -1)
-		logx(LOG_ERR, NULL, NULL, "reading drains and failbacks: %s",
+	/* What could be read is used all the same (and logged). */
+	if (state_load(r->st, r->cfg, report, now_ms(), &snap) == -1)
+		logx(LOG_ERR, NULL, NULL, "reading the state: %s",
 		    state_errmsg(r->st));
+	r->last_run = snap.last_run;
+	/* The run takes over what the snapshot holds. */
+	r->req = *snap.req;
+	memset(snap.req, 0, sizeof(*snap.req));
 	r->ndoms = r->cfg->ndomains;
 	r->doms = xcalloc(r->ndoms, sizeof(*r->doms));
 	for (i = 0; i < r->ndoms; i++) {
 		struct dom_run *d = &r->doms[i];
 
 		d->cfg = &r->cfg->domains[i];
-		state_get_domain(r->st, d->cfg->name, &d->st);
+		d->st = snap.doms[i];
+		memset(&snap.doms[i], 0, sizeof(snap.doms[i]));
 		d->dec.attempts = d->cfg->pol.attempts;
 		d->dec.recover_after = d->cfg->pol.recover_after;
 		d->dec.min_healthy = d->cfg->pol.min_healthy;
@@ -117,32 +125,28 @@ load(struct run *r, int report)
 		for (j = 0; j < d->cfg->neps; j++) {
 			struct ep_run *e = &d->eps[j];
 			struct dec_ep *de = &d->dep[j];
-			struct st_endpoint se;
+			struct st_ep_snap *se = &snap.eps[k++];
 
 			e->cfg = &d->cfg->eps[j];
-			state_get_endpoint(r->st, d->cfg->name, e->cfg->name,
-			    endpoint_target(e->cfg), e->cfg->url, &se);
-			if (se.found && se.last_check > 0) {
-				e->last_check = se.last_check;
-				e->latency_ms = se.latency_ms;
-				if (report)
-					e->last_result = xstrdup(
-					    se.last_result);
-			}
+			e->last_check = se->last_check;
+			e->latency_ms = se->latency_ms;
+			e->last_result = se->last_result;
+			se->last_result = NULL;
 			de->priority = e->cfg->priority;
 			de->rank = e->cfg->rank;
 			e->drain = state_find_drain(&r->req, d->cfg->name,
 			    e->cfg->name);
 			de->drained = e->drain != NULL;
-			de->has_state = se.found;
-			de->failures = se.failures;
-			de->passes = se.passes;
-			de->removed = se.removed;
-			de->last_ok = se.last_ok;
+			de->has_state = se->found;
+			de->failures = se->failures;
+			de->passes = se->passes;
+			de->removed = se->removed;
+			de->last_ok = se->last_ok;
 			de->published = stored_has(&d->st, e->cfg);
 			de->result = CR_NONE;
 		}
 	}
+	state_snapshot_free(r->cfg, &snap);
 }
 
 /*
@@ -502,7 +506,7 @@ build_report(struct run *r, struct report *rep, int from_run)
 	size_t	 i, j;
 
 	rep->generated = now_ms();
-	rep->last_run = from_run ? r->now : state_last_run(r->st);
+	rep->last_run = from_run ? r->now : r->last_run;
 	rep->interval_ms = r->cfg->interval_ms;
 	rep->control_url = r->cfg->control_url;
 	if (from_run && r->control_failed) {
@@ -747,10 +751,8 @@ do_run(struct run *r, int dry_run, int json)
 			logx(LOG_ERR, NULL, NULL, "%s", err);
 		return rc;
 	}
-	state_read_begin(r->st);
 	load(r, dry_run);
-	state_read_end(r->st);
-	last_run = state_last_run(r->st);
+	last_run = r->last_run;
 	for (i = 0; i < r->ndoms; i++)
 		states_before(&r->doms[i], last_run);
 	r->now = now_ms();

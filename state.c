@@ -22,6 +22,7 @@
 
 #include <sqlite3.h>
 
+#include "config.h"
 #include "pguri.h"
 #include "state.h"
 #include "state_int.h"
@@ -543,26 +544,124 @@ readonly_uri(const char *path)
 	return uri;
 }
 
+/* The backends, tried in order by state_open(). */
+static const struct state_backend *const backends[] = {
+	&state_sqlite,
+};
+
 int
 state_open(const char *path, int mode, struct state **out, char *err,
     size_t errlen)
 {
+	char	*shown;
+	size_t	 i;
+
+	*out = NULL;
+	for (i = 0; i < sizeof(backends) / sizeof(backends[0]); i++)
+		if (backends[i]->handles(path))
+			return backends[i]->open(path, mode, out, err, errlen);
+	/* A URI no backend takes; its password is not shown. */
+	shown = pguri_redact(path);
+	snprintf(err, errlen, "state %s: %s state is not supported by this "
+	    "version of ddup-check", shown, pguri_is(path) ? "PostgreSQL" :
+	    "this kind of");
+	free(shown);
+	return STATE_BAD;
+}
+
+void
+state_close(struct state *st)
+{
+	if (st != NULL)
+		st->be->close(st);
+}
+
+/* An empty state: every domain and endpoint not found, no request. */
+static void
+snapshot_empty(const struct config *c, struct st_snapshot *out)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < c->ndomains; i++)
+		n += c->domains[i].neps;
+	memset(out, 0, sizeof(*out));
+	out->doms = xcalloc(c->ndomains + 1, sizeof(*out->doms));
+	out->eps = xcalloc(n + 1, sizeof(*out->eps));
+	out->req = xcalloc(1, sizeof(*out->req));
+}
+
+int
+state_load(struct state *st, const struct config *c, int results,
+    long long now, struct st_snapshot *out)
+{
+	snapshot_empty(c, out);
+	if (st == NULL)
+		return 0;
+	return st->be->load(st, c, results, now, out);
+}
+
+void
+state_snapshot_free(const struct config *c, struct st_snapshot *s)
+{
+	size_t i, n = 0;
+
+	for (i = 0; s->doms != NULL && i < c->ndomains; i++) {
+		state_domain_free(&s->doms[i]);
+		n += c->domains[i].neps;
+	}
+	for (i = 0; s->eps != NULL && i < n; i++)
+		free(s->eps[i].last_result);
+	if (s->req != NULL)
+		state_requests_free(s->req);
+	free(s->doms);
+	free(s->eps);
+	free(s->req);
+	memset(s, 0, sizeof(*s));
+}
+
+int
+state_mark_unsure(struct state *st, const char *domain, const char *provider,
+    long ttl, char *err, size_t errlen)
+{
+	return st->be->mark_unsure(st, domain, provider, ttl, err, errlen);
+}
+
+int
+state_request_drain(struct state *st, const char *domain,
+    const char *endpoint, long long now, long long until, char *err,
+    size_t errlen)
+{
+	return st->be->request_drain(st, domain, endpoint, now, until, err,
+	    errlen);
+}
+
+int
+state_request_undrain(struct state *st, const char *domain,
+    const char *endpoint, char *err, size_t errlen)
+{
+	return st->be->request_undrain(st, domain, endpoint, err, errlen);
+}
+
+int
+state_request_failback(struct state *st, const char *domain, long long now,
+    char *err, size_t errlen)
+{
+	return st->be->request_failback(st, domain, now, err, errlen);
+}
+
+int
+st_sqlite_open(const char *path, int mode, struct state **out, char *err,
+    size_t errlen)
+{
 	struct state	*st;
 	struct stat	 sb;
-	char		*dbpath = NULL, *uri = NULL, *shown;
+	char		*dbpath = NULL, *uri = NULL;
 	mode_t		 oldmask = 0;
 	int		 rc = STATE_BAD, masked = 0, ver;
 
 	*out = NULL;
-	if (pguri_is(path)) {
-		/* Refused whole until the PostgreSQL backend is here. */
-		shown = pguri_redact(path);
-		snprintf(err, errlen, "state %s: PostgreSQL state is not "
-		    "supported by this version of ddup-check", shown);
-		free(shown);
-		return STATE_BAD;
-	}
 	st = xcalloc(1, sizeof(*st));
+	st->be = &state_sqlite;
 	st->lockfd = -1;
 	st->rw = mode == STATE_RW;
 	st->path = xstrdup(path);
@@ -669,7 +768,7 @@ state_open(const char *path, int mode, struct state **out, char *err,
 }
 
 void
-state_close(struct state *st)
+st_sqlite_close(struct state *st)
 {
 	int	 i;
 

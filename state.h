@@ -17,6 +17,19 @@
 struct state;
 struct config;
 
+/*
+ * The state is one interface with a backend per kind of store, one
+ * const entry each (state_int.h): SQLite, the default, for a path.  A
+ * run reads what it needs in one go, state_load(), so that a store
+ * across a network costs a few round trips per run, however many
+ * endpoints there are.  state_open(), state_close(), state_load(),
+ * state_mark_unsure() and the requests (state_request_*) go to the
+ * open's backend; the row functions further down are the SQLite
+ * backend's own, from which it builds its load (the unit tests drive
+ * them directly), and with which a run still writes its one
+ * transaction.
+ */
+
 /* Results of state_open(); the values are the exit codes of SPEC 2. */
 #define STATE_OK	0
 #define STATE_LOCKED	3	/* another run holds the lock */
@@ -68,6 +81,41 @@ struct st_domain {
 	int		 has_pub[RR_NTYPES];	/* by enum rrtype: a set was written */
 	struct rrset	 pub[RR_NTYPES];	/* pub[t].type == t */
 };
+
+/* One endpoint as the last run left it (a part of struct st_snapshot). */
+struct st_ep_snap {
+	int		 found;		/* 0: no row (or its ip/url changed) */
+	long		 failures;
+	long		 passes;
+	int		 removed;
+	long long	 last_check;	/* ms since epoch, 0: never */
+	int		 last_ok;
+	long		 latency_ms;	/* the streak's mean */
+	char		*last_result;	/* NULL unless asked for */
+};
+
+struct st_drain;
+struct st_requests;
+
+/* Everything a run reads of the state, as of the last run. */
+struct st_snapshot {
+	long long	 last_run;	/* ms, 0: none */
+	struct st_domain *doms;		/* per configured domain, in order */
+	struct st_ep_snap *eps;		/* per configured endpoint, domain after
+					   domain, each domain's in file order */
+	struct st_requests *req;	/* drains, failbacks, the controlUrl */
+};
+
+/*
+ * Reads the snapshot of c's domains and endpoints (results: with each
+ * endpoint's last result) and the requests in force at now.  st NULL is
+ * an empty state.  -1 on a read error, with what could be read in *out
+ * all the same and the error in state_errmsg(); *out is always to be
+ * freed with state_snapshot_free().
+ */
+int	 state_load(struct state *st, const struct config *c, int results,
+	    long long now, struct st_snapshot *out);
+void	 state_snapshot_free(const struct config *c, struct st_snapshot *s);
 
 /*
  * Reads.  A row whose ip or url differ from the ones given counts as not

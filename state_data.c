@@ -786,7 +786,7 @@ state_put_domain(struct state *st, const char *domain, const char *provider,
 }
 
 int
-state_mark_unsure(struct state *st, const char *domain, const char *provider,
+st_sqlite_mark_unsure(struct state *st, const char *domain, const char *provider,
     long ttl, char *err, size_t errlen)
 {
 	sqlite3_stmt	*s;

@@ -69,7 +69,43 @@ struct st_row {
 	int		 stale;		/* rewritten with another ip or url */
 };
 
+struct config;
+struct state;
+struct st_snapshot;
+
+/*
+ * One kind of store behind state.h, one const entry each, designated
+ * initialisers: state_sqlite (state_sqlite.c) for a path.  state_open()
+ * takes the first of state.c's table whose handles() accepts the `state`
+ * value; every later call goes to the backend of the open.  load is
+ * the bulk read of a run (state.h), the rest one transaction each.
+ */
+struct state_backend {
+	const char	*name;
+	int		(*handles)(const char *where);
+	int		(*open)(const char *where, int mode, struct state **out,
+			    char *err, size_t errlen);
+	void		(*close)(struct state *st);
+	int		(*load)(struct state *st, const struct config *c,
+			    int results, long long now, struct st_snapshot *out);
+	int		(*mark_unsure)(struct state *st, const char *domain,
+			    const char *provider, long ttl, char *err,
+			    size_t errlen);
+	int		(*request_drain)(struct state *st, const char *domain,
+			    const char *endpoint, long long now,
+			    long long until, char *err, size_t errlen);
+	int		(*request_undrain)(struct state *st,
+			    const char *domain, const char *endpoint,
+			    char *err, size_t errlen);
+	int		(*request_failback)(struct state *st,
+			    const char *domain, long long now, char *err,
+			    size_t errlen);
+};
+
+extern const struct state_backend state_sqlite;
+
 struct state {
+	const struct state_backend *be;	/* the backend of this open */
 	sqlite3		*db;
 	sqlite3_stmt	*stmt[S_MAX];
 	char		*path;
@@ -94,6 +130,23 @@ struct state {
 	/* What the last committed transaction wrote. */
 	long long	 changes0, pages0, wrote_rows, wrote_pages;
 };
+
+/*
+ * The SQLite backend's entry points (state.c, state_data.c,
+ * state_policy.c), through state_sqlite.
+ */
+int	 st_sqlite_open(const char *path, int mode, struct state **out,
+	    char *err, size_t errlen);
+void	 st_sqlite_close(struct state *st);
+int	 st_sqlite_mark_unsure(struct state *st, const char *domain,
+	    const char *provider, long ttl, char *err, size_t errlen);
+int	 st_sqlite_request_drain(struct state *st, const char *domain,
+	    const char *endpoint, long long now, long long until, char *err,
+	    size_t errlen);
+int	 st_sqlite_request_undrain(struct state *st, const char *domain,
+	    const char *endpoint, char *err, size_t errlen);
+int	 st_sqlite_request_failback(struct state *st, const char *domain,
+	    long long now, char *err, size_t errlen);
 
 /* state_schema.c */
 extern const char *const state_migrations[];

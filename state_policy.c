@@ -71,7 +71,7 @@ request(struct state *st, const char *sql, const char *what, const char *t1,
 }
 
 int
-state_request_drain(struct state *st, const char *domain,
+st_sqlite_request_drain(struct state *st, const char *domain,
     const char *endpoint, long long now, long long until, char *err,
     size_t errlen)
 {
@@ -84,7 +84,7 @@ state_request_drain(struct state *st, const char *domain,
 }
 
 int
-state_request_undrain(struct state *st, const char *domain,
+st_sqlite_request_undrain(struct state *st, const char *domain,
     const char *endpoint, char *err, size_t errlen)
 {
 	return request(st, "DELETE FROM drains WHERE domain = ?1 AND"
@@ -93,7 +93,7 @@ state_request_undrain(struct state *st, const char *domain,
 }
 
 int
-state_request_failback(struct state *st, const char *domain, long long now,
+st_sqlite_request_failback(struct state *st, const char *domain, long long now,
     char *err, size_t errlen)
 {
 	return request(st, "INSERT INTO failbacks (domain, time)"

@@ -924,6 +924,87 @@ test_ro_missing(void **ctx)
 	    state_schema_version);
 }
 
+/*
+ * state_load(): the snapshot of a run, one read of everything, equal to
+ * what the row functions read; with results the last result too; an
+ * unknown domain and endpoint as not found; no file as an empty state.
+ */
+static void
+test_load(void **ctx)
+{
+	struct fx		*f = *ctx;
+	struct state		*st;
+	struct st_snapshot	 snap;
+	struct endpoint_cfg	 eps[] = {
+		{ .name = "web1", .url = "https://x.example/health" },
+		{ .name = "web2", .url = "https://x.example/health" },
+	};
+	struct endpoint_cfg	 other[] = {
+		{ .name = "web9", .url = "https://x.example/health" },
+	};
+	struct domain_cfg	 doms[] = {
+		{ .name = "www.example.org", .eps = eps, .neps = 2 },
+		{ .name = "other.example.org", .eps = other, .neps = 1 },
+	};
+	struct config		 c = { .domains = doms, .ndomains = 2 };
+	int			 results;
+
+	assert_int_equal(addr_parse("192.0.2.1", &eps[0].ip), 0);
+	assert_int_equal(addr_parse("2001:db8::2", &eps[1].ip), 0);
+	assert_int_equal(addr_parse("192.0.2.99", &other[0].ip), 0);
+	populate(f->path);
+	for (results = 0; results <= 1; results++) {
+		st = open_ok(f->path, results ? STATE_RO : STATE_RW);
+		assert_int_equal(state_load(st, &c, results, T0, &snap), 0);
+		assert_true(snap.last_run == T0);
+		assert_true(snap.doms[0].found);
+		assert_int_equal(snap.doms[0].tier, 10);
+		assert_string_equal(snap.doms[0].tier_location, "boston");
+		assert_int_equal(snap.doms[0].pub[0].addrs.n, 2);
+		assert_false(snap.doms[1].found);
+		assert_true(snap.eps[0].found);
+		assert_int_equal(snap.eps[0].passes, 3);
+		assert_true(snap.eps[0].last_check == T0);
+		assert_int_equal(snap.eps[0].latency_ms, 42);
+		assert_true(snap.eps[1].found);
+		assert_int_equal(snap.eps[1].failures, 2);
+		assert_int_equal(snap.eps[1].last_ok, 0);
+		assert_false(snap.eps[2].found);
+		if (results) {
+			assert_string_equal(snap.eps[0].last_result, "ok");
+			assert_string_equal(snap.eps[1].last_result,
+			    "HTTP 503");
+		} else
+			assert_null(snap.eps[0].last_result);
+		assert_null(snap.eps[2].last_result);
+		assert_int_equal(snap.req->ndrains, 0);
+		state_snapshot_free(&c, &snap);
+		assert_null(snap.doms);
+		state_close(st);
+	}
+	/* No state at all. */
+	assert_int_equal(state_load(NULL, &c, 1, T0, &snap), 0);
+	assert_true(snap.last_run == 0);
+	assert_false(snap.doms[0].found);
+	assert_false(snap.eps[1].found);
+	state_snapshot_free(&c, &snap);
+}
+
+/* A URI no backend takes is refused, its password not shown. */
+static void
+test_no_backend(void **ctx)
+{
+	struct state	*st;
+	char		 err[512];
+
+	(void)ctx;
+	assert_int_equal(state_open("postgresql://u:s3cret@db.example/d",
+	    STATE_RW, &st, err, sizeof(err)), STATE_BAD);
+	assert_null(st);
+	assert_string_equal(err, "state postgresql://u:***@db.example/d: "
+	    "PostgreSQL state is not supported by this version of ddup-check");
+}
+
 static void
 test_finish_run(void **ctx)
 {
@@ -1633,6 +1714,8 @@ main(void)
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_ro_missing, setup,
 		    teardown),
+		cmocka_unit_test_setup_teardown(test_load, setup, teardown),
+		cmocka_unit_test(test_no_backend),
 		cmocka_unit_test_setup_teardown(test_finish_run, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_rollback, setup,
