@@ -22,6 +22,7 @@ static const struct provider_ops *const providers[] = {
 	&cloudflare_ops,
 	&desec_ops,
 	&gandi_ops,
+	&hetzner_ops,
 	NULL
 };
 

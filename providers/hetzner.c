@@ -1,0 +1,549 @@
+/*
+ * Hetzner DNS through the Hetzner Cloud API (http.c, jansson).
+ *
+ * A name's A and AAAA sets are read with one list call (GET
+ * /zones/ZONE/rrsets?name=N&type=A&type=AAAA).  replace() reads them
+ * again and changes only what differs, each set on its own: a missing
+ * set is created (POST /zones/ZONE/rrsets, records and TTL at once), an
+ * existing one gets set_records (its records replaced in one action)
+ * and, if its TTL differs, change_ttl; an emptied one is deleted.
+ * set_records takes no empty list and no TTL, hence the three paths.
+ *
+ * Every write answers with an action that may still be running.  ddup
+ * waits for it (polling GET /zones/actions/ID) within the provider's
+ * timeout: an action that ends in error is a failed update, and one
+ * still running when the time is up is reported as a temporary failure,
+ * so the domain stays unsure and the next run reads the records back.
+ * Waiting also keeps the next write of the same set from meeting a
+ * resource locked by the action before it.
+ *
+ * https://docs.hetzner.cloud/reference/cloud#zone-rrsets
+ * https://docs.hetzner.cloud/reference/cloud#zone-rrset-actions
+ *
+ * The token travels only in the Authorization header.  The legacy DNS
+ * console API (dns.hetzner.com) is not spoken.
+ */
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include <curl/curl.h>
+#include <jansson.h>
+
+#include "config.h"
+#include "http.h"
+#include "provider.h"
+#include "rrset.h"
+#include "util.h"
+
+#define HZ_BASE_URL	"https://api.hetzner.cloud/v1"
+#define HZ_TIMEOUT	"10s"
+#define HZ_POLL_MS	500
+
+static const struct provider_key hetzner_keys[] = {
+	{ "apiToken", PK_REQUIRED | PK_SECRET },
+	{ "zone", PK_REQUIRED },
+	{ "baseUrl", 0 },
+	{ "timeout", 0 },
+	{ NULL, 0 }
+};
+
+struct hz {
+	char		*base;		/* no trailing slash */
+	char		*auth_hdr;	/* "Authorization: Bearer ..." */
+	char		*zone;		/* lower case, no trailing dot */
+	long long	 timeout_ms;
+	long long	 deadline;	/* mono_ms() bound of this operation */
+};
+
+/* ---------------------------------------------------------------- parsers */
+
+/* "Hetzner error not_found: zone not found" from {"error": {...}}. */
+static int
+hz_errtext(const char *buf, size_t len, char *out, size_t outlen)
+{
+	json_t *root, *e, *code, *msg;
+	json_error_t je;
+	int rv = -1;
+
+	if ((root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je)) == NULL)
+		return -1;
+	e = json_is_object(root) ? json_object_get(root, "error") : NULL;
+	code = json_is_object(e) ? json_object_get(e, "code") : NULL;
+	msg = json_is_object(e) ? json_object_get(e, "message") : NULL;
+	if (json_is_string(code) && json_is_string(msg)) {
+		snprintf(out, outlen, "Hetzner error %s: %s",
+		    json_string_value(code), json_string_value(msg));
+		text_printable(out);
+		rv = 0;
+	}
+	json_decref(root);
+	return rv;
+}
+
+/*
+ * The sets of name (relative, as the API names it) in a list answer
+ * ({"rrsets": [{"name", "type", "ttl", "records": [{"value"}]}]}).  A
+ * TTL of null (the zone's default) is kept as 0: it matches no wanted
+ * set, so the first update writes the TTL ddup wants.
+ */
+static int
+parse_rrsets(const char *buf, size_t len, const char *name, struct rrset *sets,
+    size_t nsets, char *err, size_t errlen)
+{
+	json_t *root, *list, *rs, *recs, *rec, *jn, *jt, *jttl, *jv;
+	json_error_t je;
+	enum rrtype t;
+	struct addr a;
+	size_t i, j, k;
+	int rv = -1;
+
+	if ((root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je)) ==
+	    NULL) {
+		snprintf(err, errlen, "not JSON: %s (line %d)", je.text,
+		    je.line);
+		goto out;
+	}
+	list = json_is_object(root) ? json_object_get(root, "rrsets") : NULL;
+	if (!json_is_array(list)) {
+		snprintf(err, errlen, "no rrsets array");
+		goto out;
+	}
+	json_array_foreach(list, i, rs) {
+		jn = json_object_get(rs, "name");
+		jt = json_object_get(rs, "type");
+		jttl = json_object_get(rs, "ttl");
+		recs = json_object_get(rs, "records");
+		if (!json_is_string(jn) || !json_is_string(jt) ||
+		    !json_is_array(recs) || (jttl != NULL &&
+		    !json_is_null(jttl) && !json_is_integer(jttl))) {
+			snprintf(err, errlen, "rrsets[%zu] lacks name, type, "
+			    "ttl or records of the right type", i);
+			goto out;
+		}
+		if (strcasecmp(json_string_value(jn), name) != 0 ||
+		    rrtype_parse(json_string_value(jt), &t) == -1)
+			continue;
+		for (k = 0; k < nsets && sets[k].type != t; k++)
+			;
+		if (k == nsets || t == RR_CNAME)
+			continue;
+		if (json_is_integer(jttl) && (json_integer_value(jttl) < 0 ||
+		    json_integer_value(jttl) > 2147483647)) {
+			snprintf(err, errlen, "rrsets[%zu]: ttl out of range", i);
+			goto out;
+		}
+		json_array_foreach(recs, j, rec) {
+			jv = json_object_get(rec, "value");
+			if (!json_is_string(jv) ||
+			    addr_parse(json_string_value(jv), &a) == -1 ||
+			    a.family != (t == RR_A ? 4 : 6)) {
+				snprintf(err, errlen, "rrsets[%zu].records[%zu]"
+				    " is not an %s address", i, j,
+				    rrtype_str(t));
+				goto out;
+			}
+			addrset_add_addr(&sets[k].addrs, &a);
+		}
+		sets[k].ttl = sets[k].addrs.n > 0 && json_is_integer(jttl) ?
+		    (long)json_integer_value(jttl) : 0;
+	}
+	rv = 0;
+out:
+	text_printable(err);
+	json_decref(root);
+	return rv;
+}
+
+/*
+ * The action of an answer ({"action": {"id", "status", "error"}}): 0
+ * with its id and *done (1 success, -1 error with its text in why, 0
+ * running); -1 with the reason in why when there is none.
+ */
+static int
+parse_action(const char *buf, size_t len, long long *id, int *done,
+    char *why, size_t whylen)
+{
+	json_t *root, *act, *jid, *st, *e, *code, *msg;
+	json_error_t je;
+	const char *s;
+	int rv = -1;
+
+	*id = 0;
+	*done = 0;
+	snprintf(why, whylen, "no action in the answer");
+	if ((root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je)) == NULL)
+		return -1;
+	act = json_is_object(root) ? json_object_get(root, "action") : NULL;
+	jid = json_is_object(act) ? json_object_get(act, "id") : NULL;
+	st = json_is_object(act) ? json_object_get(act, "status") : NULL;
+	if (!json_is_integer(jid) || json_integer_value(jid) < 1 ||
+	    !json_is_string(st))
+		goto out;
+	*id = (long long)json_integer_value(jid);
+	s = json_string_value(st);
+	rv = 0;
+	if (strcmp(s, "success") == 0)
+		*done = 1;
+	else if (strcmp(s, "error") == 0) {
+		*done = -1;
+		e = json_object_get(act, "error");
+		code = json_is_object(e) ? json_object_get(e, "code") : NULL;
+		msg = json_is_object(e) ? json_object_get(e, "message") : NULL;
+		snprintf(why, whylen, "action %lld failed: %s: %s", *id,
+		    json_is_string(code) ? json_string_value(code) : "?",
+		    json_is_string(msg) ? json_string_value(msg) : "?");
+	} else if (strcmp(s, "running") != 0) {
+		snprintf(why, whylen, "action status is not running, success "
+		    "or error");
+		rv = -1;
+	}
+out:
+	text_printable(why);
+	json_decref(root);
+	return rv;
+}
+
+/* -------------------------------------------------------------- HTTP calls */
+
+static enum perr
+hz_call(struct hz *hz, const char *method, const char *url, const char *body,
+    struct http_resp *rs, char *err, size_t errlen)
+{
+	const char *hdrs[] = { hz->auth_hdr, "Accept: application/json",
+	    body != NULL ? "Content-Type: application/json" : NULL, NULL };
+	struct http_req rq = {
+		.who = "Hetzner",
+		.method = method,
+		.url = url,
+		.headers = hdrs,
+		.body = body,
+		.body_len = body != NULL ? strlen(body) : 0,
+		.timeout_ms = hz->timeout_ms,
+		.deadline = hz->deadline,
+		.errtext = hz_errtext,
+	};
+	enum perr e;
+
+	e = http_call(&rq, rs, err, errlen);
+	/* locked, conflict: another action holds the set; the next run. */
+	if (e == PERR_INVALID && (rs->status == 409 || rs->status == 423))
+		e = PERR_TEMP;
+	return e;
+}
+
+static void
+sleep_ms(long long ms)
+{
+	struct timespec ts;
+
+	ts.tv_sec = (time_t)(ms / 1000);
+	ts.tv_nsec = (long)(ms % 1000) * 1000000L;
+	while (nanosleep(&ts, &ts) == -1)
+		;
+}
+
+/* A write whose answer carries an action, waited for to its end. */
+static enum perr
+hz_write(struct hz *hz, const char *method, const char *url, const char *body,
+    char *err, size_t errlen)
+{
+	struct http_resp rs;
+	char why[256], aurl[512];
+	long long id;
+	int done;
+	enum perr e;
+
+	if ((e = hz_call(hz, method, url, body, &rs, err, errlen)) != PERR_OK)
+		goto out;
+	snprintf(aurl, sizeof(aurl), "%s", url);
+	for (;;) {
+		if (parse_action(rs.body, rs.len, &id, &done, why,
+		    sizeof(why)) == -1) {
+			snprintf(err, errlen, "Hetzner at %s: unexpected "
+			    "answer: %s", aurl, why);
+			e = PERR_INVALID;
+			break;
+		}
+		if (done != 0) {
+			if (done == -1) {
+				snprintf(err, errlen, "Hetzner at %s: %s", url,
+				    why);
+				e = PERR_TEMP;
+			}
+			break;
+		}
+		if (mono_ms() + HZ_POLL_MS > hz->deadline) {
+			snprintf(err, errlen, "Hetzner at %s: action %lld "
+			    "still running after %llds", url, id,
+			    hz->timeout_ms / 1000);
+			e = PERR_TEMP;
+			break;
+		}
+		sleep_ms(HZ_POLL_MS);
+		http_resp_free(&rs);
+		snprintf(aurl, sizeof(aurl), "%s/zones/actions/%lld", hz->base,
+		    id);
+		if ((e = hz_call(hz, "GET", aurl, NULL, &rs, err, errlen)) !=
+		    PERR_OK)
+			break;
+	}
+out:
+	text_printable(err);
+	http_resp_free(&rs);
+	return e;
+}
+
+/* The name as the API wants it: relative to the zone, "@" at the apex. */
+static char *
+rr_name(const struct hz *hz, const char *fqdn)
+{
+	size_t n = strlen(fqdn), z = strlen(hz->zone), i;
+	char *s;
+
+	if (n <= z + 1)
+		return xstrdup("@");
+	s = xstrdup(fqdn);
+	s[n - z - 1] = '\0';
+	for (i = 0; s[i] != '\0'; i++)
+		s[i] = (char)tolower((unsigned char)s[i]);
+	return s;
+}
+
+/* base/zones/ZONE/rrsets, then tail. */
+static char *
+rrsets_url(const struct hz *hz, const char *tail)
+{
+	size_t len = strlen(hz->base) + strlen(hz->zone) + strlen(tail) + 32;
+	char *url = xmalloc(len);
+
+	snprintf(url, len, "%s/zones/%s/rrsets%s", hz->base, hz->zone, tail);
+	return url;
+}
+
+static enum perr
+hz_list(struct hz *hz, const char *name, struct rrset *sets, size_t nsets,
+    char *err, size_t errlen)
+{
+	struct http_resp rs;
+	char *esc, *url, tail[320], why[256];
+	size_t k;
+	enum perr e;
+
+	for (k = 0; k < nsets; k++)
+		rrset_clear(&sets[k]);
+	esc = curl_easy_escape(NULL, name, 0);
+	snprintf(tail, sizeof(tail), "?name=%s&type=A&type=AAAA",
+	    esc != NULL ? esc : "");
+	curl_free(esc);
+	url = rrsets_url(hz, tail);
+	if ((e = hz_call(hz, "GET", url, NULL, &rs, err, errlen)) == PERR_OK &&
+	    parse_rrsets(rs.body, rs.len, name, sets, nsets, why,
+	    sizeof(why)) == -1) {
+		snprintf(err, errlen, "Hetzner at %s: unexpected answer: %s",
+		    url, why);
+		text_printable(err);
+		e = PERR_INVALID;
+	}
+	if (e != PERR_OK)
+		for (k = 0; k < nsets; k++)
+			rrset_clear(&sets[k]);
+	http_resp_free(&rs);
+	free(url);
+	return e;
+}
+
+/* One set made as wanted, from what it is now. */
+static enum perr
+hz_sync(struct hz *hz, const char *name, const struct rrset *want,
+    const struct rrset *cur, char *err, size_t errlen)
+{
+	json_t *recs, *body = NULL;
+	char *url, *s = NULL, tail[320];
+	const char *type = rrtype_str(want->type);
+	size_t j;
+	enum perr e = PERR_OK;
+
+	snprintf(tail, sizeof(tail), "/%s/%s", name, type);
+	url = rrsets_url(hz, tail);
+	recs = json_array();
+	for (j = 0; j < want->addrs.n; j++)
+		json_array_append_new(recs, json_pack("{s:s}", "value",
+		    want->addrs.v[j].s));
+	if (rrset_empty(want)) {
+		if (!rrset_empty(cur))
+			e = hz_write(hz, "DELETE", url, NULL, err, errlen);
+		goto out;
+	}
+	if (rrset_empty(cur)) {
+		free(url);
+		url = rrsets_url(hz, "");
+		body = json_pack("{s:s, s:s, s:I, s:O}", "name", name, "type",
+		    type, "ttl", (json_int_t)want->ttl, "records", recs);
+		s = json_dumps(body, JSON_COMPACT);
+		e = hz_write(hz, "POST", url, s, err, errlen);
+		goto out;
+	}
+	if (!addrset_equal(&want->addrs, &cur->addrs)) {
+		snprintf(tail, sizeof(tail), "/%s/%s/actions/set_records", name,
+		    type);
+		free(url);
+		url = rrsets_url(hz, tail);
+		body = json_pack("{s:O}", "records", recs);
+		s = json_dumps(body, JSON_COMPACT);
+		if ((e = hz_write(hz, "POST", url, s, err, errlen)) != PERR_OK)
+			goto out;
+	}
+	if (want->ttl != cur->ttl) {
+		snprintf(tail, sizeof(tail), "/%s/%s/actions/change_ttl", name,
+		    type);
+		free(url);
+		url = rrsets_url(hz, tail);
+		free(s);
+		json_decref(body);
+		body = json_pack("{s:I}", "ttl", (json_int_t)want->ttl);
+		s = json_dumps(body, JSON_COMPACT);
+		e = hz_write(hz, "POST", url, s, err, errlen);
+	}
+out:
+	json_decref(recs);
+	json_decref(body);
+	free(s);
+	free(url);
+	return e;
+}
+
+/* ---------------------------------------------------------- the provider */
+
+static int
+hetzner_check(const struct provider_cfg *pc, const char **key, char *err,
+    size_t errlen)
+{
+	const char *v;
+
+	*key = "apiToken";
+	v = provider_cfg_get(pc, "apiToken");
+	/* Never echo the token; a line break would smuggle in a header. */
+	if (v[0] == '\0' || strpbrk(v, "\r\n") != NULL) {
+		snprintf(err, errlen, "apiToken is empty or has a line break");
+		return -1;
+	}
+	*key = "zone";
+	v = provider_cfg_get(pc, "zone");
+	if (v[0] == '\0' || v[0] == '.' || strlen(v) > 253 ||
+	    strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	    "0123456789-.") != strlen(v) || strstr(v, "..") != NULL) {
+		snprintf(err, errlen, "zone: \"%s\" is not a DNS zone name", v);
+		return -1;
+	}
+	*key = "baseUrl";
+	v = provider_cfg_get(pc, "baseUrl");
+	if (v != NULL && http_check_base_url("baseUrl", v, err, errlen) == -1)
+		return -1;
+	if (provider_check_timeout(pc, key, err, errlen) == -1)
+		return -1;
+	*key = NULL;
+	return 0;
+}
+
+static void
+hetzner_free(void *priv)
+{
+	struct hz *hz = priv;
+
+	if (hz == NULL)
+		return;
+	free_secret(hz->auth_hdr);
+	free(hz->base);
+	free(hz->zone);
+	free(hz);
+}
+
+static void *
+hetzner_create(const struct provider_cfg *pc, char *err, size_t errlen)
+{
+	struct hz *hz = xcalloc(1, sizeof(*hz));
+	const char *v;
+	size_t len;
+
+	v = provider_cfg_get(pc, "baseUrl");
+	hz->base = xstrdup(v != NULL ? v : HZ_BASE_URL);
+	for (len = strlen(hz->base); len > 0 && hz->base[len - 1] == '/'; len--)
+		hz->base[len - 1] = '\0';
+	v = provider_cfg_get(pc, "apiToken");
+	len = strlen("Authorization: Bearer ") + strlen(v) + 1;
+	hz->auth_hdr = xmalloc(len);
+	snprintf(hz->auth_hdr, len, "Authorization: Bearer %s", v);
+	hz->zone = xstrdup(provider_cfg_get(pc, "zone"));
+	for (len = 0; hz->zone[len] != '\0'; len++)
+		hz->zone[len] = (char)tolower((unsigned char)hz->zone[len]);
+	if (len > 1 && hz->zone[len - 1] == '.')
+		hz->zone[len - 1] = '\0';
+	v = provider_cfg_get(pc, "timeout");
+	if (parse_duration(v != NULL ? v : HZ_TIMEOUT, &hz->timeout_ms) == -1 ||
+	    hz->timeout_ms <= 0) {
+		snprintf(err, errlen, "timeout: not a positive duration");
+		hetzner_free(hz);
+		return NULL;
+	}
+	return hz;
+}
+
+static enum perr
+hetzner_read(void *priv, const char *fqdn, struct rrset *sets, size_t nsets,
+    char *err, size_t errlen)
+{
+	struct hz *hz = priv;
+	char *name = rr_name(hz, fqdn);
+	enum perr e;
+
+	hz->deadline = mono_ms() + hz->timeout_ms;
+	e = hz_list(hz, name, sets, nsets, err, errlen);
+	free(name);
+	return e;
+}
+
+static enum perr
+hetzner_replace(void *priv, const char *fqdn, const struct rrset *sets,
+    size_t nsets, char *err, size_t errlen)
+{
+	struct hz *hz = priv;
+	struct rrset cur[RR_NTYPES];
+	char *name = rr_name(hz, fqdn);
+	size_t k;
+	enum perr e;
+
+	hz->deadline = mono_ms() + hz->timeout_ms;
+	memset(cur, 0, sizeof(cur));
+	for (k = 0; k < nsets && k < RR_NTYPES; k++)
+		cur[k].type = sets[k].type;
+	if ((e = hz_list(hz, name, cur, k, err, errlen)) != PERR_OK)
+		goto out;
+	for (k = 0; k < nsets && k < RR_NTYPES && e == PERR_OK; k++)
+		if (!rrset_same(&sets[k], &cur[k]))
+			e = hz_sync(hz, name, &sets[k], &cur[k], err, errlen);
+out:
+	for (k = 0; k < RR_NTYPES; k++)
+		rrset_clear(&cur[k]);
+	free(name);
+	return e;
+}
+
+const struct provider_ops hetzner_ops = {
+	.type = "hetzner",
+	.keys = hetzner_keys,
+	/* Each set is its own request: A and AAAA are not all or nothing. */
+	.caps = 0,
+	.ttl_min = 60,
+	.ttl_max = 2147483647,
+	.zone_key = "zone",
+	.check = hetzner_check,
+	.create = hetzner_create,
+	.read = hetzner_read,
+	.replace = hetzner_replace,
+	.free = hetzner_free,
+};
