@@ -332,6 +332,48 @@ def cloudflare_seeds():
     w("duplicate-key", '{"success": true, "success": true, "result": []}')
 
 
+def hz_rrset(name, rtype, ttl, values):
+    return {"id": f"{name}/{rtype}", "name": name, "type": rtype, "ttl": ttl,
+            "labels": {}, "protection": {"change": False}, "zone": 4711,
+            "records": [{"value": v, "comment": ""} for v in values]}
+
+
+def hz_action(status, error=None, aid=13):
+    return {"action": {"id": aid, "command": "set_rrset_records", "status": status,
+                       "progress": 100 if status != "running" else 0,
+                       "started": "2026-01-01T00:00:00+00:00", "finished": None,
+                       "resources": [{"id": 4711, "type": "zone"}], "error": error}}
+
+
+def hetzner_seeds():
+    """Hetzner Cloud API answers (Zone RRSets, Actions, Errors)."""
+    w = lambda n, d: write("hetzner", n, json.dumps(d, indent=1)
+                           if not isinstance(d, (str, bytes)) else d)
+    meta = {"pagination": {"page": 1, "per_page": 25, "previous_page": None,
+                           "next_page": None, "last_page": 1, "total_entries": 2}}
+    w("rrsets", {"rrsets": [hz_rrset("app", "A", 60, ["192.0.2.1", "192.0.2.2"]),
+                            hz_rrset("app", "AAAA", 300, ["2001:DB8::1"])], "meta": meta})
+    w("rrsets-null-ttl", {"rrsets": [hz_rrset("app", "A", None, ["192.0.2.1"])],
+                          "meta": meta})
+    w("rrsets-other", {"rrsets": [hz_rrset("www", "A", 60, ["192.0.2.1"]),
+                                  hz_rrset("app", "TXT", 60, ['"v=spf1 -all"'])],
+                       "meta": meta})
+    w("rrsets-bad-family", {"rrsets": [hz_rrset("app", "A", 60, ["2001:db8::1"])]})
+    w("rrsets-empty", {"rrsets": [], "meta": meta})
+    w("action-running", hz_action("running"))
+    w("action-success", hz_action("success"))
+    w("action-error", hz_action("error", {"code": "action_failed",
+                                          "message": "the change failed"}))
+    w("create", dict(hz_action("running"), rrset=hz_rrset("app", "A", 60, ["192.0.2.1"])))
+    w("error", {"error": {"code": "invalid_input", "message": "invalid input in field "
+                          "'records'", "details": {"fields": [{"name": "records",
+                                                               "messages": ["is empty"]}]}}})
+    w("error-locked", {"error": {"code": "locked", "message": "another action is running",
+                                 "details": {}}})
+    w("truncated", '{"rrsets": [{"name": "app", "ty')
+    w("duplicate-key", '{"action": {"id": 1, "id": 2, "status": "success"}}')
+
+
 def config_seeds():
     """Real files of the project, with !file secrets made literal (the
     target's folder does not exist), and a few small ones."""
@@ -513,6 +555,7 @@ def main():
     azure_seeds()
     ovh_seeds()
     cloudflare_seeds()
+    hetzner_seeds()
     return 0
 
 
