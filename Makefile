@@ -30,7 +30,7 @@ SRCS	 = util.c log.c config.c config_read.c config_build.c check.c decide.c stat
 	   rrset.c http.c provider.c providers/rfc2136.c providers/powerdns.c \
 	   providers/exec.c providers/azure.c providers/ovh.c \
 	   providers/cloudflare.c providers/desec.c providers/gandi.c \
-	   providers/hetzner.c \
+	   providers/hetzner.c providers/digitalocean.c \
 	   vote.c pguri.c config_digest.c
 SRCS	+= state_sqlite.c
 OBJS	 = $(SRCS:%.c=$(O)/%.o)

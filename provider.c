@@ -23,6 +23,7 @@ static const struct provider_ops *const providers[] = {
 	&desec_ops,
 	&gandi_ops,
 	&hetzner_ops,
+	&digitalocean_ops,
 	NULL
 };
 

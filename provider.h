@@ -148,5 +148,6 @@ extern const struct provider_ops cloudflare_ops;
 extern const struct provider_ops desec_ops;
 extern const struct provider_ops gandi_ops;
 extern const struct provider_ops hetzner_ops;
+extern const struct provider_ops digitalocean_ops;
 
 #endif

@@ -1,0 +1,435 @@
+/*
+ * DigitalOcean DNS through its API v2 (http.c, jansson).
+ *
+ * DigitalOcean keeps records one by one, each with an id: a set is read
+ * by listing the name's records of its type (GET
+ * /v2/domains/ZONE/records?name=FQDN&type=T, page after page), and
+ * replaced by a diff of that list with the wanted addresses: the missing
+ * ones are added (POST), a right address with a wrong TTL is patched in
+ * place (PATCH), and only then are the unwanted ones deleted (DELETE by
+ * id), so the name never goes empty on the way.  Records already right
+ * are left alone; records of other types are never touched.
+ *
+ * https://docs.digitalocean.com/reference/api/digitalocean/#tag/Domain-Records
+ *
+ * The token travels only in the Authorization header.
+ */
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <curl/curl.h>
+#include <jansson.h>
+
+#include "config.h"
+#include "http.h"
+#include "provider.h"
+#include "rrset.h"
+#include "util.h"
+
+#define DO_BASE_URL	"https://api.digitalocean.com"
+#define DO_TIMEOUT	"10s"
+#define DO_PER_PAGE	200		/* the API's largest page */
+#define DO_MAX_PAGES	50		/* 10,000 records of one name and type */
+
+static const struct provider_key digitalocean_keys[] = {
+	{ "apiToken", PK_REQUIRED | PK_SECRET },
+	{ "zone", PK_REQUIRED },
+	{ "baseUrl", 0 },
+	{ "timeout", 0 },
+	{ NULL, 0 }
+};
+
+/* One record of the name, as listed. */
+struct dorec {
+	long long	 id;
+	struct addr	 a;
+	long		 ttl;
+	int		 keep;
+};
+
+struct dolist {
+	struct dorec	*v;
+	size_t		 n;
+	size_t		 cap;
+};
+
+struct dov {
+	char		*base;		/* .../v2/domains/ZONE/records */
+	char		*auth_hdr;	/* "Authorization: Bearer ..." */
+	char		*zone;		/* lower case, no trailing dot */
+	long long	 timeout_ms;
+	long long	 deadline;	/* mono_ms() bound of this operation */
+};
+
+/* ---------------------------------------------------------------- parsers */
+
+/* "DigitalOcean error not_found: ..." from {"id", "message"}. */
+static int
+do_errtext(const char *buf, size_t len, char *out, size_t outlen)
+{
+	json_t *root, *id, *msg;
+	json_error_t je;
+	int rv = -1;
+
+	if ((root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je)) == NULL)
+		return -1;
+	id = json_is_object(root) ? json_object_get(root, "id") : NULL;
+	msg = json_is_object(root) ? json_object_get(root, "message") : NULL;
+	if (json_is_string(id) && json_is_string(msg)) {
+		snprintf(out, outlen, "DigitalOcean error %s: %s",
+		    json_string_value(id), json_string_value(msg));
+		text_printable(out);
+		rv = 0;
+	}
+	json_decref(root);
+	return rv;
+}
+
+/*
+ * One page of a list ({"domain_records": [{"id", "type", "name",
+ * "data", "ttl"}], "links": {"pages": {"next"}}}): the records of type
+ * t called name (relative, "@" at the apex) are appended to l, and *more
+ * says whether a next page follows.  -1 with the reason in err.
+ */
+static int
+parse_records(const char *buf, size_t len, const char *name, enum rrtype t,
+    struct dolist *l, int *more, char *err, size_t errlen)
+{
+	json_t *root, *recs, *r, *jid, *jt, *jn, *jd, *jttl, *links, *pages;
+	json_error_t je;
+	struct dorec *d;
+	struct addr a;
+	size_t i;
+	int rv = -1;
+
+	*more = 0;
+	if ((root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je)) ==
+	    NULL) {
+		snprintf(err, errlen, "not JSON: %s (line %d)", je.text,
+		    je.line);
+		goto out;
+	}
+	recs = json_is_object(root) ? json_object_get(root, "domain_records") :
+	    NULL;
+	if (!json_is_array(recs)) {
+		snprintf(err, errlen, "no domain_records array");
+		goto out;
+	}
+	json_array_foreach(recs, i, r) {
+		jid = json_object_get(r, "id");
+		jt = json_object_get(r, "type");
+		jn = json_object_get(r, "name");
+		jd = json_object_get(r, "data");
+		jttl = json_object_get(r, "ttl");
+		if (!json_is_integer(jid) || !json_is_string(jt) ||
+		    !json_is_string(jn) || !json_is_string(jd) ||
+		    !json_is_integer(jttl)) {
+			snprintf(err, errlen, "domain_records[%zu] lacks id, "
+			    "type, name, data or ttl of the right type", i);
+			goto out;
+		}
+		if (strcmp(json_string_value(jt), rrtype_str(t)) != 0 ||
+		    strcasecmp(json_string_value(jn), name) != 0)
+			continue;
+		if (json_integer_value(jid) < 1 ||
+		    json_integer_value(jttl) < 0 ||
+		    json_integer_value(jttl) > 2147483647) {
+			snprintf(err, errlen, "domain_records[%zu]: id or ttl "
+			    "out of range", i);
+			goto out;
+		}
+		if (addr_parse(json_string_value(jd), &a) == -1 ||
+		    a.family != (t == RR_A ? 4 : 6)) {
+			snprintf(err, errlen, "domain_records[%zu]: data is not "
+			    "an %s address", i, rrtype_str(t));
+			goto out;
+		}
+		if (l->n == l->cap) {
+			l->cap = l->cap == 0 ? 8 : l->cap * 2;
+			l->v = xrealloc(l->v, l->cap * sizeof(*l->v));
+		}
+		d = &l->v[l->n++];
+		d->id = (long long)json_integer_value(jid);
+		d->a = a;
+		d->ttl = (long)json_integer_value(jttl);
+		d->keep = 0;
+	}
+	links = json_object_get(root, "links");
+	pages = json_is_object(links) ? json_object_get(links, "pages") : NULL;
+	*more = json_is_object(pages) && json_is_string(json_object_get(pages,
+	    "next"));
+	rv = 0;
+out:
+	text_printable(err);
+	json_decref(root);
+	return rv;
+}
+
+/* -------------------------------------------------------------- HTTP calls */
+
+static enum perr
+do_call(struct dov *dv, const char *method, const char *url, json_t *body,
+    long want, struct http_resp *rs, char *err, size_t errlen)
+{
+	char *s = body != NULL ? json_dumps(body, JSON_COMPACT) : NULL;
+	const char *hdrs[] = { dv->auth_hdr, "Accept: application/json",
+	    s != NULL ? "Content-Type: application/json" : NULL, NULL };
+	struct http_req rq = {
+		.who = "DigitalOcean",
+		.method = method,
+		.url = url,
+		.headers = hdrs,
+		.body = s,
+		.body_len = s != NULL ? strlen(s) : 0,
+		.timeout_ms = dv->timeout_ms,
+		.deadline = dv->deadline,
+		.want = want,
+		.errtext = do_errtext,
+	};
+	enum perr e;
+
+	e = http_call(&rq, rs, err, errlen);
+	free(s);
+	json_decref(body);
+	return e;
+}
+
+/* The name relative to the zone, as records are named: "@" at the apex. */
+static void
+do_rel(const struct dov *dv, const char *fqdn, char *buf, size_t len)
+{
+	size_t n = strlen(fqdn), z = strlen(dv->zone);
+
+	if (n <= z + 1)
+		snprintf(buf, len, "@");
+	else
+		snprintf(buf, len, "%.*s", (int)(n - z - 1), fqdn);
+}
+
+/* Every record of fqdn of type t, page after page. */
+static enum perr
+do_list(struct dov *dv, const char *fqdn, enum rrtype t, struct dolist *l,
+    char *err, size_t errlen)
+{
+	struct http_resp rs;
+	char *esc, url[1024], rel[256], why[256];
+	int page, more = 1;
+	enum perr e = PERR_OK;
+
+	l->n = 0;
+	if ((esc = curl_easy_escape(NULL, fqdn, 0)) == NULL) {
+		snprintf(err, errlen, "DigitalOcean: out of memory");
+		return PERR_TEMP;
+	}
+	do_rel(dv, fqdn, rel, sizeof(rel));
+	for (page = 1; more && e == PERR_OK; page++) {
+		snprintf(url, sizeof(url), "%s?name=%s&type=%s&per_page=%d"
+		    "&page=%d", dv->base, esc, rrtype_str(t), DO_PER_PAGE,
+		    page);
+		if (page > DO_MAX_PAGES) {
+			snprintf(err, errlen, "DigitalOcean at %s: more than %d "
+			    "pages of records", url, DO_MAX_PAGES);
+			e = PERR_INVALID;
+		} else if ((e = do_call(dv, "GET", url, NULL, 200, &rs, err,
+		    errlen)) == PERR_OK && parse_records(rs.body, rs.len, rel,
+		    t, l, &more, why, sizeof(why)) == -1) {
+			snprintf(err, errlen, "DigitalOcean at %s: unexpected "
+			    "answer: %s", url, why);
+			e = PERR_INVALID;
+		}
+		if (page <= DO_MAX_PAGES)
+			http_resp_free(&rs);
+	}
+	text_printable(err);
+	curl_free(esc);
+	return e;
+}
+
+/* One set made as wanted: additions, TTL fixes, then deletions. */
+static enum perr
+do_sync(struct dov *dv, const char *fqdn, const struct rrset *want,
+    char *err, size_t errlen)
+{
+	struct dolist cur = { 0 };
+	struct http_resp rs;
+	char url[1024], rel[256];
+	const char *type = rrtype_str(want->type);
+	size_t i, j;
+	enum perr e;
+
+	if ((e = do_list(dv, fqdn, want->type, &cur, err, errlen)) != PERR_OK)
+		goto out;
+	do_rel(dv, fqdn, rel, sizeof(rel));
+	for (j = 0; j < want->addrs.n && e == PERR_OK; j++) {
+		for (i = 0; i < cur.n && (cur.v[i].keep ||
+		    addr_cmp(&cur.v[i].a, &want->addrs.v[j]) != 0); i++)
+			;
+		if (i == cur.n) {
+			e = do_call(dv, "POST", dv->base, json_pack("{s:s, s:s, "
+			    "s:s, s:I}", "type", type, "name", rel, "data",
+			    want->addrs.v[j].s, "ttl", (json_int_t)want->ttl),
+			    201, &rs, err, errlen);
+			http_resp_free(&rs);
+			continue;
+		}
+		cur.v[i].keep = 1;
+		if (cur.v[i].ttl == want->ttl)
+			continue;
+		snprintf(url, sizeof(url), "%s/%lld", dv->base, cur.v[i].id);
+		e = do_call(dv, "PATCH", url, json_pack("{s:s, s:I}", "type",
+		    type, "ttl", (json_int_t)want->ttl), 200, &rs, err, errlen);
+		http_resp_free(&rs);
+	}
+	for (i = 0; i < cur.n && e == PERR_OK; i++) {
+		if (cur.v[i].keep)
+			continue;
+		snprintf(url, sizeof(url), "%s/%lld", dv->base, cur.v[i].id);
+		e = do_call(dv, "DELETE", url, NULL, 204, &rs, err, errlen);
+		http_resp_free(&rs);
+	}
+out:
+	free(cur.v);
+	return e;
+}
+
+/* ---------------------------------------------------------- the provider */
+
+static int
+digitalocean_check(const struct provider_cfg *pc, const char **key, char *err,
+    size_t errlen)
+{
+	const char *v;
+
+	*key = "apiToken";
+	v = provider_cfg_get(pc, "apiToken");
+	/* Never echo the token; a line break would smuggle in a header. */
+	if (v[0] == '\0' || strpbrk(v, "\r\n") != NULL) {
+		snprintf(err, errlen, "apiToken is empty or has a line break");
+		return -1;
+	}
+	*key = "zone";
+	v = provider_cfg_get(pc, "zone");
+	if (v[0] == '\0' || v[0] == '.' || strlen(v) > 253 ||
+	    strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	    "0123456789-.") != strlen(v) || strstr(v, "..") != NULL) {
+		snprintf(err, errlen, "zone: \"%s\" is not a DNS zone name", v);
+		return -1;
+	}
+	*key = "baseUrl";
+	v = provider_cfg_get(pc, "baseUrl");
+	if (v != NULL && http_check_base_url("baseUrl", v, err, errlen) == -1)
+		return -1;
+	if (provider_check_timeout(pc, key, err, errlen) == -1)
+		return -1;
+	*key = NULL;
+	return 0;
+}
+
+static void
+digitalocean_free(void *priv)
+{
+	struct dov *dv = priv;
+
+	if (dv == NULL)
+		return;
+	free_secret(dv->auth_hdr);
+	free(dv->base);
+	free(dv->zone);
+	free(dv);
+}
+
+static void *
+digitalocean_create(const struct provider_cfg *pc, char *err, size_t errlen)
+{
+	struct dov *dv = xcalloc(1, sizeof(*dv));
+	const char *v;
+	size_t len;
+
+	dv->zone = xstrdup(provider_cfg_get(pc, "zone"));
+	for (len = 0; dv->zone[len] != '\0'; len++)
+		dv->zone[len] = (char)tolower((unsigned char)dv->zone[len]);
+	if (len > 1 && dv->zone[len - 1] == '.')
+		dv->zone[len - 1] = '\0';
+	v = provider_cfg_get(pc, "baseUrl");
+	v = v != NULL ? v : DO_BASE_URL;
+	for (len = strlen(v); len > 0 && v[len - 1] == '/'; len--)
+		;
+	dv->base = xmalloc(len + strlen(dv->zone) + 32);
+	snprintf(dv->base, len + strlen(dv->zone) + 32, "%.*s/v2/domains/%s/"
+	    "records", (int)len, v, dv->zone);
+	v = provider_cfg_get(pc, "apiToken");
+	len = strlen("Authorization: Bearer ") + strlen(v) + 1;
+	dv->auth_hdr = xmalloc(len);
+	snprintf(dv->auth_hdr, len, "Authorization: Bearer %s", v);
+	v = provider_cfg_get(pc, "timeout");
+	if (parse_duration(v != NULL ? v : DO_TIMEOUT, &dv->timeout_ms) == -1 ||
+	    dv->timeout_ms <= 0) {
+		snprintf(err, errlen, "timeout: not a positive duration");
+		digitalocean_free(dv);
+		return NULL;
+	}
+	return dv;
+}
+
+static enum perr
+digitalocean_read(void *priv, const char *fqdn, struct rrset *sets,
+    size_t nsets, char *err, size_t errlen)
+{
+	struct dov *dv = priv;
+	struct dolist l = { 0 };
+	size_t i, k;
+	enum perr e = PERR_OK;
+
+	dv->deadline = mono_ms() + dv->timeout_ms;
+	for (k = 0; k < nsets; k++)
+		rrset_clear(&sets[k]);
+	for (k = 0; k < nsets && e == PERR_OK; k++) {
+		if ((e = do_list(dv, fqdn, sets[k].type, &l, err, errlen)) !=
+		    PERR_OK)
+			break;
+		for (i = 0; i < l.n; i++) {
+			/* TTLs that disagree match no wanted set: 0. */
+			sets[k].ttl = i == 0 || l.v[i].ttl == sets[k].ttl ?
+			    l.v[i].ttl : 0;
+			addrset_add_addr(&sets[k].addrs, &l.v[i].a);
+		}
+	}
+	if (e != PERR_OK)
+		for (k = 0; k < nsets; k++)
+			rrset_clear(&sets[k]);
+	free(l.v);
+	return e;
+}
+
+static enum perr
+digitalocean_replace(void *priv, const char *fqdn, const struct rrset *sets,
+    size_t nsets, char *err, size_t errlen)
+{
+	struct dov *dv = priv;
+	size_t k;
+	enum perr e = PERR_OK;
+
+	dv->deadline = mono_ms() + dv->timeout_ms;
+	for (k = 0; k < nsets && e == PERR_OK; k++)
+		e = do_sync(dv, fqdn, &sets[k], err, errlen);
+	return e;
+}
+
+const struct provider_ops digitalocean_ops = {
+	.type = "digitalocean",
+	.keys = digitalocean_keys,
+	/* Record by record: nothing is all or nothing. */
+	.caps = 0,
+	.ttl_min = 30,
+	.ttl_max = 2147483647,
+	.zone_key = "zone",
+	.check = digitalocean_check,
+	.create = digitalocean_create,
+	.read = digitalocean_read,
+	.replace = digitalocean_replace,
+	.free = digitalocean_free,
+};
