@@ -20,6 +20,7 @@ from azurefix import *  # noqa: F401,F403  (fixtures)
 from ovhfix import *  # noqa: F401,F403  (fixtures)
 from pgfix import *  # noqa: F401,F403  (fixtures)
 from hetznerfix import *  # noqa: F401,F403  (fixtures)
+from digitaloceanfix import *  # noqa: F401,F403  (fixtures)
 
 def pytest_configure(config):
     config.addinivalue_line(
