@@ -19,7 +19,8 @@ FUZZ_CC		 = clang
 FUZZ_O		 = build/fuzz
 # A provider's target includes providers/NAME.c to reach its static
 # parsers: name it here and it is built, smoked and run long like the rest.
-FUZZ_PROVIDERS	 = powerdns azure ovh cloudflare exec desec gandi hetzner
+FUZZ_PROVIDERS	 = powerdns azure ovh cloudflare exec desec gandi hetzner \
+		   digitalocean
 FUZZ_TARGETS	?= duration expect addr isotime url dns config dashboard $(FUZZ_PROVIDERS)
 FUZZ_SMOKE_TIME	?= 30
 FUZZ_RUNS	?= 10000000

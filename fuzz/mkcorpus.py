@@ -374,6 +374,36 @@ def hetzner_seeds():
     w("duplicate-key", '{"action": {"id": 1, "id": 2, "status": "success"}}')
 
 
+def do_record(rid, rtype, name, data, ttl=1800):
+    return {"id": rid, "type": rtype, "name": name, "data": data, "priority": None,
+            "port": None, "ttl": ttl, "weight": None, "flags": None, "tag": None}
+
+
+def digitalocean_seeds():
+    """DigitalOcean API v2 answers (Domain Records, errors, pagination)."""
+    w = lambda n, d: write("digitalocean", n, json.dumps(d, indent=1)
+                           if not isinstance(d, (str, bytes)) else d)
+    nxt = "https://api.digitalocean.com/v2/domains/example.test/records?page=2"
+    w("records", {"domain_records": [do_record(3352892, "A", "app", "192.0.2.1", 60),
+                                     do_record(3352893, "A", "app", "192.0.2.2", 60),
+                                     do_record(3352894, "AAAA", "app", "2001:DB8::1")],
+                  "links": {}, "meta": {"total": 3}})
+    w("records-paged", {"domain_records": [do_record(1, "A", "@", "192.0.2.1")],
+                        "links": {"pages": {"next": nxt, "last": nxt}}, "meta": {"total": 2}})
+    w("records-other", {"domain_records": [do_record(7, "TXT", "app", "v=spf1 -all"),
+                                           do_record(8, "A", "www", "198.51.100.1")],
+                        "meta": {"total": 2}})
+    w("records-aaaa", {"domain_records": [do_record(9, "AAAA", "app", "2001:db8::2", 30)]})
+    w("records-bad-family", {"domain_records": [do_record(5, "A", "app", "2001:db8::1")]})
+    w("records-empty", {"domain_records": [], "links": {}, "meta": {"total": 0}})
+    w("error-auth", {"id": "Unauthorized", "message": "Unable to authenticate you"})
+    w("error-rate", {"id": "too_many_requests", "message": "API Rate limit exceeded."})
+    w("error-notfound", {"id": "not_found", "message": "The resource you were accessing "
+                         "could not be found.", "request_id": "4d9d8375-3c56"})
+    w("truncated", '{"domain_records": [{"id": 1, "ty')
+    w("duplicate-key", '{"domain_records": [], "domain_records": []}')
+
+
 def config_seeds():
     """Real files of the project, with !file secrets made literal (the
     target's folder does not exist), and a few small ones."""
@@ -556,6 +586,7 @@ def main():
     ovh_seeds()
     cloudflare_seeds()
     hetzner_seeds()
+    digitalocean_seeds()
     return 0
 
 
