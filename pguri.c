@@ -99,10 +99,14 @@ pguri_redact(const char *uri)
 	put(out, &len, p, (size_t)(query - p));
 	if (*query == '\0')
 		return out;
-	/* "?a=b&password=c": each parameter up to '&'. */
+	/*
+	 * "?a=b&password=c": each parameter up to '&', or up to a second
+	 * '?', which libpq would refuse but which must not hide a
+	 * password from this rule either.
+	 */
 	put(out, &len, "?", 1);
 	for (p = query + 1;; p = amp + 1) {
-		amp = p + strcspn(p, "&");
+		amp = p + strcspn(p, "&?");
 		n = (size_t)(amp - p);
 		eq = memchr(p, '=', n);
 		if (eq != NULL && secret_param(p, (size_t)(eq - p))) {
@@ -112,7 +116,7 @@ pguri_redact(const char *uri)
 			put(out, &len, p, n);
 		if (*amp == '\0')
 			break;
-		put(out, &len, "&", 1);
+		put(out, &len, amp, 1);
 	}
 	return out;
 }

@@ -16,7 +16,8 @@ int	 pguri_is(const char *s);
 /*
  * uri with every password replaced by "***": the one of the user part
  * (user:PASSWORD@host) and the value of a password or sslpassword
- * query parameter (their names percent-decoded, as libpq reads them).
+ * query parameter (their names percent-decoded, as libpq reads them;
+ * a parameter ends at '&', or at a '?' libpq would refuse).
  * A user part is taken to end at the last '@' before the query, so that
  * a password holding '@' or '/' is hidden whole however libpq would
  * split it.  malloc'd.

@@ -48,6 +48,11 @@ static const struct {
 	{ "postgresql://h/d?password", "postgresql://h/d?password" },
 	{ "postgresql://h/d?=x&&", "postgresql://h/d?=x&&" },
 	{ "postgresql://", "postgresql://" },
+	/* A second '?' (refused by libpq) does not hide a password. */
+	{ "postgresql://h/d?a=1?password=s3cret&b?sslpassword=x",
+	  "postgresql://h/d?a=1?password=***&b?sslpassword=***" },
+	{ "postgresql://u:a@b?c/d?password=s3cret",
+	  "postgresql://u:***@b?c/d?password=***" },
 	{ "/var/lib/ddup/ddup.db", "/var/lib/ddup/ddup.db" },
 };
 

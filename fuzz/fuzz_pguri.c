@@ -1,0 +1,108 @@
+/*
+ * pguri_redact(), which stands between a PostgreSQL `state` and every
+ * output.  Invariants: redacting again changes nothing; whatever lies
+ * between the user part's ':' and its last '@' is "***"; every
+ * password or sslpassword parameter (its name percent-decoded) has the
+ * value "***"; and a password planted in a URI built around the input
+ * never comes out.
+ */
+
+#include <strings.h>
+
+#include "fuzz.h"
+#include "pguri.h"
+#include "util.h"
+
+static int
+hexv(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* The n bytes at s percent-decoded into buf (cut at len - 1). */
+static void
+decode(const char *s, size_t n, char *buf, size_t len)
+{
+	size_t i, j = 0;
+
+	for (i = 0; i < n && j + 1 < len; i++) {
+		if (s[i] == '%' && i + 2 < n && hexv(s[i + 1]) >= 0 &&
+		    hexv(s[i + 2]) >= 0) {
+			buf[j++] = (char)(hexv(s[i + 1]) * 16 + hexv(s[i + 2]));
+			i += 2;
+		} else
+			buf[j++] = s[i];
+	}
+	buf[j] = '\0';
+}
+
+static void
+check_shown(const char *in, const char *out)
+{
+	const char *auth, *query, *at = NULL, *colon, *p, *amp, *eq;
+	char name[64], *again;
+
+	again = pguri_redact(out);
+	fuzz_check(strcmp(again, out) == 0, "redacting twice changes it", in);
+	free(again);
+	if ((auth = strstr(out, "://")) == NULL)
+		return;
+	auth += 3;
+	query = auth + strcspn(auth, "?");
+	for (p = auth; p < query; p++)
+		if (*p == '@')
+			at = p;
+	if (at != NULL && (colon = memchr(auth, ':', (size_t)(at - auth))) !=
+	    NULL)
+		fuzz_check(at - colon - 1 == 3 && memcmp(colon + 1, "***", 3) ==
+		    0, "a user part's password shows", in);
+	if (*query == '\0')
+		return;
+	for (p = query + 1;; p = amp + 1) {
+		amp = p + strcspn(p, "&?");
+		eq = memchr(p, '=', (size_t)(amp - p));
+		if (eq != NULL && (size_t)(eq - p) < sizeof(name)) {
+			decode(p, (size_t)(eq - p), name, sizeof(name));
+			if (strcasecmp(name, "password") == 0 ||
+			    strcasecmp(name, "sslpassword") == 0)
+				fuzz_check(amp - eq - 1 == 3 &&
+				    memcmp(eq + 1, "***", 3) == 0,
+				    "a password parameter shows", in);
+		}
+		if (*amp == '\0')
+			break;
+	}
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static const char secret[] = "Zq9-planted-secret";
+	char *s, *out, *uri;
+	size_t len;
+
+	s = fuzz_cstr(data, size);
+	out = pguri_redact(s);
+	check_shown(s, out);
+	free(out);
+	/* The input around a planted password, in both places. */
+	len = strlen(s) * 2 + sizeof(secret) * 2 + 64;
+	uri = xmalloc(len);
+	snprintf(uri, len, "postgresql://u:%s@%s/d?password=%s&x=%s", secret,
+	    s, secret, s);
+	out = pguri_redact(uri);
+	/* Unless the input holds the text itself, elsewhere. */
+	fuzz_check(strstr(s, secret) != NULL || strstr(out, secret) == NULL,
+	    "the planted password shows", s);
+	check_shown(uri, out);
+	free(out);
+	free(uri);
+	free(s);
+	return 0;
+}
