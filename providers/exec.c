@@ -8,9 +8,9 @@
  * The program is started with execve (never a shell: arguments reach it
  * as they are, whatever characters they hold), stdin from /dev/null, the
  * run's environment, in the configuration file's folder, as the leader
- * of a process group of its own: past `timeout` the whole group is
- * killed, so nothing it started is left running; so is whatever it left
- * behind when it ends.  Exit 0 is success, 75 (EX_TEMPFAIL) a temporary
+ * of a process group of its own (proc.h): past `timeout` the whole group
+ * is killed, so nothing it started is left running; so is whatever it
+ * left behind when it ends.  Exit 0 is success, 75 (EX_TEMPFAIL) a temporary
  * failure, anything else a permanent one; the message is the first line
  * of its stderr.
  */
@@ -18,25 +18,17 @@
 #include <sys/types.h>
 #include <sys/wait.h>
 
-#include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "config.h"
+#include "proc.h"
 #include "provider.h"
 #include "util.h"
 
-extern char **environ;
-
 #define EX_DEFAULT_TIMEOUT	"10s"
 #define EX_OUT_MAX		((size_t)1024 * 1024)	/* read's stdout */
-#define EX_ERR_KEEP		4096	/* stderr bytes kept: its first line */
-#define EX_ERR_LINE		200	/* SPEC: the message is cut here */
 #define EX_TEMPFAIL		75	/* sysexits.h EX_TEMPFAIL */
 
 static const struct provider_key exec_keys[] = {
@@ -52,17 +44,6 @@ struct execp {
 	size_t		  nargs;
 	char		 *dir;		/* the configuration file's folder */
 	long long	  timeout_ms;
-};
-
-/* What one run of the program gave. */
-struct outcome {
-	int		 status;	/* from waitpid */
-	int		 timed_out;
-	char		*out;		/* stdout, NUL-terminated */
-	size_t		 outlen;
-	int		 out_over;	/* stdout passed EX_OUT_MAX */
-	char		 errbuf[EX_ERR_KEEP + 1];
-	size_t		 errlen;
 };
 
 static int
@@ -135,218 +116,32 @@ exec_create(const struct provider_cfg *pc, char *err, size_t errlen)
 	return ep;
 }
 
-/* Reads what fd has; 0 at end of file. */
-static ssize_t
-take(int fd, struct outcome *o, int is_out)
-{
-	char buf[16384];
-	ssize_t n;
-	size_t room;
-
-	if ((n = read(fd, buf, sizeof(buf))) <= 0)
-		return n;
-	if (is_out) {
-		if ((size_t)n > EX_OUT_MAX - o->outlen) {
-			o->out_over = 1;	/* drained, not kept */
-			return n;
-		}
-		o->out = xrealloc(o->out, o->outlen + (size_t)n + 1);
-		memcpy(o->out + o->outlen, buf, (size_t)n);
-		o->outlen += (size_t)n;
-		o->out[o->outlen] = '\0';
-	} else {
-		room = EX_ERR_KEEP - o->errlen;
-		if ((size_t)n < room)
-			room = (size_t)n;
-		memcpy(o->errbuf + o->errlen, buf, room);
-		o->errlen += room;
-		o->errbuf[o->errlen] = '\0';
-	}
-	return n;
-}
-
-/*
- * The child's side: only async-signal-safe calls between fork and
- * execve (the parent may have threads: libcurl's resolver).
- */
-static void
-child(const struct execp *ep, const char *const argv[], int devnull, int outw,
-    int errw)
-{
-	static const char msg[] = "cannot execute the command\n";
-	static const char dmsg[] = "cannot enter the configuration's folder\n";
-	struct sigaction sa;
-	sigset_t none;
-
-	(void)setpgid(0, 0);
-	/* ddup-check ignores SIGPIPE; the program gets the default. */
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = SIG_DFL;
-	(void)sigaction(SIGPIPE, &sa, NULL);
-	sigemptyset(&none);
-	(void)sigprocmask(SIG_SETMASK, &none, NULL);
-	if (dup2(devnull, 0) == -1 || dup2(outw, 1) == -1 ||
-	    dup2(errw, 2) == -1)
-		_exit(126);
-	/*
-	 * The message is all the child can do about a failure; the (void)
-	 * cast does not silence warn_unused_result under _FORTIFY_SOURCE
-	 * (the Debian package's flags), the test does.
-	 */
-	if (chdir(ep->dir) == -1) {
-		if (write(2, dmsg, sizeof(dmsg) - 1) == -1)
-			_exit(126);
-		_exit(126);
-	}
-	/* execve does not write to argv: the cast only drops const. */
-	execve(ep->command, (char *const *)argv, environ);
-	if (write(2, msg, sizeof(msg) - 1) == -1)
-		_exit(127);
-	_exit(127);
-}
-
-/*
- * Runs argv to its end or to the timeout.  It could not be started: -1
- * when the command cannot be executed (permanent), -2 when the system
- * refused a pipe or a process (temporary); err says why.
- */
+/* Runs argv (proc_run()) with stdin from /dev/null. */
 static int
-run_prog(const struct execp *ep, const char *const argv[], struct outcome *o,
-    char *err, size_t errlen)
+run_prog(const struct execp *ep, const char *const argv[],
+    struct proc_result *o, char *err, size_t errlen)
 {
-	struct pollfd pf[2];
-	int outp[2] = { -1, -1 }, errp[2] = { -1, -1 }, devnull = -1;
-	int exited = 0, open_fds, i, rc = -1, wait_ms;
-	long long deadline;
-	pid_t pid = -1;
-	ssize_t n;
+	struct proc_spec ps = {
+		.path = ep->command,
+		.argv = argv,
+		.dir = ep->dir,
+		.input = NULL,
+		.timeout_ms = ep->timeout_ms,
+		.out_max = EX_OUT_MAX,
+	};
 
-	memset(o, 0, sizeof(*o));
-	o->out = xstrdup("");
-	/* The child could only say that execve failed, not why. */
-	if (access(ep->command, X_OK) == -1) {
-		snprintf(err, errlen, "cannot execute: %s", strerror(errno));
-		goto out;
-	}
-	if ((devnull = open("/dev/null", O_RDONLY | O_CLOEXEC)) == -1 ||
-	    pipe(outp) == -1 || pipe(errp) == -1 ||
-	    fcntl(outp[0], F_SETFD, FD_CLOEXEC) == -1 ||
-	    fcntl(outp[1], F_SETFD, FD_CLOEXEC) == -1 ||
-	    fcntl(errp[0], F_SETFD, FD_CLOEXEC) == -1 ||
-	    fcntl(errp[1], F_SETFD, FD_CLOEXEC) == -1) {
-		snprintf(err, errlen, "cannot set up its pipes: %s",
-		    strerror(errno));
-		rc = -2;
-		goto out;
-	}
-	if ((pid = fork()) == -1) {
-		snprintf(err, errlen, "cannot fork: %s", strerror(errno));
-		rc = -2;
-		goto out;
-	}
-	if (pid == 0)
-		child(ep, argv, devnull, outp[1], errp[1]);
-	/* Both sides set the group: whichever runs first, it exists. */
-	(void)setpgid(pid, pid);
-	close(outp[1]);
-	close(errp[1]);
-	outp[1] = errp[1] = -1;
-
-	deadline = mono_ms() + ep->timeout_ms;
-	pf[0].fd = outp[0];
-	pf[1].fd = errp[0];
-	pf[0].events = pf[1].events = POLLIN;
-	for (;;) {
-		if (!exited && waitpid(pid, &o->status, WNOHANG) == pid)
-			exited = 1;
-		open_fds = (pf[0].fd != -1) + (pf[1].fd != -1);
-		if (exited && open_fds == 0)
-			break;
-		if (mono_ms() >= deadline) {
-			o->timed_out = !exited;
-			break;
-		}
-		/*
-		 * Ended, but something it started holds a pipe: take what
-		 * is there now, and stop.  Otherwise wake up now and then
-		 * to see whether it ended.
-		 */
-		wait_ms = exited ? 0 : (int)(deadline - mono_ms());
-		if (wait_ms > 50)
-			wait_ms = 50;
-		if (open_fds == 0) {
-			(void)poll(NULL, 0, wait_ms);
-			continue;
-		}
-		if ((n = poll(pf, 2, wait_ms)) == -1 && errno != EINTR) {
-			snprintf(err, errlen, "poll: %s", strerror(errno));
-			o->timed_out = !exited;
-			break;
-		}
-		if (n <= 0) {
-			if (exited)
-				break;
-			continue;
-		}
-		for (i = 0; i < 2; i++)
-			if (pf[i].fd != -1 && (pf[i].revents &
-			    (POLLIN | POLLHUP | POLLERR)) != 0 &&
-			    take(pf[i].fd, o, i == 0) <= 0) {
-				close(pf[i].fd);
-				pf[i].fd = -1;
-			}
-	}
-	outp[0] = pf[0].fd;
-	errp[0] = pf[1].fd;
-	/* The whole group: the program and whatever it started. */
-	(void)kill(-pid, SIGKILL);
-	if (!exited) {
-		(void)kill(pid, SIGKILL);
-		while (waitpid(pid, &o->status, 0) == -1 && errno == EINTR)
-			;
-	}
-	rc = 0;
-out:
-	for (i = 0; i < 2; i++) {
-		if (outp[i] != -1)
-			close(outp[i]);
-		if (errp[i] != -1)
-			close(errp[i]);
-	}
-	if (devnull != -1)
-		close(devnull);
-	return rc;
-}
-
-/*
- * The first line of stderr, printable and cut at EX_ERR_LINE bytes, or
- * "" when there is none.
- */
-static void
-first_line(const struct outcome *o, char *out, size_t outlen)
-{
-	size_t i;
-
-	for (i = 0; i < o->errlen && i < EX_ERR_LINE && i + 1 < outlen; i++) {
-		if (o->errbuf[i] == '\n' || o->errbuf[i] == '\r')
-			break;
-		out[i] = o->errbuf[i];
-		if (out[i] == '\0')
-			out[i] = '?';
-	}
-	out[i] = '\0';
-	text_printable(out);
+	return proc_run(&ps, o, err, errlen);
 }
 
 /* Classifies how the program ended; err gets the message. */
 static enum perr
-judge(const struct execp *ep, const struct outcome *o, const char *what,
+judge(const struct execp *ep, const struct proc_result *o, const char *what,
     char *err, size_t errlen)
 {
-	char line[EX_ERR_LINE + 1], why[64];
+	char line[PROC_ERR_LINE + 1], why[64];
 	enum perr e;
 
-	first_line(o, line, sizeof(line));
+	proc_first_line(o, line, sizeof(line));
 	if (o->timed_out) {
 		if (ep->timeout_ms % 1000 == 0)
 			snprintf(why, sizeof(why), "%llds", ep->timeout_ms /
@@ -469,7 +264,7 @@ exec_read(void *priv, const char *fqdn, struct rrset *sets, size_t nsets,
     char *err, size_t errlen)
 {
 	struct execp *ep = priv;
-	struct outcome o;
+	struct proc_result o;
 	const char *words[3];
 	const char **argv;
 	char what[32], why[256];
@@ -505,7 +300,7 @@ exec_read(void *priv, const char *fqdn, struct rrset *sets, size_t nsets,
 				rv = PERR_INVALID;
 			}
 		}
-		free(o.out);
+		proc_result_free(&o);
 		free((void *)argv);
 	}
 	if (rv != PERR_OK)
@@ -519,7 +314,7 @@ exec_replace(void *priv, const char *fqdn, const struct rrset *sets,
     size_t nsets, char *err, size_t errlen)
 {
 	struct execp *ep = priv;
-	struct outcome o;
+	struct proc_result o;
 	const char *words[4];
 	const char **argv;
 	char what[32], ttl[24], why[256];
@@ -548,7 +343,7 @@ exec_replace(void *priv, const char *fqdn, const struct rrset *sets,
 			rv = started == -1 ? PERR_INVALID : PERR_TEMP;
 		} else
 			rv = judge(ep, &o, what, err, errlen);
-		free(o.out);
+		proc_result_free(&o);
 		free((void *)argv);
 	}
 	return rv;
