@@ -354,6 +354,9 @@ config_free(struct config *c)
 		cfg_policy_free(&d->pol);
 	}
 	free(c->domains);
+	for (i = 0; i < c->nnotifiers; i++)
+		cfg_notify_free(&c->notifiers[i]);
+	free(c->notifiers);
 	cfg_policy_free(&c->defaults);
 	free(c->path);
 	free_secret(c->state);

@@ -92,6 +92,34 @@ struct domain_cfg {
 	int		 line;
 };
 
+/* The events of SPEC 10, as bits of notify_cfg.events (1 << EV_...). */
+enum event_type {
+	EV_DNS_UPDATED,
+	EV_DNS_UPDATE_FAILED,
+	EV_ALL_UNHEALTHY,
+	EV_ENDPOINT_DOWN,
+	EV_ENDPOINT_UP,
+	EV_COUNT
+};
+
+/* "dns_updated", ...; NULL past EV_COUNT. */
+const char	*event_type_str(int type);
+
+/* A [notify NAME] section (SPEC 10): a webhook (url) or a program. */
+struct notify_cfg {
+	char		*name;
+	char		*url;		/* NULL: a program */
+	char		*command;	/* NULL: a webhook */
+	char		*dir;		/* the program runs in the config's folder */
+	char		*method;	/* "POST" */
+	char		**headers;	/* "Name: value", secrets resolved */
+	size_t		 nheaders;
+	long long	 timeout_ms;	/* of all its deliveries in one run */
+	long		 attempts;	/* the first delivery included */
+	unsigned	 events;	/* 1 << enum event_type */
+	int		 line;
+};
+
 struct config {
 	char		*path;
 	long long	 interval_ms;
@@ -120,6 +148,8 @@ struct config {
 	size_t		 nproviders;
 	struct domain_cfg *domains;
 	size_t		 ndomains;
+	struct notify_cfg *notifiers;
+	size_t		 nnotifiers;
 };
 
 /*

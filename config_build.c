@@ -26,15 +26,13 @@
 
 #define SECRET_MAX	65536		/* bytes read from a !file secret */
 
-static int	 url_ok(const char *v, char *err, size_t len);
-
 /*
  * Names and urls are shown in every output (logs, status, JSON): they
  * must print as they are written, so that the operator's name is the
  * one shown and JSON output is valid.
  */
-static int
-text_ok(const char *s)
+int
+cfg_text_ok(const char *s)
 {
 	char *copy = xstrdup(s);
 	int ok;
@@ -45,7 +43,6 @@ text_ok(const char *s)
 	return ok;
 }
 
-static int	url_has_userinfo(const char *);
 static char	*secret_text(struct ctx *, const struct rkey *, const char *,
 		    int, int *);
 
@@ -340,10 +337,10 @@ check_top(struct ctx *x, struct rsec *s, struct hc *h)
 	if ((k = cfg_get(x, s, "controlUrl")) != NULL) {
 		char err[256];
 
-		if (url_has_userinfo(k->value))
+		if (cfg_url_has_userinfo(k->value))
 			cfg_problem(x, k->line, 0, "controlUrl must not hold a "
 			    "user name or password (messages show the url)");
-		else if (url_ok(k->value, err, sizeof(err)))
+		else if (cfg_url_ok(k->value, err, sizeof(err)))
 			c->control_url = xstrdup(k->value);
 		else
 			cfg_problem(x, k->line, 0, "bad controlUrl '%s': %s",
@@ -521,12 +518,49 @@ provider_value(struct ctx *x, const struct provider_cfg *pc,
 	return v;
 }
 
+/*
+ * The value of key k (canon), secrets resolved; NULL after a problem.
+ * owner names the section in the warning about a literal secret, as
+ * "provider 'x'"; warn 0 earns no such warning.
+ */
+char *
+cfg_value(struct ctx *x, const char *owner, const struct rkey *k,
+    const char *canon, int secret, int warn)
+{
+	char *v;
+	int literal;
+
+	if ((v = secret_text(x, k, canon, secret, &literal)) == NULL)
+		return NULL;
+	if (secret && warn && literal && x->group_readable)
+		cfg_problem(x, k->line, 1, "%s: secret '%s' is written in a "
+		    "file that group or others can read; use !env or !file, "
+		    "or make the file private", owner, canon);
+	return v;
+}
+
+char *
+cfg_dir(const struct ctx *x)
+{
+	const char *slash;
+	char *dir;
+
+	if ((slash = strrchr(x->path, '/')) == NULL)
+		return xstrdup(".");
+	if (slash == x->path)
+		return xstrdup("/");
+	dir = xmalloc((size_t)(slash - x->path) + 1);
+	memcpy(dir, x->path, (size_t)(slash - x->path));
+	dir[slash - x->path] = '\0';
+	return dir;
+}
+
 static void
 build_provider(struct ctx *x, const struct rsec *s, struct provider_cfg *pc)
 {
 	const struct provider_key *pk;
 	const struct rkey *k, *type = NULL;
-	const char *key, *w, *slash;
+	const char *key, *w;
 	char err[512], *v;
 	size_t i;
 	int nerr = x->nerr;
@@ -534,16 +568,8 @@ build_provider(struct ctx *x, const struct rsec *s, struct provider_cfg *pc)
 	pc->name = xstrdup(s->name);
 	pc->line = s->line;
 	/* Where an exec provider's program runs (SPEC 3.2.1). */
-	if ((slash = strrchr(x->path, '/')) == NULL)
-		pc->dir = xstrdup(".");
-	else if (slash == x->path)
-		pc->dir = xstrdup("/");
-	else {
-		pc->dir = xmalloc((size_t)(slash - x->path) + 1);
-		memcpy(pc->dir, x->path, (size_t)(slash - x->path));
-		pc->dir[slash - x->path] = '\0';
-	}
-	if (!text_ok(pc->name))
+	pc->dir = cfg_dir(x);
+	if (!cfg_text_ok(pc->name))
 		cfg_problem(x, s->line, 0, "provider name '%s': a control "
 		    "character or invalid UTF-8", pc->name);
 	for (i = 0; i < s->nkeys; i++)
@@ -653,8 +679,8 @@ bare_host(const char *s)
  * its host.  Read from the text, not from libcurl, so that a url that is
  * bad in other ways is caught too: the problem line quotes a bad url.
  */
-static int
-url_has_userinfo(const char *v)
+int
+cfg_url_has_userinfo(const char *v)
 {
 	const char *auth = strstr(v, "://");
 	size_t n;
@@ -666,8 +692,8 @@ url_has_userinfo(const char *v)
 	return memchr(auth, '@', n) != NULL;
 }
 
-static int
-url_ok(const char *v, char *err, size_t len)
+int
+cfg_url_ok(const char *v, char *err, size_t len)
 {
 	CURLU *u;
 	CURLUcode rc;
@@ -795,13 +821,13 @@ build_endpoint(struct ctx *x, struct rsec *s, struct domain_cfg *d,
 		 * Logs, status and the state file show the url: refused
 		 * as baseUrl is, and not quoted.
 		 */
-		if (url_has_userinfo(k->value))
+		if (cfg_url_has_userinfo(k->value))
 			cfg_problem(x, k->line, 0, "url must not hold a user "
 			    "name or password (logs and status show the url)");
-		else if (!text_ok(k->value))
+		else if (!cfg_text_ok(k->value))
 			cfg_problem(x, k->line, 0, "bad url '%s': a control "
 			    "character or invalid UTF-8", k->value);
-		else if (url_ok(k->value, err, sizeof(err)))
+		else if (cfg_url_ok(k->value, err, sizeof(err)))
 			e->url = xstrdup(k->value);
 		else
 			cfg_problem(x, k->line, 0, "bad url '%s': %s", k->value,
@@ -848,7 +874,7 @@ build_endpoint(struct ctx *x, struct rsec *s, struct domain_cfg *d,
 		e->name = xstrdup(s->name);
 	else if (e->url != NULL)
 		e->name = e->url;	/* one string: see config_free() */
-	if (e->name != NULL && !text_ok(e->name))
+	if (e->name != NULL && !cfg_text_ok(e->name))
 		cfg_problem(x, nameline, 0, "endpoint name '%s': a control "
 		    "character or invalid UTF-8", e->name);
 
@@ -1053,6 +1079,7 @@ cfg_build(struct ctx *x)
 		}
 		build_provider(x, &x->secs[i], &c->providers[c->nproviders++]);
 	}
+	cfg_build_notify(x);
 	if (nd == 0) {
 		cfg_problem(x, 0, 0, "no [domain] section");
 		goto out;

@@ -18,7 +18,7 @@
 #include "config.h"
 #include "util.h"
 
-enum kind { S_TOP, S_PROVIDER, S_DOMAIN, S_ENDPOINT, S_SKIP };
+enum kind { S_TOP, S_PROVIDER, S_DOMAIN, S_ENDPOINT, S_NOTIFY, S_SKIP };
 
 /* A key as written; canon is set once the key is known for its section. */
 struct rkey {
@@ -148,8 +148,31 @@ int	 cfg_location_ok(const char *s);
 /* Frees the strings of p (config.c frees the domains' with it). */
 void	 cfg_policy_free(struct domain_policy *p);
 
+/*
+ * The value of key k (canon, for messages), with !env and !file
+ * resolved when secret, else refused; NULL after a problem.  owner
+ * names the section ("provider 'x'") in the warning about a literal
+ * secret in a file others can read, given only when warn.
+ */
+char	*cfg_value(struct ctx *x, const char *owner, const struct rkey *k,
+	    const char *canon, int secret, int warn);
+/* Whether s prints as it is (no control character, valid UTF-8). */
+int	 cfg_text_ok(const char *s);
+/* Whether url is a usable http:// or https:// url; err says why not. */
+int	 cfg_url_ok(const char *v, char *err, size_t len);
+/* Whether url has a user name or password before its host. */
+int	 cfg_url_has_userinfo(const char *v);
+/* The folder of the configuration file, for programs (malloc'd). */
+char	*cfg_dir(const struct ctx *x);
+
 /* Checks what cfg_read collected and fills x->c (config_build.c). */
 void	 cfg_build(struct ctx *x);
+/* The [notify] sections into x->c->notifiers (config_notify.c). */
+void	 cfg_build_notify(struct ctx *x);
+/* Whether key may be given more than once in a section of kind. */
+int	 cfg_repeatable(enum kind kind, const char *key);
+/* Frees one notifier's fields (config.c frees them all with the config). */
+void	 cfg_notify_free(struct notify_cfg *n);
 
 /*
  * Adds name (compared without regard to case) with val, 1 or more (a

@@ -118,14 +118,18 @@ new_section(struct ctx *x, const char *text, size_t len)
 			    "above it");
 		else if (x->lastdomain >= 0)
 			k = S_ENDPOINT;
-	} else if (strcasecmp(kind, "notify") == 0)
-		cfg_problem(x, x->lineno, 0, "[notify] sections are not "
-		    "supported by this version of ddup-check");
-	else if (*kind == '\0')
+	} else if (strcasecmp(kind, "notify") == 0) {
+		k = S_NOTIFY;
+		if (*name == '\0') {
+			cfg_problem(x, x->lineno, 0, "[notify] needs a name: "
+			    "[notify NAME]");
+			k = S_SKIP;
+		}
+	} else if (*kind == '\0')
 		cfg_problem(x, x->lineno, 0, "empty section header");
 	else
 		cfg_problem(x, x->lineno, 0, "unknown section kind '%s' "
-		    "(expected provider, domain or endpoint)", kind);
+		    "(expected provider, domain, endpoint or notify)", kind);
 	add_section(x, k, name, x->lineno);
 	if (k == S_ENDPOINT)
 		x->secs[x->cur].domain = x->lastdomain;
@@ -278,7 +282,8 @@ handler(void *user, const char *section, const char *name, const char *value)
 		cfg_problem(x, x->lineno, 0, "missing key name before '='");
 		return 1;
 	}
-	if ((first = key_seen(x, s, name)) != 0) {
+	if (!cfg_repeatable(s->kind, name) &&
+	    (first = key_seen(x, s, name)) != 0) {
 		cfg_problem(x, x->lineno, 0, "'%s' given twice in one "
 		    "section (first at line %d)", name, first);
 		return 1;
@@ -442,8 +447,9 @@ void
 cfg_resolve_keys(struct ctx *x, struct rsec *s)
 {
 	static const char *const kname[] = { "at the top of the file",
-	    "in [provider]", "in [domain]", "in [endpoint]", "" };
-	static const int kwhere[] = { W_TOP, 0, W_DOMAIN, W_ENDPOINT, 0 };
+	    "in [provider]", "in [domain]", "in [endpoint]", "in [notify]",
+	    "" };
+	static const int kwhere[] = { W_TOP, 0, W_DOMAIN, W_ENDPOINT, 0, 0 };
 	struct rkey *k;
 	const char *canon = NULL;
 	size_t i;

@@ -125,6 +125,35 @@ check_domain(const struct config *c, const struct domain_cfg *d)
 	    "domain outside its provider's zone", d->name);
 }
 
+/* SPEC 10: a webhook or a program, its events, no line break in a header. */
+static void
+check_notify(const struct notify_cfg *n)
+{
+	size_t i, j;
+
+	fuzz_check((n->url != NULL) != (n->command != NULL), "url or command",
+	    n->name);
+	fuzz_check(n->url == NULL || strncasecmp(n->url, "http", 4) == 0,
+	    "webhook url", n->url);
+	fuzz_check(n->command == NULL || (n->command[0] == '/' &&
+	    n->dir != NULL && n->nheaders == 0), "program", n->command);
+	fuzz_check(n->attempts >= 1 && n->attempts <= 100 &&
+	    n->timeout_ms > 0, "attempts, timeout", n->name);
+	fuzz_check(n->events != 0 && n->events < (1u << EV_COUNT), "events",
+	    n->name);
+	fuzz_check(n->method != NULL && (strcmp(n->method, "POST") == 0 ||
+	    strcmp(n->method, "PUT") == 0 || strcmp(n->method, "PATCH") == 0),
+	    "method", n->method);
+	for (i = 0; i < n->nheaders; i++) {
+		fuzz_check(strstr(n->headers[i], ": ") != NULL &&
+		    n->headers[i][0] != ':', "header shape", n->name);
+		for (j = 0; n->headers[i][j] != '\0'; j++)
+			fuzz_check((unsigned char)n->headers[i][j] >= 0x20 ||
+			    n->headers[i][j] == '\t', "header control character",
+			    n->name);
+	}
+}
+
 static void
 check_config(const struct config *c)
 {
@@ -161,6 +190,8 @@ check_config(const struct config *c)
 	}
 	for (i = 0; i < c->ndomains; i++)
 		check_domain(c, &c->domains[i]);
+	for (i = 0; i < c->nnotifiers; i++)
+		check_notify(&c->notifiers[i]);
 }
 
 int

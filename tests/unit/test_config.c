@@ -131,11 +131,57 @@ static const struct {
 } bad[] = {
 	/* Sections. */
 	{ PROV DOM EP "[foo bar]\nx = 1\n",
-	  "F:12: unknown section kind 'foo' (expected provider, domain or "
-	  "endpoint)\n" },
-	{ PROV DOM EP "[notify ops]\nurl = http://127.0.0.1/\n",
-	  "F:12: [notify] sections are not supported by this version of "
-	  "ddup-check\n" },
+	  "F:12: unknown section kind 'foo' (expected provider, domain, "
+	  "endpoint or notify)\n" },
+	{ PROV DOM EP "[notify]\nurl = http://127.0.0.1/\n",
+	  "F:12: [notify] needs a name: [notify NAME]\n" },
+	{ PROV DOM EP "[notify ops]\nmethod = POST\n",
+	  "F:12: notify 'ops': missing 'url' (a webhook) or 'command' (a "
+	  "program)\n" },
+	{ PROV DOM EP "[notify ops]\nurl = http://127.0.0.1/\n"
+	  "command = /bin/true\n",
+	  "F:14: notify 'ops': give either 'url' (a webhook) or 'command' (a "
+	  "program), not both\n" },
+	{ PROV DOM EP "[notify ops]\ncommand = hook.sh\nheader = A: b\n"
+	  "method = PUT\n",
+	  "F:13: notify 'ops': command \"hook.sh\" is not an absolute path\n"
+	  "F:14: notify 'ops': 'header' is for webhooks (url), not for a "
+	  "command\n"
+	  "F:15: notify 'ops': 'method' is for webhooks (url), not for a "
+	  "command\n" },
+	{ PROV DOM EP "[notify ops]\nurl = http://u:pw@127.0.0.1/\n",
+	  "F:13: notify 'ops': url must not hold a user name or password "
+	  "(messages show the url; put credentials in a header)\n" },
+	{ PROV DOM EP "[notify ops]\nurl = gopher://127.0.0.1/\n"
+	  "method = GET\nevents = dns_updated, dns_moved\nattempts = 0\n"
+	  "timeout = 0s\ncolour = red\n",
+	  "F:13: notify 'ops': bad url 'gopher://127.0.0.1/': must start "
+	  "with http:// or https://\n"
+	  "F:14: notify 'ops': 'method': expected POST, PUT or PATCH, not "
+	  "'GET'\n"
+	  "F:15: notify 'ops': unknown event 'dns_moved' (known: "
+	  "dns_updated, dns_update_failed, all_unhealthy, endpoint_down, "
+	  "endpoint_up)\n"
+	  "F:16: 'attempts': expected an integer from 1 to 100, not '0'\n"
+	  "F:17: 'timeout': expected a duration above zero (such as 500ms, "
+	  "30s, 5m, 1h or 7d), not '0s'\n"
+	  "F:18: notify 'ops': unknown key 'colour' (known: url, command, "
+	  "method, header, timeout, attempts, events)\n" },
+	{ PROV DOM EP "[notify ops]\nurl = http://127.0.0.1/\n"
+	  "header = X-Token\nheader = Bad Name: x\n"
+	  "header = X-Key: !env DDUP_TEST_UNSET_VARIABLE\n"
+	  "events = ,\n",
+	  "F:14: notify 'ops': 'header' must be 'Name: value' with a header "
+	  "name of letters, digits and !#$%&'*+-.^_`|~\n"
+	  "F:15: notify 'ops': 'header' must be 'Name: value' with a header "
+	  "name of letters, digits and !#$%&'*+-.^_`|~\n"
+	  "F:16: 'header': environment variable DDUP_TEST_UNSET_VARIABLE is "
+	  "not set\n"
+	  "F:17: notify 'ops': 'events' names no event\n" },
+	{ PROV DOM EP "[notify ops]\nurl = http://127.0.0.1/\n"
+	  "[notify OPS]\ncommand = /bin/true\ntimeout = 1s\ntimeout = 2s\n",
+	  "F:14: notify 'OPS' defined twice (first at line 12)\n"
+	  "F:17: 'timeout' given twice in one section (first at line 16)\n" },
 	{ PROV "[endpoint a]\nurl = http://127.0.0.1/\nip = 192.0.2.9\n" DOM EP,
 	  "F:7: [endpoint] before any [domain]: an endpoint belongs to the "
 	  "[domain] above it\n" },
@@ -980,6 +1026,80 @@ parse(const char *name, const char *text, size_t len, int warnings,
 	return buf;
 }
 
+/* [notify] sections: defaults, both kinds, secrets in header values. */
+static void
+test_notify(void **state)
+{
+	struct config *c;
+	char *errs, *secret, text[2048];
+	const struct notify_cfg *n;
+
+	(void)state;
+	secret = write_file("Bearer from-a-file\n", 19, 0600);
+	assert_int_equal(setenv("DDUP_TEST_HOOK_KEY", "k3y", 1), 0);
+	snprintf(text, sizeof(text), PROV DOM EP
+	    "[notify ops]\nurl = https://hooks.example.net/ddup\n"
+	    "[notify chat]\nURL = http://127.0.0.1:9/x\nmethod = put\n"
+	    "header = Authorization: !file %s\n"
+	    "header = X-Key: !env DDUP_TEST_HOOK_KEY\n"
+	    "Header = X-Plain:   plain value\n"
+	    "timeout = 2500ms\nattempts = 1\n"
+	    "events = endpoint_up endpoint_down,all_unhealthy\n"
+	    "[notify prog]\ncommand = /usr/local/bin/ddup-hook\n"
+	    "timeout = 3s\nevents = DNS_UPDATED\n", secret);
+	/* A header value is not warned about, even literal: most are not secret. */
+	errs = load(text, 0644, 1, &c);
+	assert_string_equal(errs, "F:6: warning: provider 'dns': secret "
+	    "'keySecret' is written in a file that group or others can read; "
+	    "use !env or !file, or make the file private\n");
+	assert_non_null(c);
+	assert_int_equal(c->nnotifiers, 3);
+	n = &c->notifiers[0];
+	assert_string_equal(n->name, "ops");
+	assert_string_equal(n->url, "https://hooks.example.net/ddup");
+	assert_null(n->command);
+	assert_string_equal(n->method, "POST");
+	assert_int_equal(n->nheaders, 0);
+	assert_int_equal(n->timeout_ms, 10000);
+	assert_int_equal(n->attempts, 5);
+	assert_int_equal(n->events, (1u << EV_DNS_UPDATED) |
+	    (1u << EV_DNS_UPDATE_FAILED) | (1u << EV_ALL_UNHEALTHY));
+	n = &c->notifiers[1];
+	assert_string_equal(n->method, "PUT");
+	assert_int_equal(n->nheaders, 3);
+	assert_string_equal(n->headers[0], "Authorization: Bearer from-a-file");
+	assert_string_equal(n->headers[1], "X-Key: k3y");
+	assert_string_equal(n->headers[2], "X-Plain: plain value");
+	assert_null(n->headers[3]);
+	assert_int_equal(n->timeout_ms, 2500);
+	assert_int_equal(n->attempts, 1);
+	assert_int_equal(n->events, (1u << EV_ENDPOINT_UP) |
+	    (1u << EV_ENDPOINT_DOWN) | (1u << EV_ALL_UNHEALTHY));
+	n = &c->notifiers[2];
+	assert_null(n->url);
+	assert_string_equal(n->command, "/usr/local/bin/ddup-hook");
+	assert_string_equal(n->dir, tmpdir);
+	assert_int_equal(n->timeout_ms, 3000);
+	assert_int_equal(n->events, 1u << EV_DNS_UPDATED);
+	assert_string_equal(event_type_str(EV_ENDPOINT_UP), "endpoint_up");
+	assert_null(event_type_str(EV_COUNT));
+	config_free(c);
+	free(errs);
+	free(secret);
+	unsetenv("DDUP_TEST_HOOK_KEY");
+
+	/* A line break in a secret would start a header of its own. */
+	secret = write_file("a\r\nX-Evil: 1\n", 13, 0600);
+	snprintf(text, sizeof(text), PROV DOM EP "[notify ops]\n"
+	    "url = http://127.0.0.1/\nheader = X-Key: !file %s\n", secret);
+	errs = load(text, 0600, 1, &c);
+	assert_null(c);
+	assert_string_equal(errs, "F:14: notify 'ops': header X-Key: its "
+	    "value holds a control character\n");
+	free(errs);
+	free(secret);
+}
+
 static void
 test_parse(void **state)
 {
@@ -1575,6 +1695,7 @@ main(void)
 		cmocka_unit_test(test_lines),
 		cmocka_unit_test(test_files),
 		cmocka_unit_test(test_parse),
+		cmocka_unit_test(test_notify),
 		cmocka_unit_test(test_parse_mixes),
 		cmocka_unit_test(test_twice),
 		cmocka_unit_test(test_samples),

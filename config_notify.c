@@ -1,0 +1,322 @@
+/*
+ * The [notify NAME] sections (SPEC 10): a webhook (`url`) or a program
+ * (`command`) told about events, which ones (`events`), and how long and
+ * how often delivery is tried.  Header values are secrets: they may be
+ * written as !env NAME or !file PATH, and no message quotes them.
+ */
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "config_int.h"
+#include "util.h"
+
+#define NOTIFY_DEFAULT_EVENTS	((1u << EV_DNS_UPDATED) | \
+				 (1u << EV_DNS_UPDATE_FAILED) | \
+				 (1u << EV_ALL_UNHEALTHY))
+#define NOTIFY_ATTEMPTS_MAX	100
+#define NOTIFY_HEADERS_MAX	32
+
+static const char *const event_names[EV_COUNT] = {
+	[EV_DNS_UPDATED] = "dns_updated",
+	[EV_DNS_UPDATE_FAILED] = "dns_update_failed",
+	[EV_ALL_UNHEALTHY] = "all_unhealthy",
+	[EV_ENDPOINT_DOWN] = "endpoint_down",
+	[EV_ENDPOINT_UP] = "endpoint_up",
+};
+
+/* The keys of a [notify] section; webhook: only with url. */
+static const struct {
+	const char	*name;
+	int		 webhook;
+} notify_keys[] = {
+	{ "url", 1 },
+	{ "command", 0 },
+	{ "method", 1 },
+	{ "header", 1 },
+	{ "timeout", 0 },
+	{ "attempts", 0 },
+	{ "events", 0 },
+};
+
+const char *
+event_type_str(int type)
+{
+	return type >= 0 && type < EV_COUNT ? event_names[type] : NULL;
+}
+
+int
+cfg_repeatable(enum kind kind, const char *key)
+{
+	return kind == S_NOTIFY && strcasecmp(key, "header") == 0;
+}
+
+/* The bits of an events list, split at commas and white space; -1: reported. */
+static int
+parse_events(struct ctx *x, const char *who, const struct rkey *k,
+    unsigned *out)
+{
+	char *copy, *w, *save = NULL;
+	unsigned bits = 0;
+	int i, rc = 0;
+
+	copy = xstrdup(k->value);
+	for (w = strtok_r(copy, ", \t", &save); w != NULL;
+	    w = strtok_r(NULL, ", \t", &save)) {
+		for (i = 0; i < EV_COUNT; i++)
+			if (strcasecmp(w, event_names[i]) == 0)
+				break;
+		if (i == EV_COUNT) {
+			cfg_problem(x, k->line, 0, "%s: unknown event '%s' "
+			    "(known: dns_updated, dns_update_failed, "
+			    "all_unhealthy, endpoint_down, endpoint_up)", who,
+			    w);
+			rc = -1;
+		} else
+			bits |= 1u << i;
+	}
+	free(copy);
+	if (rc == 0 && bits == 0) {
+		cfg_problem(x, k->line, 0, "%s: 'events' names no event", who);
+		rc = -1;
+	}
+	if (rc == 0)
+		*out = bits;
+	return rc;
+}
+
+/* An HTTP token (RFC 9110 5.6.2): the name of a header. */
+static int
+token_ok(const char *s, size_t len)
+{
+	size_t i;
+
+	if (len == 0)
+		return 0;
+	for (i = 0; i < len; i++)
+		if (!isalnum((unsigned char)s[i]) &&
+		    strchr("!#$%&'*+-.^_`|~", s[i]) == NULL)
+			return 0;
+	return 1;
+}
+
+/*
+ * "Name: value" with the value's secret resolved; NULL after a problem.
+ * The message names the header, never its value.
+ */
+static char *
+parse_header(struct ctx *x, const char *who, const struct rkey *k)
+{
+	const char *colon, *v;
+	struct rkey vk;
+	char *val, *hdr = NULL;
+	size_t nlen, i;
+
+	if ((colon = strchr(k->value, ':')) == NULL ||
+	    !token_ok(k->value, (size_t)(colon - k->value))) {
+		cfg_problem(x, k->line, 0, "%s: 'header' must be 'Name: "
+		    "value' with a header name of letters, digits and "
+		    "!#$%%&'*+-.^_`|~", who);
+		return NULL;
+	}
+	nlen = (size_t)(colon - k->value);
+	for (v = colon + 1; *v == ' ' || *v == '\t'; v++)
+		;
+	/* The value alone, as if it were the key's: "!env NAME" works. */
+	vk = *k;
+	vk.value = xstrdup(v);
+	val = cfg_value(x, who, &vk, "header", 1, 0);
+	explicit_bzero(vk.value, strlen(vk.value));
+	free(vk.value);
+	if (val == NULL)
+		return NULL;
+	/* A line break would start another header, or the body. */
+	for (i = 0; val[i] != '\0'; i++)
+		if ((unsigned char)val[i] < 0x20 && val[i] != '\t')
+			break;
+	if (val[i] != '\0')
+		cfg_problem(x, k->line, 0, "%s: header %.*s: its value holds a "
+		    "control character", who, (int)nlen, k->value);
+	else {
+		i = nlen + 2 + strlen(val) + 1;
+		hdr = xmalloc(i);
+		snprintf(hdr, i, "%.*s: %s", (int)nlen, k->value, val);
+	}
+	explicit_bzero(val, strlen(val));
+	free(val);
+	return hdr;
+}
+
+/* The keys other than url, command and header. */
+static void
+build_settings(struct ctx *x, const char *who, const struct rkey *k,
+    struct notify_cfg *n)
+{
+	static const char *const methods[] = { "POST", "PUT", "PATCH" };
+	size_t i;
+
+	if (strcasecmp(k->canon, "method") == 0) {
+		for (i = 0; i < sizeof(methods) / sizeof(methods[0]); i++)
+			if (strcasecmp(k->value, methods[i]) == 0) {
+				free(n->method);
+				n->method = xstrdup(methods[i]);
+				return;
+			}
+		cfg_problem(x, k->line, 0, "%s: 'method': expected POST, PUT "
+		    "or PATCH, not '%s'", who, k->value);
+	} else if (strcasecmp(k->canon, "timeout") == 0)
+		(void)cfg_get_duration(x, k, &n->timeout_ms);
+	else if (strcasecmp(k->canon, "attempts") == 0)
+		cfg_get_long(x, k, 1, NOTIFY_ATTEMPTS_MAX, &n->attempts);
+	else if (strcasecmp(k->canon, "events") == 0)
+		(void)parse_events(x, who, k, &n->events);
+}
+
+static void
+build_notify(struct ctx *x, struct rsec *s, struct notify_cfg *n)
+{
+	const struct rkey *url = NULL, *cmd = NULL;
+	struct rkey *k;
+	char who[300], err[256], *h;
+	size_t i, j, nh = 0;
+
+	n->name = xstrdup(s->name);
+	n->line = s->line;
+	n->method = xstrdup("POST");
+	n->timeout_ms = 10000;
+	n->attempts = 5;
+	n->events = NOTIFY_DEFAULT_EVENTS;
+	snprintf(who, sizeof(who), "notify '%s'", n->name);
+	if (!cfg_text_ok(n->name))
+		cfg_problem(x, s->line, 0, "notify name '%s': a control "
+		    "character or invalid UTF-8", n->name);
+	for (i = 0; i < s->nkeys; i++) {
+		k = &s->keys[i];
+		for (j = 0; j < sizeof(notify_keys) / sizeof(notify_keys[0]);
+		    j++)
+			if (strcasecmp(k->key, notify_keys[j].name) == 0)
+				break;
+		if (j == sizeof(notify_keys) / sizeof(notify_keys[0])) {
+			cfg_problem(x, k->line, 0, "%s: unknown key '%s' (known:"
+			    " url, command, method, header, timeout, attempts,"
+			    " events)", who, k->key);
+			continue;
+		}
+		k->canon = notify_keys[j].name;
+		if (k->value[0] == '\0') {
+			cfg_problem(x, k->line, 0, "%s: '%s' has no value", who,
+			    k->canon);
+			continue;
+		}
+		if (j == 0)
+			url = k;
+		else if (j == 1)
+			cmd = k;
+		else if (strcmp(k->canon, "header") == 0)
+			nh++;
+		else
+			build_settings(x, who, k, n);
+	}
+	if (url != NULL && cmd != NULL) {
+		cfg_problem(x, cmd->line, 0, "%s: give either 'url' (a webhook)"
+		    " or 'command' (a program), not both", who);
+		return;
+	}
+	if (url == NULL && cmd == NULL) {
+		cfg_problem(x, s->line, 0, "%s: missing 'url' (a webhook) or "
+		    "'command' (a program)", who);
+		return;
+	}
+	if (cmd != NULL) {
+		for (i = 0; i < s->nkeys; i++)
+			for (j = 0; j < sizeof(notify_keys) /
+			    sizeof(notify_keys[0]); j++)
+				if (notify_keys[j].webhook && j != 0 &&
+				    s->keys[i].canon == notify_keys[j].name)
+					cfg_problem(x, s->keys[i].line, 0, "%s: "
+					    "'%s' is for webhooks (url), not for "
+					    "a command", who, s->keys[i].canon);
+		if (cmd->value[0] != '/')
+			cfg_problem(x, cmd->line, 0, "%s: command \"%s\" is not "
+			    "an absolute path", who, cmd->value);
+		else if (!cfg_text_ok(cmd->value))
+			cfg_problem(x, cmd->line, 0, "%s: command: a control "
+			    "character or invalid UTF-8", who);
+		else
+			n->command = xstrdup(cmd->value);
+		n->dir = cfg_dir(x);
+		return;
+	}
+	if (cfg_url_has_userinfo(url->value))
+		cfg_problem(x, url->line, 0, "%s: url must not hold a user name "
+		    "or password (messages show the url; put credentials in "
+		    "a header)", who);
+	else if (!cfg_text_ok(url->value))
+		cfg_problem(x, url->line, 0, "%s: url: a control character or "
+		    "invalid UTF-8", who);
+	else if (!cfg_url_ok(url->value, err, sizeof(err)))
+		cfg_problem(x, url->line, 0, "%s: bad url '%s': %s", who,
+		    url->value, err);
+	else
+		n->url = xstrdup(url->value);
+	if (nh > NOTIFY_HEADERS_MAX) {
+		cfg_problem(x, s->line, 0, "%s: more than %d headers", who,
+		    NOTIFY_HEADERS_MAX);
+		return;
+	}
+	n->headers = xcalloc(nh + 1, sizeof(*n->headers));
+	for (i = 0; i < s->nkeys; i++)
+		if (s->keys[i].canon != NULL && s->keys[i].value[0] != '\0' &&
+		    strcmp(s->keys[i].canon, "header") == 0 &&
+		    (h = parse_header(x, who, &s->keys[i])) != NULL)
+			n->headers[n->nheaders++] = h;
+}
+
+void
+cfg_build_notify(struct ctx *x)
+{
+	struct config *c = x->c;
+	struct nameset seen;
+	size_t i, n = 0;
+	int first;
+
+	for (i = 0; i < x->nsecs; i++)
+		n += x->secs[i].kind == S_NOTIFY;
+	if (n == 0)
+		return;
+	c->notifiers = xcalloc(n, sizeof(*c->notifiers));
+	cfg_nameset_init(&seen, n);
+	for (i = 0; i < x->nsecs; i++) {
+		if (x->secs[i].kind != S_NOTIFY)
+			continue;
+		if ((first = cfg_nameset_add(&seen, x->secs[i].name,
+		    x->secs[i].line)) != 0) {
+			cfg_problem(x, x->secs[i].line, 0, "notify '%s' defined"
+			    " twice (first at line %d)", x->secs[i].name,
+			    first);
+			continue;
+		}
+		build_notify(x, &x->secs[i], &c->notifiers[c->nnotifiers++]);
+	}
+	cfg_nameset_free(&seen);
+}
+
+void
+cfg_notify_free(struct notify_cfg *n)
+{
+	size_t i;
+
+	for (i = 0; i < n->nheaders; i++) {
+		explicit_bzero(n->headers[i], strlen(n->headers[i]));
+		free(n->headers[i]);
+	}
+	free(n->headers);
+	free(n->name);
+	free(n->url);
+	free(n->command);
+	free(n->dir);
+	free(n->method);
+}
