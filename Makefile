@@ -26,7 +26,7 @@ PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
 SRCS	 = util.c log.c config.c config_read.c config_build.c config_notify.c check.c decide.c state.c state_data.c state_schema.c \
-	   state_policy.c state_history.c status.c dashboard.c publish.c run.c proc.c \
+	   state_policy.c state_history.c state_notify.c status.c dashboard.c publish.c run.c proc.c \
 	   rrset.c http.c provider.c providers/rfc2136.c providers/powerdns.c \
 	   providers/exec.c providers/azure.c providers/ovh.c \
 	   providers/cloudflare.c providers/desec.c providers/gandi.c \

@@ -266,6 +266,52 @@ int	 state_recent_changes(struct state *st, size_t max,
 	    struct st_change **out, size_t *n);
 void	 state_changes_free(struct st_change *v, size_t n);
 
+/*
+ * The notification outbox (SPEC 10, state_notify.c).  A run stores its
+ * events, each with a delivery for each of the n [notify] sections that
+ * want it, between state_begin() and state_commit(), so they are in the
+ * file before anything is sent; state_prune_events() there too marks
+ * the deliveries of sections no longer configured as given up and drops
+ * what is done and older than keep_ms.
+ */
+int	 state_add_event(struct state *st, long long when, const char *domain,
+	    const char *event, const char *endpoint, const char *body,
+	    const char *const *notifiers, size_t n);
+int	 state_prune_events(struct state *st, long long now, long long keep_ms,
+	    const char *const *notifiers, size_t n);
+
+/* A delivery still to make. */
+struct st_delivery {
+	long long	 event;		/* its id: the order of delivery */
+	char		*body;		/* the event JSON */
+	long		 attempts;	/* made so far */
+	long long	 next_attempt;	/* ms, not before; 0: at once */
+};
+
+/* Those of notifier neither delivered nor given up, oldest first. */
+int	 state_get_deliveries(struct state *st, const char *notifier,
+	    struct st_delivery **out, size_t *n);
+void	 state_deliveries_free(struct st_delivery *d, size_t n);
+/*
+ * An attempt's outcome, in a transaction of its own (call outside
+ * state_begin()): d->attempts and d->next_attempt as they are now, and
+ * whether it was delivered or is given up; error (no secret) kept for
+ * the operator.
+ */
+int	 state_put_delivery(struct state *st, const char *notifier,
+	    const struct st_delivery *d, long long now, int ok, int given_up,
+	    const char *error, char *err, size_t errlen);
+
+/* What --status shows of one [notify] section. */
+struct st_notify_counts {
+	long		 pending;
+	long		 given_up;	/* kept as long as `history` */
+	long long	 oldest_pending; /* ms of its event, 0: none */
+	char		 last_error[512]; /* of an undelivered one; "" if none */
+};
+int	 state_notify_counts(struct state *st, const char *notifier,
+	    struct st_notify_counts *out);
+
 /* The last sqlite3 error message, for context in the caller's error. */
 const char *state_errmsg(struct state *st);
 

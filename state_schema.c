@@ -318,6 +318,38 @@ const char *const state_migrations[] = {
 	"PRAGMA legacy_alter_table = OFF;\n"
 	"CREATE INDEX streaks_endpoint ON streaks (domain, endpoint, first);\n"
 	"CREATE INDEX streaks_last ON streaks (last) WHERE last IS NOT NULL;\n",
+	/*
+	 * 7: the notification outbox (SPEC 10).  An event is written in
+	 * the transaction of the run that saw it, with one delivery per
+	 * [notify] section that wants it, before anything is sent; each
+	 * attempt's outcome is written once it is known.  No secret is
+	 * kept: the body is the event JSON, the error names the notifier's
+	 * url or program, never a header.
+	 */
+	"CREATE TABLE events (         -- what happened, as sent\n"
+	"  id INTEGER PRIMARY KEY,     -- the order they are delivered in\n"
+	"  time TEXT NOT NULL,         -- UTC\n"
+	"  domain TEXT NOT NULL,\n"
+	"  event TEXT NOT NULL,        -- 'dns_updated', 'endpoint_down', ...\n"
+	"  endpoint TEXT,              -- endpoint_down and endpoint_up: which\n"
+	"  body TEXT NOT NULL          -- the event JSON\n"
+	") STRICT;\n"
+	"CREATE TABLE deliveries (     -- one per event and [notify] wanting it\n"
+	"  event INTEGER NOT NULL,     -- events.id\n"
+	"  notifier TEXT NOT NULL,     -- the [notify] section's name\n"
+	"  attempts INTEGER NOT NULL DEFAULT 0,  -- made so far\n"
+	"  next_attempt TEXT,          -- UTC; NULL: at the next run\n"
+	"  delivered TEXT,             -- UTC; NULL: not yet\n"
+	"  given_up TEXT,              -- UTC: attempts spent, not delivered\n"
+	"  last_error TEXT,            -- of the last failed attempt\n"
+	"  PRIMARY KEY (notifier, event)\n"
+	") STRICT;\n"
+	"CREATE INDEX deliveries_event ON deliveries (event);\n"
+	"CREATE VIEW undelivered AS    -- pending and given up, oldest first\n"
+	"SELECT e.id, e.time, e.domain, e.event, e.endpoint, d.notifier,\n"
+	"  d.attempts, d.next_attempt, d.given_up, d.last_error\n"
+	"FROM deliveries d JOIN events e ON e.id = d.event\n"
+	"WHERE d.delivered IS NULL ORDER BY e.id, d.notifier;\n",
 };
 
 const int state_schema_version =
