@@ -409,8 +409,9 @@ def test_status_and_dry_run_on_a_read_only_state(ddup, tmpfs):
 
 
 def fill(path):
-    """Writes path until the file system is full."""
-    with open(path, "wb") as f:
+    """Writes path until the file system is full.  Unbuffered: a buffered
+    file would raise ENOSPC again when closed, from what it still held."""
+    with open(path, "wb", buffering=0) as f:
         try:
             while True:
                 f.write(b"\0" * 65536)
@@ -418,7 +419,7 @@ def fill(path):
         except OSError:
             pass
     try:
-        with open(path + "2", "wb") as f:
+        with open(path + "2", "wb", buffering=0) as f:
             while True:
                 f.write(b"\0")
                 f.flush()
