@@ -27,7 +27,7 @@ PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
 SRCS	 = util.c log.c config.c config_read.c config_build.c config_notify.c check.c decide.c state.c state_data.c state_schema.c \
 	   state_policy.c state_history.c state_notify.c status.c dashboard.c publish.c run.c proc.c \
-	   rrset.c http.c provider.c providers/rfc2136.c providers/powerdns.c \
+	   rrset.c http.c provider.c notify.c providers/rfc2136.c providers/powerdns.c \
 	   providers/exec.c providers/azure.c providers/ovh.c \
 	   providers/cloudflare.c providers/desec.c providers/gandi.c \
 	   providers/hetzner.c providers/digitalocean.c \
@@ -36,10 +36,10 @@ SRCS	+= state_sqlite.c
 OBJS	 = $(SRCS:%.c=$(O)/%.o)
 HDRS	 = util.h log.h config.h config_int.h check.h decide.h state.h state_int.h status.h dashboard.h \
 	   rrset.h http.h provider.h publish.h run.h \
-	   vote.h pguri.h proc.h
+	   vote.h pguri.h proc.h notify.h
 
 UNIT	 = test_util test_config test_decide test_state test_http test_doc test_dashboard \
-	   test_vote test_pguri
+	   test_vote test_pguri test_notify
 UNITBIN	 = $(UNIT:%=$(O)/tests/%)
 
 # Debian packages: to build, to test, and for the demo.  debian/control's

@@ -1,0 +1,300 @@
+/*
+ * Notifications (notify.h): the event JSON, the retry schedule, and
+ * delivery of the outbox by webhook (http.c) or by program (proc.c).
+ */
+
+#include <sys/wait.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <jansson.h>
+
+#include "config.h"
+#include "http.h"
+#include "log.h"
+#include "notify.h"
+#include "proc.h"
+#include "state.h"
+#include "util.h"
+
+#define RETRY_GAP_MAX	(24LL * 3600 * 1000)	/* a day */
+#define ANSWER_MAX	((size_t)64 * 1024)	/* a receiver's answer is not read */
+
+/* A text, printable, or null. */
+static json_t *
+text(const char *s)
+{
+	char *copy;
+	json_t *j;
+
+	if (s == NULL)
+		return json_null();
+	copy = xstrdup(s);
+	text_printable(copy);
+	j = json_string(copy);
+	free(copy);
+	return j != NULL ? j : json_null();
+}
+
+static json_t *
+texts(const char *const *v, size_t n)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		json_array_append_new(a, text(v[i]));
+	return a;
+}
+
+char *
+event_json(const struct event *ev)
+{
+	json_t *o, *eps, *e;
+	char when[32], *s;
+	size_t i;
+
+	o = json_object();
+	json_object_set_new(o, "event", json_string(event_type_str(ev->type)));
+	json_object_set_new(o, "domain", text(ev->domain));
+	iso_time(ev->time, when, sizeof(when));
+	json_object_set_new(o, "time", json_string(when));
+	if (ev->endpoint != NULL)
+		json_object_set_new(o, "endpoint", text(ev->endpoint));
+	json_object_set_new(o, "published", texts(ev->published,
+	    ev->npublished));
+	json_object_set_new(o, "previous", texts(ev->previous,
+	    ev->nprevious));
+	json_object_set_new(o, "tier", ev->has_tier ?
+	    json_integer(ev->tier) : json_null());
+	json_object_set_new(o, "previousTier", ev->has_previous_tier ?
+	    json_integer(ev->previous_tier) : json_null());
+	eps = json_array();
+	for (i = 0; i < ev->neps; i++) {
+		e = json_object();
+		json_object_set_new(e, "name", text(ev->eps[i].name));
+		json_object_set_new(e, "ip", text(ev->eps[i].ip));
+		json_object_set_new(e, "priority",
+		    json_integer(ev->eps[i].priority));
+		json_object_set_new(e, "healthy",
+		    json_boolean(ev->eps[i].healthy));
+		json_object_set_new(e, "state", text(ev->eps[i].state));
+		json_object_set_new(e, "lastResult",
+		    text(ev->eps[i].last_result));
+		json_array_append_new(eps, e);
+	}
+	json_object_set_new(o, "endpoints", eps);
+	json_object_set_new(o, "error", text(ev->error));
+	s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(o);
+	return s;
+}
+
+long long
+notify_retry_at(long long last, long attempts, long long interval_ms)
+{
+	long long gap = interval_ms;
+	long i;
+
+	for (i = 1; i < attempts && gap < RETRY_GAP_MAX; i++)
+		gap *= 4;
+	if (gap > RETRY_GAP_MAX)
+		gap = RETRY_GAP_MAX;
+	return last + gap - interval_ms / 2;
+}
+
+int
+notify_wants(const struct notify_cfg *n, int type)
+{
+	return type >= 0 && type < EV_COUNT && (n->events & (1u << type)) != 0;
+}
+
+/*
+ * The stored JSON with "id" first: the event's number in the outbox, so
+ * that a receiver can drop an event it got twice (an attempt that
+ * reached it but whose answer came too late, or a run killed before it
+ * recorded the answer).  NULL if the stored text is not one event_json()
+ * wrote.
+ */
+static char *
+with_id(const char *body, long long id)
+{
+	char *s;
+	size_t len;
+
+	/* event_json() wrote it: an object whose first member follows. */
+	if (strncmp(body, "{\"", 2) != 0)
+		return NULL;
+	len = strlen(body) + 32;
+	s = xmalloc(len);
+	snprintf(s, len, "{\"id\":%lld,%s", id, body + 1);
+	return s;
+}
+
+/* POSTs (or PUTs...) body to the webhook; 0 when it answered 2xx. */
+static int
+send_webhook(const struct notify_cfg *n, const char *who, const char *body,
+    long long timeout_ms, char *err, size_t errlen)
+{
+	const char **hdrs;
+	struct http_resp rs;
+	size_t i, k = 0;
+	int has_ctype = 0, rc;
+
+	hdrs = xcalloc(n->nheaders + 2, sizeof(*hdrs));
+	for (i = 0; i < n->nheaders; i++) {
+		has_ctype |= strncasecmp(n->headers[i], "Content-Type:", 13) ==
+		    0;
+		hdrs[k++] = n->headers[i];
+	}
+	if (!has_ctype)
+		hdrs[k++] = "Content-Type: application/json";
+	hdrs[k] = NULL;
+	{
+		struct http_req rq = {
+			.who = who,
+			.method = n->method,
+			.url = n->url,
+			.headers = hdrs,
+			.body = body,
+			.body_len = strlen(body),
+			.timeout_ms = timeout_ms,
+			.max_body = ANSWER_MAX,
+			.want = 0,
+		};
+
+		rc = http_call(&rq, &rs, err, errlen) == PERR_OK ? 0 : -1;
+	}
+	http_resp_free(&rs);
+	free((void *)hdrs);
+	return rc;
+}
+
+/* Runs the program with body on stdin; 0 when it exits 0. */
+static int
+send_program(const struct notify_cfg *n, const char *who, const char *body,
+    long long timeout_ms, char *err, size_t errlen)
+{
+	const char *argv[2] = { n->command, NULL };
+	struct proc_spec ps = {
+		.path = n->command,
+		.argv = argv,
+		.dir = n->dir,
+		.input = body,
+		.input_len = strlen(body),
+		.timeout_ms = timeout_ms,
+		.out_max = ANSWER_MAX,
+	};
+	struct proc_result o;
+	char line[PROC_ERR_LINE + 1], why[256];
+	int rc = -1;
+
+	if (proc_run(&ps, &o, why, sizeof(why)) != 0)
+		snprintf(err, errlen, "%s: program %s: %s", who, n->command,
+		    why);
+	else if (o.timed_out)
+		snprintf(err, errlen, "%s: program %s: still running after "
+		    "%lld ms: killed", who, n->command, timeout_ms);
+	else if (WIFEXITED(o.status) && WEXITSTATUS(o.status) == 0)
+		rc = 0;
+	else {
+		proc_first_line(&o, line, sizeof(line));
+		if (line[0] != '\0')
+			snprintf(why, sizeof(why), "%s", line);
+		else if (WIFEXITED(o.status))
+			snprintf(why, sizeof(why), "exit status %d",
+			    WEXITSTATUS(o.status));
+		else
+			snprintf(why, sizeof(why), "killed by signal %d",
+			    WIFSIGNALED(o.status) ? WTERMSIG(o.status) : 0);
+		snprintf(err, errlen, "%s: program %s: %s", who, n->command,
+		    why);
+	}
+	proc_result_free(&o);
+	return rc;
+}
+
+/* One section's deliveries that are due, within its timeout in all. */
+static void
+deliver_section(const struct config *c, const struct notify_cfg *n,
+    struct state *st)
+{
+	struct st_delivery *v;
+	char who[300], err[1024], dberr[512], *body;
+	long long end, left, t;
+	size_t nv, i;
+	int ok, given_up;
+
+	snprintf(who, sizeof(who), "notify '%s'", n->name);
+	if (state_get_deliveries(st, n->name, &v, &nv) == -1) {
+		logx(LOG_ERR, NULL, NULL, "%s: %s", who, state_errmsg(st));
+		return;
+	}
+	end = mono_ms() + n->timeout_ms;
+	for (i = 0; i < nv; i++) {
+		struct st_delivery *d = &v[i];
+
+		/* Later events wait for this one: they go out in order. */
+		if (d->next_attempt > now_ms())
+			break;
+		if ((left = end - mono_ms()) <= 0)
+			break;
+		t = left < n->timeout_ms ? left : n->timeout_ms;
+		err[0] = '\0';
+		if ((body = with_id(d->body, d->event)) == NULL) {
+			snprintf(err, sizeof(err), "%s: event %lld: its stored "
+			    "JSON does not parse", who, d->event);
+			ok = 0;
+		} else
+			ok = n->url != NULL ? send_webhook(n, who, body, t, err,
+			    sizeof(err)) == 0 : send_program(n, who, body, t,
+			    err, sizeof(err)) == 0;
+		free(body);
+		/*
+		 * An attempt cut short by what this run had left is not
+		 * counted: the next run tries again with the whole timeout.
+		 */
+		if (!ok && t < n->timeout_ms)
+			break;
+		given_up = 0;
+		if (!ok) {
+			d->attempts++;
+			given_up = d->attempts >= n->attempts;
+			d->next_attempt = given_up ? 0 : notify_retry_at(
+			    now_ms(), d->attempts, c->interval_ms);
+		}
+		if (state_put_delivery(st, n->name, d, now_ms(), ok, given_up,
+		    ok ? NULL : err, dberr, sizeof(dberr)) == -1) {
+			logx(LOG_ERR, NULL, NULL, "%s: %s", who, dberr);
+			break;
+		}
+		if (ok) {
+			logx(LOG_DEBUG, NULL, NULL, "%s: event %lld delivered",
+			    who, d->event);
+			continue;
+		}
+		if (given_up) {
+			logx(LOG_ERR, NULL, NULL, "%s: event %lld given up after"
+			    " %ld attempts: %s", who, d->event, d->attempts,
+			    err);
+			continue;
+		}
+		logx(LOG_WARN, NULL, NULL, "%s: event %lld not delivered "
+		    "(attempt %ld of %ld, tried again by a later run): %s",
+		    who, d->event, d->attempts, n->attempts, err);
+		break;
+	}
+	state_deliveries_free(v, nv);
+}
+
+void
+notify_deliver(const struct config *c, struct state *st)
+{
+	size_t i;
+
+	for (i = 0; i < c->nnotifiers; i++)
+		deliver_section(c, &c->notifiers[i], st);
+}
