@@ -16,6 +16,7 @@
 #include "dashboard.h"
 #include "decide.h"
 #include "log.h"
+#include "notify.h"
 #include "provider.h"
 #include "publish.h"
 #include "run.h"
@@ -58,6 +59,14 @@ struct prov_slot {
 	int			 unreachable;	/* did not answer in this run */
 };
 
+/* An event of the run, for the outbox (SPEC 10). */
+struct run_event {
+	int			 type;		/* enum event_type */
+	const char		*domain;
+	const char		*endpoint;	/* NULL: the domain's */
+	char			*body;		/* the event JSON */
+};
+
 struct run {
 	struct config		*cfg;
 	struct state		*st;
@@ -70,6 +79,9 @@ struct run {
 	int			 dry_run;
 	int			 control_failed;	/* this run blames its network */
 	struct check_res	 control;	/* the controlUrl's check */
+	struct run_event	*events;
+	size_t			 nevents;
+	struct st_notify_counts	*counts;	/* --status: per [notify] */
 };
 
 /* Whether the set last published holds e's address or CNAME. */
@@ -377,6 +389,155 @@ log_transitions(struct dom_run *d)
 		logx(LOG_INFO, d->cfg->name, NULL, "healthy endpoints again");
 }
 
+/* The addresses (or CNAME target) of sets, A first, into v. */
+static size_t
+set_texts(const struct rrset *sets, const int *has, const char **v)
+{
+	size_t k, i, n = 0;
+
+	for (k = 0; k < RR_NTYPES; k++) {
+		if (has != NULL && !has[k])
+			continue;
+		for (i = 0; i < sets[k].addrs.n; i++)
+			v[n++] = sets[k].addrs.v[i].s;
+		if (sets[k].target != NULL)
+			v[n++] = sets[k].target;
+	}
+	return n;
+}
+
+static size_t
+set_count(const struct rrset *sets, const int *has)
+{
+	size_t k, n = 0;
+
+	for (k = 0; k < RR_NTYPES; k++)
+		if (has == NULL || has[k])
+			n += sets[k].addrs.n + (sets[k].target != NULL);
+	return n;
+}
+
+static void
+add_event(struct run *r, struct event *ev)
+{
+	struct run_event *re;
+	char *body;
+
+	if ((body = event_json(ev)) == NULL) {
+		logx(LOG_ERR, ev->domain, ev->endpoint, "cannot build the "
+		    "%s event", event_type_str(ev->type));
+		return;
+	}
+	r->events = xrealloc(r->events, (r->nevents + 1) *
+	    sizeof(*r->events));
+	re = &r->events[r->nevents++];
+	re->type = ev->type;
+	re->domain = ev->domain;
+	re->endpoint = ev->endpoint;
+	re->body = body;
+}
+
+/*
+ * The domain's events of SPEC 10: its DNS changed or failed to, it lost
+ * its last healthy endpoint (once: the stored flag says it had one), an
+ * endpoint was removed or came back.  Made only when some [notify]
+ * section is configured: the JSON of each is built once, here.
+ */
+static void
+collect_events(struct run *r, struct dom_run *d)
+{
+	const struct rrset *after = d->pub.synced ? d->pub.want : d->st.pub;
+	const int *after_has = d->pub.synced ? NULL : d->st.has_pub;
+	struct event_ep *eps;
+	struct event ev;
+	const char **prev, **now;
+	size_t j;
+
+	if (r->cfg->nnotifiers == 0 || r->dry_run)
+		return;
+	memset(&ev, 0, sizeof(ev));
+	prev = xcalloc(set_count(d->st.pub, d->st.has_pub) + 1, sizeof(*prev));
+	now = xcalloc(set_count(after, after_has) + 1, sizeof(*now));
+	eps = xcalloc(d->cfg->neps + 1, sizeof(*eps));
+	ev.domain = d->cfg->name;
+	ev.time = r->now;
+	ev.nprevious = set_texts(d->st.pub, d->st.has_pub, prev);
+	ev.previous = prev;
+	ev.npublished = set_texts(after, after_has, now);
+	ev.published = now;
+	ev.has_previous_tier = d->st.has_tier;
+	ev.previous_tier = d->st.tier;
+	ev.has_tier = d->pub.synced || d->st.has_tier;
+	ev.tier = d->pub.synced ? d->pub.tier.priority : d->st.tier;
+	for (j = 0; j < d->cfg->neps; j++) {
+		eps[j].name = d->cfg->eps[j].name;
+		eps[j].ip = endpoint_target(&d->cfg->eps[j]);
+		eps[j].priority = d->cfg->eps[j].priority;
+		eps[j].healthy = d->dep[j].healthy;
+		eps[j].state = ep_state_str(d->dep[j].state);
+		eps[j].last_result = d->dep[j].result != CR_NONE ?
+		    d->eps[j].res.reason : NULL;
+	}
+	ev.eps = eps;
+	ev.neps = d->cfg->neps;
+	if (d->pub.wrote) {
+		ev.type = EV_DNS_UPDATED;
+		add_event(r, &ev);
+	}
+	if (d->pub.failed) {
+		ev.type = EV_DNS_UPDATE_FAILED;
+		ev.error = d->pub.error;
+		add_event(r, &ev);
+		ev.error = NULL;
+	}
+	if (!d->dec.control_failed && !d->dec.any_healthy && !d->st.unhealthy) {
+		ev.type = EV_ALL_UNHEALTHY;
+		add_event(r, &ev);
+	}
+	/* Removed, or no longer: an endpoint's first checks are not news. */
+	for (j = 0; j < d->cfg->neps && !d->dec.control_failed; j++) {
+		if (!d->dep[j].has_state || !d->dep[j].counted)
+			continue;
+		if (d->dep[j].new_removed == d->dep[j].removed)
+			continue;
+		ev.type = d->dep[j].new_removed ? EV_ENDPOINT_DOWN :
+		    EV_ENDPOINT_UP;
+		ev.endpoint = d->cfg->eps[j].name;
+		add_event(r, &ev);
+	}
+	ev.endpoint = NULL;
+	free(prev);
+	free(now);
+	free(eps);
+}
+
+/* The run's events, each with the sections that want it. */
+static int
+save_events(struct run *r)
+{
+	const char **names;
+	size_t i, j, n;
+	int rc = 0;
+
+	names = xcalloc(r->cfg->nnotifiers + 1, sizeof(*names));
+	for (i = 0; i < r->nevents && rc == 0; i++) {
+		for (n = 0, j = 0; j < r->cfg->nnotifiers; j++)
+			if (notify_wants(&r->cfg->notifiers[j],
+			    r->events[i].type))
+				names[n++] = r->cfg->notifiers[j].name;
+		rc = state_add_event(r->st, r->now, r->events[i].domain,
+		    event_type_str(r->events[i].type), r->events[i].endpoint,
+		    r->events[i].body, names, n);
+	}
+	for (j = 0; j < r->cfg->nnotifiers; j++)
+		names[j] = r->cfg->notifiers[j].name;
+	if (rc == 0)
+		rc = state_prune_events(r->st, r->now, r->cfg->history_ms,
+		    names, r->cfg->nnotifiers);
+	free((void *)names);
+	return rc;
+}
+
 /* Everything the run learnt, in one transaction. */
 static int
 save(struct run *r)
@@ -482,6 +643,9 @@ save(struct run *r)
 	    !r->control_failed ? 0 : r->req.control_since != 0 ?
 	    r->req.control_since : r->now, r->control.reason) == -1)
 		goto dberr;
+	/* Before anything is sent: none is lost to a run killed then. */
+	if (save_events(r) == -1)
+		goto dberr;
 	if (state_finish_run(r->st, r->now, r->cfg) == -1 ||
 	    state_prune_requests(r->st, r->now) == -1)
 		goto dberr;
@@ -497,6 +661,35 @@ dberr:
 fail:
 	logx(LOG_ERR, NULL, NULL, "saving state: %s", err);
 	return -1;
+}
+
+/*
+ * The outbox of each [notify] section, as the state file holds it; a
+ * dry run sends nothing and shows none.  A file from before the outbox
+ * (read-only opens do not upgrade) has nothing pending.
+ */
+static void
+report_notifiers(struct run *r, struct report *rep)
+{
+	size_t	 i;
+
+	rep->nnotifiers = r->cfg->nnotifiers;
+	rep->notifiers = xcalloc(rep->nnotifiers + 1, sizeof(*rep->notifiers));
+	r->counts = xcalloc(rep->nnotifiers + 1, sizeof(*r->counts));
+	for (i = 0; i < rep->nnotifiers; i++) {
+		const struct notify_cfg *n = &r->cfg->notifiers[i];
+		struct report_notify *rn = &rep->notifiers[i];
+
+		rn->name = n->name;
+		rn->kind = n->url != NULL ? "webhook" : "program";
+		if (state_notify_counts(r->st, n->name, &r->counts[i]) == -1)
+			continue;
+		rn->pending = r->counts[i].pending;
+		rn->given_up = r->counts[i].given_up;
+		rn->oldest_pending = r->counts[i].oldest_pending;
+		rn->last_error = r->counts[i].last_error[0] != '\0' ?
+		    r->counts[i].last_error : NULL;
+	}
 }
 
 /* Fills a report from a run (dry run) or from the stored state. */
@@ -519,6 +712,8 @@ build_report(struct run *r, struct report *rep, int from_run)
 	}
 	rep->ndomains = r->ndoms;
 	rep->domains = xcalloc(r->ndoms ? r->ndoms : 1, sizeof(*rep->domains));
+	if (!from_run)
+		report_notifiers(r, rep);
 	for (i = 0; i < r->ndoms; i++) {
 		struct dom_run *d = &r->doms[i];
 		struct report_domain *rd = &rep->domains[i];
@@ -606,6 +801,7 @@ free_report(struct report *rep)
 		addrset_free(&rep->domains[i].published);
 	}
 	free(rep->domains);
+	free(rep->notifiers);
 }
 
 static int
@@ -693,6 +889,10 @@ free_run(struct run *r)
 		free(d->dep);
 	}
 	free(r->doms);
+	for (i = 0; i < r->nevents; i++)
+		free(r->events[i].body);
+	free(r->events);
+	free(r->counts);
 	check_res_free(&r->control);
 	state_requests_free(&r->req);
 	if (r->provs != NULL)
@@ -780,14 +980,18 @@ do_run(struct run *r, int dry_run, int json)
 		if (d->pub.failed)
 			rc = RUN_FAILED;
 		settle(r, d);
-		if (!dry_run)
+		if (!dry_run) {
 			log_transitions(d);
+			collect_events(r, d);
+		}
 	}
 	if (dry_run)
 		return print_report(r, 1, json) == 0 ? rc : RUN_FAILED;
 	if (save(r) == -1)
 		return RUN_STATE;
 	write_dashboard(r);
+	/* After the commit: what is sent is in the file already. */
+	notify_deliver(r->cfg, r->st);
 	return rc;
 }
 

@@ -104,6 +104,28 @@ domain_json(const struct report_domain *d)
 	return o;
 }
 
+static json_t *
+notifiers_json(const struct report *r)
+{
+	json_t	*a = json_array(), *o;
+	size_t	 i;
+
+	for (i = 0; i < r->nnotifiers; i++) {
+		const struct report_notify *n = &r->notifiers[i];
+
+		o = json_object();
+		json_object_set_new(o, "name", json_text(n->name));
+		json_object_set_new(o, "kind", json_string(n->kind));
+		json_object_set_new(o, "pending", json_integer(n->pending));
+		json_object_set_new(o, "givenUp", json_integer(n->given_up));
+		json_object_set_new(o, "oldestPending",
+		    json_time(n->oldest_pending));
+		json_object_set_new(o, "lastError", json_text(n->last_error));
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
 int
 report_print_json(FILE *f, const struct report *r)
 {
@@ -132,6 +154,7 @@ report_print_json(FILE *f, const struct report *r)
 	for (i = 0; i < r->ndomains; i++)
 		json_array_append_new(doms, domain_json(&r->domains[i]));
 	json_object_set(root, "domains", doms);
+	json_object_set_new(root, "notifications", notifiers_json(r));
 	if (json_dumpf(root, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0)
 		goto out;
 	fputc('\n', f);
@@ -175,6 +198,35 @@ published_text(const struct report_domain *d)
 	    d->published_cname);
 	free(a);
 	return s;
+}
+
+/* One line per [notify] section: what waits, what was given up. */
+static void
+print_notifiers(FILE *f, const struct report *r)
+{
+	char	 when[32], t1[1024], t2[1024];
+	size_t	 i;
+
+	if (r->nnotifiers > 0)
+		fprintf(f, "\n");
+	for (i = 0; i < r->nnotifiers; i++) {
+		const struct report_notify *n = &r->notifiers[i];
+
+		fprintf(f, "notify %s (%s): ", text_printable_copy(t1,
+		    sizeof(t1), n->name), n->kind);
+		if (n->pending == 0)
+			fprintf(f, "nothing pending");
+		else {
+			iso_time(n->oldest_pending, when, sizeof(when));
+			fprintf(f, "%ld pending since %s", n->pending, when);
+		}
+		if (n->given_up > 0)
+			fprintf(f, ", %ld given up", n->given_up);
+		if (n->last_error != NULL)
+			fprintf(f, "; last error: %s", text_printable_copy(t2,
+			    sizeof(t2), n->last_error));
+		fprintf(f, "\n");
+	}
 }
 
 void
@@ -269,4 +321,5 @@ report_print_text(FILE *f, const struct report *r)
 				    e->name);
 		}
 	}
+	print_notifiers(f, r);
 }

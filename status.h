@@ -67,6 +67,16 @@ struct report_change {
 	const char	*error;		/* NULL: none */
 };
 
+/* A [notify] section's outbox (SPEC 10). */
+struct report_notify {
+	const char	*name;
+	const char	*kind;		/* "webhook" or "program" */
+	long		 pending;	/* not delivered yet, still tried */
+	long		 given_up;	/* attempts spent (kept for `history`) */
+	long long	 oldest_pending; /* ms of its event, 0: none */
+	const char	*last_error;	/* of an undelivered one; NULL: none */
+};
+
 struct report {
 	long long	 generated;	/* ms */
 	long long	 last_run;	/* 0: never */
@@ -78,6 +88,8 @@ struct report {
 	size_t		 ndomains;
 	const struct report_change *changes;	/* newest first; may be NULL */
 	size_t		 nchanges;
+	struct report_notify *notifiers;
+	size_t		 nnotifiers;
 };
 
 void	 report_print_text(FILE *f, const struct report *r);

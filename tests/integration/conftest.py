@@ -21,6 +21,7 @@ from ovhfix import *  # noqa: F401,F403  (fixtures)
 from pgfix import *  # noqa: F401,F403  (fixtures)
 from hetznerfix import *  # noqa: F401,F403  (fixtures)
 from digitaloceanfix import *  # noqa: F401,F403  (fixtures)
+from hookfix import *  # noqa: F401,F403  (fixtures)
 
 def pytest_configure(config):
     config.addinivalue_line(

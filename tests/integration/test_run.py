@@ -174,7 +174,8 @@ def test_status_json_shape(ddup, bind_server, http_server):
     two(ddup, bind_server, http_server)
     assert ddup.run().rc == 0
     doc = ddup.status()
-    assert set(doc) == {"generatedAt", "lastRun", "controlUrl", "domains"}
+    assert set(doc) == {"generatedAt", "lastRun", "controlUrl", "domains", "notifications"}
+    assert doc["notifications"] == []
     assert doc["controlUrl"] is None
     d = doc["domains"][0]
     assert set(d) == {"name", "provider", "ttl", "status", "published", "tier", "tierLocation",

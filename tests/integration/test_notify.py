@@ -1,0 +1,351 @@
+"""Notifications (SPEC 10) through the built ddup-check: webhooks to a
+loopback receiver that the test takes down, brings up or hangs
+(hookfix.py), and programs that get the event JSON on stdin. DNS is kept
+by the exec provider's test program (test_exec.py).
+"""
+
+import json
+import os
+import signal
+import sqlite3
+import stat
+import subprocess
+import time
+
+import pytest
+
+from conftest import DDUP, TIME_SCALE
+from test_exec import Program
+
+NAME = "app.example.test"
+
+
+def configure(ddup, prog, a, b, notify, interval="500ms"):
+    ddup.write(f"""interval = {interval}
+timeout = 300ms
+attempts = 1
+[provider dns]
+type = exec
+command = {prog.path}
+[domain {NAME}]
+provider = dns
+ttl = 60
+[endpoint a]
+url = {a.url}
+ip = 192.0.2.1
+priority = 0
+[endpoint b]
+url = {b.url}
+ip = 192.0.2.2
+priority = 1
+{notify}
+""")
+
+
+def deliveries(ddup):
+    db = sqlite3.connect(f"file:{ddup.state}?mode=ro", uri=True)
+    try:
+        return db.execute("SELECT e.event, d.notifier, d.attempts, d.delivered IS NOT NULL,"
+                          " d.given_up IS NOT NULL FROM deliveries d JOIN events e"
+                          " ON e.id = d.event ORDER BY e.id, d.notifier").fetchall()
+    finally:
+        db.close()
+
+
+@pytest.fixture
+def prog(ddup):
+    return Program(str(ddup.dir / "bin"))
+
+
+def test_down_two_runs_then_up_gets_each_event_once_in_order(ddup, prog, http_server,
+                                                            receiver):
+    a, b = http_server(), http_server()
+    hook = receiver()
+    configure(ddup, prog, a, b, f"""[notify ops]
+url = {hook.url}
+events = dns_updated, endpoint_down, endpoint_up
+""")
+    # Run 1: the first write of the domain; nobody listens.
+    r = ddup.run()
+    assert r.rc == 0, r
+    assert "notify 'ops': event 1 not delivered (attempt 1 of 5" in r.err
+    assert "connection refused" in r.err.lower() or "connect" in r.err.lower(), r.err
+    # Run 2, past the first gap (half an interval): a fails over to b.
+    time.sleep(0.4)
+    a.set(status=503)
+    r = ddup.run()
+    assert r.rc == 0, r
+    assert "attempt 2 of 5" in r.err, r.err
+    assert prog.records()[f"{NAME}/A"] == [60, ["192.0.2.2"]]
+    # Run 3, past the second gap (4 intervals less half of one): the receiver is up.
+    time.sleep(1.9)
+    hook.up(status=204)
+    a.set(status=200)
+    r = ddup.run()
+    assert r.rc == 0, r
+    got = [(e["id"], e["event"], e.get("endpoint"), e["published"]) for e in hook.events()]
+    assert got == [
+        (1, "dns_updated", None, ["192.0.2.1"]),
+        (2, "dns_updated", None, ["192.0.2.2"]),
+        (3, "endpoint_down", "a", ["192.0.2.2"]),
+        (4, "dns_updated", None, ["192.0.2.1"]),
+        (5, "endpoint_up", "a", ["192.0.2.1"]),
+    ], got
+    # A fourth run sends nothing again.
+    r = ddup.run()
+    assert r.rc == 0, r
+    assert len(hook.requests) == 5
+    assert all(d[3] == 1 for d in deliveries(ddup))
+    req = hook.requests[1]
+    assert req["method"] == "POST" and req["path"] == "/hook"
+    assert req["headers"]["Content-Type"] == "application/json"
+    ev = json.loads(req["body"])
+    assert ev["domain"] == NAME and ev["previous"] == ["192.0.2.1"]
+    assert ev["tier"] == 1 and ev["previousTier"] == 0 and ev["error"] is None
+    assert ev["time"].endswith("Z")
+    assert [(e["name"], e["ip"], e["priority"], e["healthy"], e["state"], e["lastResult"])
+            for e in ev["endpoints"]] == [
+        ("a", "192.0.2.1", 0, False, "down", "HTTP 503"),
+        ("b", "192.0.2.2", 1, True, "active", "ok")]
+
+
+# A program notifier: appends its stdin to got.jsonl; while block exists,
+# it writes its pid there first and waits to be killed.
+NOTIFIER = r'''#!/usr/bin/python3
+import os, sys, time
+here = os.path.dirname(os.path.abspath(__file__))
+data = sys.stdin.read()
+block = os.path.join(here, "block")
+if os.path.exists(block):
+    with open(os.path.join(here, "blocked"), "w") as f:
+        f.write(str(os.getpid()))
+    time.sleep(600)
+if os.path.exists(os.path.join(here, "fail")):
+    sys.stderr.write("receiver said no\nsecond line\n")
+    sys.exit(3)
+with open(os.path.join(here, "got.jsonl"), "a") as f:
+    f.write(data.replace("\n", " ") + "\n")
+'''
+
+
+def notifier(folder):
+    os.makedirs(folder, exist_ok=True)
+    path = os.path.join(folder, "notify-prog")
+    with open(path, "w") as f:
+        f.write(NOTIFIER)
+    os.chmod(path, stat.S_IRWXU)
+    return path
+
+
+def got(folder):
+    try:
+        with open(os.path.join(folder, "got.jsonl")) as f:
+            return [json.loads(line) for line in f]
+    except FileNotFoundError:
+        return []
+
+
+def test_run_killed_after_commit_delivers_at_next_run(ddup, prog, http_server):
+    a, b = http_server(), http_server()
+    folder = str(ddup.dir / "hook")
+    path = notifier(folder)
+    open(os.path.join(folder, "block"), "w").close()
+    configure(ddup, prog, a, b, f"""[notify prog]
+command = {path}
+timeout = {round(60 * TIME_SCALE)}s
+""")
+    p = subprocess.Popen([DDUP, "-c", ddup.config], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE)
+    blocked = os.path.join(folder, "blocked")
+    deadline = time.monotonic() + 30 * TIME_SCALE
+    while not os.path.exists(blocked) or os.path.getsize(blocked) == 0:
+        assert time.monotonic() < deadline and p.poll() is None
+        time.sleep(0.02)
+    # The program runs only after the commit: the event is in the file.
+    assert deliveries(ddup) == [("dns_updated", "prog", 0, 0, 0)]
+    p.kill()
+    p.wait()
+    p.stdout.close()
+    p.stderr.close()
+    os.kill(int(open(blocked).read()), signal.SIGKILL)
+    os.unlink(os.path.join(folder, "block"))
+    assert got(folder) == []
+    r = ddup.run()
+    assert r.rc == 0, r
+    evs = got(folder)
+    assert [(e["event"], e["domain"], e["published"]) for e in evs] == [
+        ("dns_updated", NAME, ["192.0.2.1"])]
+    assert deliveries(ddup) == [("dns_updated", "prog", 0, 1, 0)]
+    # The program's failure: its first stderr line, then a retry.
+    open(os.path.join(folder, "fail"), "w").close()
+    a.set(status=500)
+    r = ddup.run()
+    assert "notify 'prog': program " + path + ": receiver said no" in r.err, r.err
+    assert deliveries(ddup)[-1] == ("dns_updated", "prog", 1, 0, 0)
+
+
+@pytest.mark.serial
+def test_receiver_that_never_answers_costs_at_most_timeout(ddup, prog, http_server, receiver):
+    a, b = http_server(), http_server()
+    hook = receiver().hang()
+    configure(ddup, prog, a, b, f"""[notify ops]
+url = {hook.url}
+timeout = 1s
+[notify prog]
+command = /bin/true
+timeout = 1s
+""")
+    t0 = time.monotonic()
+    r = ddup.run()
+    took = time.monotonic() - t0
+    assert r.rc == 0, r
+    assert "notify 'ops': event 1 not delivered (attempt 1 of 5" in r.err, r.err
+    assert "no answer within" in r.err, r.err
+    # One second for the webhook, and the rest of the run is quick.
+    assert 1.0 <= took < 1.0 + 2.0 * TIME_SCALE, took
+    # The program notifier is not held back by the webhook.
+    assert ("dns_updated", "prog", 0, 1, 0) in deliveries(ddup)
+
+
+@pytest.mark.serial
+def test_slow_receiver_shares_the_timeout_and_keeps_order(ddup, prog, http_server, receiver):
+    a, b = http_server(), http_server()
+    hook = receiver()
+    configure(ddup, prog, a, b, f"""[notify ops]
+url = {hook.url}
+timeout = 1s
+events = dns_updated, endpoint_down, endpoint_up
+""")
+    # Five events pile up while the receiver is down: its gaps pass.
+    assert ddup.run().rc == 0
+    a.set(status=503)
+    time.sleep(0.3)
+    assert ddup.run().rc == 0
+    hook.up(delay=0.4)
+    time.sleep(2.0)
+    a.set(status=200)
+    t0 = time.monotonic()
+    r = ddup.run()
+    took = time.monotonic() - t0
+    assert r.rc == 0, r
+    # 0.4 s each within 1 s in all: two are answered, the third is cut
+    # short, not counted as an attempt, and sent again by the next run.
+    assert took < 1.0 + 2.0 * TIME_SCALE, took
+    done = [d for d in deliveries(ddup) if d[3]]
+    assert 1 <= len(done) <= 2, deliveries(ddup)
+    assert all(d[2] == 0 for d in deliveries(ddup) if not d[3]), deliveries(ddup)
+    hook.up()
+    for _ in range(3):
+        assert ddup.run().rc == 0
+    assert [(e["event"], e.get("endpoint")) for e in hook.distinct()] == [
+        ("dns_updated", None), ("dns_updated", None), ("endpoint_down", "a"),
+        ("dns_updated", None), ("endpoint_up", "a")]
+    assert [e["id"] for e in hook.distinct()] == [1, 2, 3, 4, 5]
+    # At most the one cut short arrived twice.
+    assert len(hook.requests) <= 6
+
+
+def test_events_filter_and_all_unhealthy_once(ddup, prog, http_server, receiver):
+    a, b = http_server(), http_server()
+    ops, eps = receiver().up(), receiver().up()
+    configure(ddup, prog, a, b, f"""[notify ops]
+url = {ops.url}
+[notify eps]
+url = {eps.url}
+method = PUT
+events = endpoint_down endpoint_up
+""")
+    assert ddup.run().rc == 0
+    a.set(status=503)
+    b.set(status=503)
+    assert ddup.run().rc == 0
+    assert ddup.run().rc == 0          # still unhealthy: no second all_unhealthy
+    b.set(status=200)
+    assert ddup.run().rc == 0
+    b.set(status=503)
+    assert ddup.run().rc == 0          # lost again: a second one
+    assert [e["event"] for e in ops.events()] == [
+        "dns_updated", "all_unhealthy", "dns_updated", "all_unhealthy"]
+    assert [(e["event"], e["endpoint"]) for e in eps.events()] == [
+        ("endpoint_down", "a"), ("endpoint_down", "b"), ("endpoint_up", "b"),
+        ("endpoint_down", "b")]
+    assert all(r["method"] == "PUT" for r in eps.requests)
+    un = ops.events()[1]
+    assert un["published"] == ["192.0.2.1"] and un["tier"] == 0
+    assert [e["state"] for e in un["endpoints"]] == ["down", "down"]
+
+
+def test_header_secret_never_in_state_logs_or_status(ddup, prog, http_server, receiver):
+    secret = "hook-s3cret-" + os.urandom(6).hex()
+    a, b = http_server(), http_server()
+    hook = receiver().up(status=500)
+    configure(ddup, prog, a, b, f"""[notify ops]
+url = {hook.url}
+header = Authorization: !env HOOK_TOKEN
+header = X-Team: dns
+attempts = 1
+""")
+    env = {"HOOK_TOKEN": "Bearer " + secret}
+    outs = []
+    for args in (("-v",), ("--status",), ("--status", "--json"), ("-n",)):
+        r = ddup.run(*args, env=env)
+        outs += [r.out, r.err]
+    assert hook.requests[0]["headers"]["Authorization"] == "Bearer " + secret
+    assert hook.requests[0]["headers"]["X-Team"] == "dns"
+    assert "given up after 1 attempts" in outs[1], outs[1]
+    assert "500" in outs[1]
+    for o in outs:
+        assert secret not in o
+    for f in os.listdir(os.path.dirname(ddup.state)):
+        with open(os.path.join(os.path.dirname(ddup.state), f), "rb") as fh:
+            assert secret.encode() not in fh.read(), f
+    assert deliveries(ddup) == [("dns_updated", "ops", 1, 0, 1)]
+
+
+def test_status_shows_pending_and_given_up(ddup, prog, http_server, receiver):
+    a, b = http_server(), http_server()
+    hook = receiver()
+    configure(ddup, prog, a, b, f"""[notify ops]
+url = {hook.url}
+attempts = 2
+[notify quiet]
+command = /bin/true
+""")
+    st = ddup.status()
+    assert st["notifications"] == [
+        {"name": "ops", "kind": "webhook", "pending": 0, "givenUp": 0,
+         "oldestPending": None, "lastError": None},
+        {"name": "quiet", "kind": "program", "pending": 0, "givenUp": 0,
+         "oldestPending": None, "lastError": None}]
+    assert ddup.run().rc == 0
+    st = ddup.status()
+    ops = st["notifications"][0]
+    assert ops["pending"] == 1 and ops["givenUp"] == 0
+    assert ops["oldestPending"] == st["lastRun"]
+    assert hook.url in ops["lastError"]
+    assert st["notifications"][1]["pending"] == 0
+    text = ddup.run("--status").out
+    assert f"notify ops (webhook): 1 pending since {st['lastRun']}; last error: " in text
+    assert "notify quiet (program): nothing pending\n" in text
+    time.sleep(0.3)
+    r = ddup.run()
+    assert "notify 'ops': event 1 given up after 2 attempts" in r.err, r.err
+    ops = ddup.status()["notifications"][0]
+    assert (ops["pending"], ops["givenUp"]) == (0, 1)
+    assert "notify ops (webhook): nothing pending, 1 given up; last error: " in \
+        ddup.run("--status").out
+    # A section taken out of the file: what it had pending is given up.
+    hook.up()
+    a.set(status=503)
+    configure(ddup, prog, a, b, """[notify quiet]
+command = /bin/false
+""")
+    assert ddup.run().rc == 0
+    assert deliveries(ddup)[-1] == ("dns_updated", "quiet", 1, 0, 0)
+    # The undelivered view, as the README shows it.
+    db = sqlite3.connect(f"file:{ddup.state}?mode=ro", uri=True)
+    rows = db.execute("SELECT id, domain, event, notifier, attempts, given_up IS NOT NULL"
+                      " FROM undelivered").fetchall()
+    db.close()
+    assert rows == [(1, NAME, "dns_updated", "ops", 2, 1),
+                    (2, NAME, "dns_updated", "quiet", 1, 0)], rows
