@@ -169,6 +169,8 @@ char	*cfg_dir(const struct ctx *x);
 void	 cfg_build(struct ctx *x);
 /* The [notify] sections into x->c->notifiers (config_notify.c). */
 void	 cfg_build_notify(struct ctx *x);
+/* The i-th key of a [notify] section; NULL past the last. */
+const char	*cfg_notify_key_at(size_t i);
 /* Whether key may be given more than once in a section of kind. */
 int	 cfg_repeatable(enum kind kind, const char *key);
 /* Frees one notifier's fields (config.c frees them all with the config). */

@@ -48,6 +48,13 @@ event_type_str(int type)
 	return type >= 0 && type < EV_COUNT ? event_names[type] : NULL;
 }
 
+const char *
+cfg_notify_key_at(size_t i)
+{
+	return i < sizeof(notify_keys) / sizeof(notify_keys[0]) ?
+	    notify_keys[i].name : NULL;
+}
+
 int
 cfg_repeatable(enum kind kind, const char *key)
 {

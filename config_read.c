@@ -397,7 +397,7 @@ config_key_at(size_t i)
 		return keytab[i].name;
 	if (i - nkeytab < ndom)
 		return dom_keys[i - nkeytab].name;
-	return NULL;
+	return cfg_notify_key_at(i - nkeytab - ndom);
 }
 
 static const char *

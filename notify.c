@@ -164,6 +164,8 @@ send_webhook(const struct notify_cfg *n, const char *who, const char *body,
 			.timeout_ms = timeout_ms,
 			.max_body = ANSWER_MAX,
 			.want = 0,
+			/* A 429 is waited out if its wait fits. */
+			.deadline = mono_ms() + timeout_ms,
 		};
 
 		rc = http_call(&rq, &rs, err, errlen) == PERR_OK ? 0 : -1;
