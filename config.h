@@ -92,17 +92,17 @@ struct domain_cfg {
 	int		 line;
 };
 
-/* The events of SPEC 10, as bits of notify_cfg.events (1 << EV_...). */
+/* The events of SPEC 10, as bits of notify_cfg.events (1 << EVT_...). */
 enum event_type {
-	EV_DNS_UPDATED,
-	EV_DNS_UPDATE_FAILED,
-	EV_ALL_UNHEALTHY,
-	EV_ENDPOINT_DOWN,
-	EV_ENDPOINT_UP,
-	EV_COUNT
+	EVT_DNS_UPDATED,
+	EVT_DNS_UPDATE_FAILED,
+	EVT_ALL_UNHEALTHY,
+	EVT_ENDPOINT_DOWN,
+	EVT_ENDPOINT_UP,
+	EVT_COUNT
 };
 
-/* "dns_updated", ...; NULL past EV_COUNT. */
+/* "dns_updated", ...; NULL past EVT_COUNT. */
 const char	*event_type_str(int type);
 
 /* A [notify NAME] section (SPEC 10): a webhook (url) or a program. */

@@ -14,18 +14,18 @@
 #include "config_int.h"
 #include "util.h"
 
-#define NOTIFY_DEFAULT_EVENTS	((1u << EV_DNS_UPDATED) | \
-				 (1u << EV_DNS_UPDATE_FAILED) | \
-				 (1u << EV_ALL_UNHEALTHY))
+#define NOTIFY_DEFAULT_EVENTS	((1u << EVT_DNS_UPDATED) | \
+				 (1u << EVT_DNS_UPDATE_FAILED) | \
+				 (1u << EVT_ALL_UNHEALTHY))
 #define NOTIFY_ATTEMPTS_MAX	100
 #define NOTIFY_HEADERS_MAX	32
 
-static const char *const event_names[EV_COUNT] = {
-	[EV_DNS_UPDATED] = "dns_updated",
-	[EV_DNS_UPDATE_FAILED] = "dns_update_failed",
-	[EV_ALL_UNHEALTHY] = "all_unhealthy",
-	[EV_ENDPOINT_DOWN] = "endpoint_down",
-	[EV_ENDPOINT_UP] = "endpoint_up",
+static const char *const event_names[EVT_COUNT] = {
+	[EVT_DNS_UPDATED] = "dns_updated",
+	[EVT_DNS_UPDATE_FAILED] = "dns_update_failed",
+	[EVT_ALL_UNHEALTHY] = "all_unhealthy",
+	[EVT_ENDPOINT_DOWN] = "endpoint_down",
+	[EVT_ENDPOINT_UP] = "endpoint_up",
 };
 
 /* The keys of a [notify] section; webhook: only with url. */
@@ -45,7 +45,7 @@ static const struct {
 const char *
 event_type_str(int type)
 {
-	return type >= 0 && type < EV_COUNT ? event_names[type] : NULL;
+	return type >= 0 && type < EVT_COUNT ? event_names[type] : NULL;
 }
 
 const char *
@@ -73,10 +73,10 @@ parse_events(struct ctx *x, const char *who, const struct rkey *k,
 	copy = xstrdup(k->value);
 	for (w = strtok_r(copy, ", \t", &save); w != NULL;
 	    w = strtok_r(NULL, ", \t", &save)) {
-		for (i = 0; i < EV_COUNT; i++)
+		for (i = 0; i < EVT_COUNT; i++)
 			if (strcasecmp(w, event_names[i]) == 0)
 				break;
-		if (i == EV_COUNT) {
+		if (i == EVT_COUNT) {
 			cfg_problem(x, k->line, 0, "%s: unknown event '%s' "
 			    "(known: dns_updated, dns_update_failed, "
 			    "all_unhealthy, endpoint_down, endpoint_up)", who,

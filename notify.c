@@ -109,7 +109,7 @@ notify_retry_at(long long last, long attempts, long long interval_ms)
 int
 notify_wants(const struct notify_cfg *n, int type)
 {
-	return type >= 0 && type < EV_COUNT && (n->events & (1u << type)) != 0;
+	return type >= 0 && type < EVT_COUNT && (n->events & (1u << type)) != 0;
 }
 
 /*

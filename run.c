@@ -481,17 +481,17 @@ collect_events(struct run *r, struct dom_run *d)
 	ev.eps = eps;
 	ev.neps = d->cfg->neps;
 	if (d->pub.wrote) {
-		ev.type = EV_DNS_UPDATED;
+		ev.type = EVT_DNS_UPDATED;
 		add_event(r, &ev);
 	}
 	if (d->pub.failed) {
-		ev.type = EV_DNS_UPDATE_FAILED;
+		ev.type = EVT_DNS_UPDATE_FAILED;
 		ev.error = d->pub.error;
 		add_event(r, &ev);
 		ev.error = NULL;
 	}
 	if (!d->dec.control_failed && !d->dec.any_healthy && !d->st.unhealthy) {
-		ev.type = EV_ALL_UNHEALTHY;
+		ev.type = EVT_ALL_UNHEALTHY;
 		add_event(r, &ev);
 	}
 	/* Removed, or no longer: an endpoint's first checks are not news. */
@@ -500,8 +500,8 @@ collect_events(struct run *r, struct dom_run *d)
 			continue;
 		if (d->dep[j].new_removed == d->dep[j].removed)
 			continue;
-		ev.type = d->dep[j].new_removed ? EV_ENDPOINT_DOWN :
-		    EV_ENDPOINT_UP;
+		ev.type = d->dep[j].new_removed ? EVT_ENDPOINT_DOWN :
+		    EVT_ENDPOINT_UP;
 		ev.endpoint = d->cfg->eps[j].name;
 		add_event(r, &ev);
 	}

@@ -139,7 +139,7 @@ check_notify(const struct notify_cfg *n)
 	    n->dir != NULL && n->nheaders == 0), "program", n->command);
 	fuzz_check(n->attempts >= 1 && n->attempts <= 100 &&
 	    n->timeout_ms > 0, "attempts, timeout", n->name);
-	fuzz_check(n->events != 0 && n->events < (1u << EV_COUNT), "events",
+	fuzz_check(n->events != 0 && n->events < (1u << EVT_COUNT), "events",
 	    n->name);
 	fuzz_check(n->method != NULL && (strcmp(n->method, "POST") == 0 ||
 	    strcmp(n->method, "PUT") == 0 || strcmp(n->method, "PATCH") == 0),

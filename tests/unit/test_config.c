@@ -1062,8 +1062,8 @@ test_notify(void **state)
 	assert_int_equal(n->nheaders, 0);
 	assert_int_equal(n->timeout_ms, 10000);
 	assert_int_equal(n->attempts, 5);
-	assert_int_equal(n->events, (1u << EV_DNS_UPDATED) |
-	    (1u << EV_DNS_UPDATE_FAILED) | (1u << EV_ALL_UNHEALTHY));
+	assert_int_equal(n->events, (1u << EVT_DNS_UPDATED) |
+	    (1u << EVT_DNS_UPDATE_FAILED) | (1u << EVT_ALL_UNHEALTHY));
 	n = &c->notifiers[1];
 	assert_string_equal(n->method, "PUT");
 	assert_int_equal(n->nheaders, 3);
@@ -1073,16 +1073,16 @@ test_notify(void **state)
 	assert_null(n->headers[3]);
 	assert_int_equal(n->timeout_ms, 2500);
 	assert_int_equal(n->attempts, 1);
-	assert_int_equal(n->events, (1u << EV_ENDPOINT_UP) |
-	    (1u << EV_ENDPOINT_DOWN) | (1u << EV_ALL_UNHEALTHY));
+	assert_int_equal(n->events, (1u << EVT_ENDPOINT_UP) |
+	    (1u << EVT_ENDPOINT_DOWN) | (1u << EVT_ALL_UNHEALTHY));
 	n = &c->notifiers[2];
 	assert_null(n->url);
 	assert_string_equal(n->command, "/usr/local/bin/ddup-hook");
 	assert_string_equal(n->dir, tmpdir);
 	assert_int_equal(n->timeout_ms, 3000);
-	assert_int_equal(n->events, 1u << EV_DNS_UPDATED);
-	assert_string_equal(event_type_str(EV_ENDPOINT_UP), "endpoint_up");
-	assert_null(event_type_str(EV_COUNT));
+	assert_int_equal(n->events, 1u << EVT_DNS_UPDATED);
+	assert_string_equal(event_type_str(EVT_ENDPOINT_UP), "endpoint_up");
+	assert_null(event_type_str(EVT_COUNT));
 	config_free(c);
 	free(errs);
 	free(secret);

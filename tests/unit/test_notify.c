@@ -29,7 +29,7 @@ test_event_json(void **state)
 		{ "c", "2001:db8::2", 1, 1, "active", NULL },
 	};
 	struct event ev = {
-		.type = EV_DNS_UPDATED,
+		.type = EVT_DNS_UPDATED,
 		.domain = "app.example.test",
 		.time = T0,
 		.published = now,
@@ -63,7 +63,7 @@ test_event_json(void **state)
 	free(s);
 
 	/* A failed update on a first run: no tier before, an error. */
-	ev.type = EV_DNS_UPDATE_FAILED;
+	ev.type = EVT_DNS_UPDATE_FAILED;
 	ev.has_previous_tier = 0;
 	ev.nprevious = 0;
 	ev.neps = 0;
@@ -78,7 +78,7 @@ test_event_json(void **state)
 	free(s);
 
 	/* An endpoint's event names it, after the time. */
-	ev.type = EV_ENDPOINT_DOWN;
+	ev.type = EVT_ENDPOINT_DOWN;
 	ev.endpoint = "a";
 	ev.error = NULL;
 	ev.has_tier = 0;
@@ -135,13 +135,13 @@ test_wants(void **state)
 
 	(void)state;
 	memset(&n, 0, sizeof(n));
-	n.events = (1u << EV_ENDPOINT_DOWN) | (1u << EV_DNS_UPDATED);
-	assert_true(notify_wants(&n, EV_ENDPOINT_DOWN));
-	assert_true(notify_wants(&n, EV_DNS_UPDATED));
-	assert_false(notify_wants(&n, EV_ENDPOINT_UP));
-	assert_false(notify_wants(&n, EV_ALL_UNHEALTHY));
+	n.events = (1u << EVT_ENDPOINT_DOWN) | (1u << EVT_DNS_UPDATED);
+	assert_true(notify_wants(&n, EVT_ENDPOINT_DOWN));
+	assert_true(notify_wants(&n, EVT_DNS_UPDATED));
+	assert_false(notify_wants(&n, EVT_ENDPOINT_UP));
+	assert_false(notify_wants(&n, EVT_ALL_UNHEALTHY));
 	assert_false(notify_wants(&n, -1));
-	assert_false(notify_wants(&n, EV_COUNT));
+	assert_false(notify_wants(&n, EVT_COUNT));
 }
 
 int
