@@ -15,7 +15,7 @@
 
 CC	?= cc
 O	?= build
-PKGS	 = libcurl inih sqlite3 ldns jansson libcrypto
+PKGS	 = libcurl inih sqlite3 ldns jansson libcrypto libpq
 PYTHON	?= /usr/bin/python3
 
 WARN	 = -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include <curl/curl.h>
+#include <libpq-fe.h>
 
 #include "config_int.h"
 #include "pguri.h"
@@ -50,6 +51,48 @@ static char	*secret_text(struct ctx *, const struct rkey *, const char *,
 #define CHECKER_MAX	253		/* bytes in a checker's name: a host name */
 
 /*
+ * A PostgreSQL URI that libpq cannot read is a configuration error, found
+ * by -n without connecting.  libpq's message quotes parts of the URI,
+ * which may hold the password: what it quotes is left out.
+ */
+static void
+check_pg_uri(struct ctx *x, const struct rkey *k, const char *uri)
+{
+	PQconninfoOption *opts;
+	const char *p;
+	char *msg = NULL, *shown;
+	size_t n = 0;
+	int quoted = 0;
+
+	if ((opts = PQconninfoParse(uri, &msg)) != NULL) {
+		PQconninfoFree(opts);
+		return;
+	}
+	if (msg == NULL) {
+		cfg_problem(x, k->line, 0, "'state': libpq cannot read the URI "
+		    "(out of memory)");
+		return;
+	}
+	/* Each quoted part becomes "...": at most 5 bytes for its 2. */
+	shown = xmalloc(strlen(msg) * 3 + 1);
+	for (p = msg; *p != '\0'; p++) {
+		if (*p == '"') {
+			quoted = !quoted;
+			if (quoted) {
+				memcpy(shown + n, "\"...\"", 5);
+				n += 5;
+			}
+		} else if (!quoted && *p != '\n')
+			shown[n++] = *p;
+	}
+	shown[n] = '\0';
+	cfg_problem(x, k->line, 0, "'state': not a PostgreSQL URI that libpq "
+	    "can read: %s", shown);
+	free(shown);
+	PQfreemem(msg);
+}
+
+/*
  * `state` (SPEC 3.1 and 11): a path, or a PostgreSQL URI.  It is a
  * secret, as the URI may hold a password; that one is never shown.
  */
@@ -72,6 +115,7 @@ check_state(struct ctx *x, const struct rsec *s)
 	if (!pguri_is(v))
 		return;
 	c->state_pg = 1;
+	check_pg_uri(x, k, v);
 	shown = pguri_redact(v);
 	if (literal && x->group_readable && strcmp(shown, v) != 0)
 		cfg_problem(x, k->line, 1, "'state': the URI's password is "

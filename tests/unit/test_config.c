@@ -1584,6 +1584,20 @@ test_state_uri(void **state)
 	assert_true(c->state_pg);
 	config_free(c);
 	free(errs);
+	/* One libpq cannot read: what its message quotes is left out. */
+	errs = load("state = postgresql://ddup:s3cret@db.test/ddup?colour=1\n"
+	    "checkers = a\nchecker = a\n" PROV DOM EP, 0600, 1, &c);
+	assert_null(c);
+	assert_string_equal(errs, "F:1: 'state': not a PostgreSQL URI that "
+	    "libpq can read: invalid URI query parameter: \"...\"\n");
+	free(errs);
+	errs = load("state = postgresql://ddup:s3%zzcret@[::1/ddup\n"
+	    "checkers = a\nchecker = a\n" PROV DOM EP, 0600, 1, &c);
+	assert_null(c);
+	assert_non_null(strstr(errs, "F:1: 'state': not a PostgreSQL URI"));
+	assert_null(strstr(errs, "s3"));
+	assert_null(strstr(errs, "cret"));
+	free(errs);
 	/* A path is SQLite, also from !env. */
 	setenv("DDUP_TEST_STATE", "/var/lib/ddup/x.db", 1);
 	errs = load("state = !env DDUP_TEST_STATE\n" PROV DOM EP, 0600, 1, &c);
