@@ -204,4 +204,14 @@ const char	*domain_rank_location(const struct domain_cfg *d, long rank);
  */
 const char	*config_key_at(size_t i);
 
+/*
+ * Where the key of config_key_at(i) may be written, CFG_KEY_* bits, so
+ * that the test finds it in that part of the manual; 0 past the last.
+ */
+#define CFG_KEY_TOP	 0x01
+#define CFG_KEY_DOMAIN	 0x02	/* also at the top, as every domain's default */
+#define CFG_KEY_ENDPOINT 0x04
+#define CFG_KEY_NOTIFY	 0x08
+int		 config_key_where(size_t i);
+
 #endif

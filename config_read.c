@@ -387,6 +387,25 @@ static const struct dom_key {
 	    1, { NULL } },
 };
 
+int
+config_key_where(size_t i)
+{
+	size_t	 nkeytab = sizeof(keytab) / sizeof(keytab[0]);
+	size_t	 ndom = sizeof(dom_keys) / sizeof(dom_keys[0]);
+	int	 w;
+
+	if (i < nkeytab) {
+		w = keytab[i].where;
+		return ((w & (W_TOP | W_NOTYET)) != 0 ? CFG_KEY_TOP : 0) |
+		    ((w & W_DOMAIN) != 0 ? CFG_KEY_DOMAIN : 0) |
+		    ((w & W_ENDPOINT) != 0 ? CFG_KEY_ENDPOINT : 0);
+	}
+	if (i - nkeytab < ndom)
+		return CFG_KEY_TOP | CFG_KEY_DOMAIN;
+	/* Past the two tables, config_key_at() lists the [notify] keys. */
+	return config_key_at(i) != NULL ? CFG_KEY_NOTIFY : 0;
+}
+
 const char *
 config_key_at(size_t i)
 {

@@ -63,22 +63,77 @@ has_item(const char *from, const char *to, const char *key)
 	return 0;
 }
 
+/* [*from, *to) becomes the text of ".Sh NAME" up to the next .Sh. */
+static int
+section(const char *page, const char *name, const char **from,
+    const char **to)
+{
+	char	 head[64];
+
+	snprintf(head, sizeof(head), "\n.Sh %s\n", name);
+	if ((*from = strstr(page, head)) == NULL)
+		return 0;
+	*from += strlen(head) - 1;
+	if ((*to = strstr(*from, "\n.Sh ")) == NULL)
+		*to = *from + strlen(*from);
+	return 1;
+}
+
+static int
+in_section(const char *page, const char *name, const char *key)
+{
+	const char	*from, *to;
+
+	return section(page, name, &from, &to) && has_item(from, to, key);
+}
+
+/*
+ * Each key has its item in the part of the page for where it may be
+ * written: a domain key (written at the top too, as every domain's
+ * default) in DOMAINS or POLICIES, the others in TOP-LEVEL KEYS,
+ * ENDPOINTS or NOTIFICATIONS; a key of two places in both.
+ */
 static void
 test_keys_documented(void **state)
 {
 	const char	*key;
 	char		*page;
 	size_t		 i, missing = 0;
+	int		 where;
 
 	(void)state;
 	page = slurp(INI_PAGE);
-	for (i = 0; (key = config_key_at(i)) != NULL; i++)
-		if (!has_item(page, page + strlen(page), key)) {
-			print_error("%s: key '%s' has no \".It Cm %s\"\n",
-			    INI_PAGE, key, key);
+	for (i = 0; (key = config_key_at(i)) != NULL; i++) {
+		where = config_key_where(i);
+		assert_true(where != 0);
+		if ((where & CFG_KEY_DOMAIN) != 0 &&
+		    !in_section(page, "DOMAINS", key) &&
+		    !in_section(page, "POLICIES", key)) {
+			print_error("%s: domain key '%s' has no \".It Cm %s\" "
+			    "in DOMAINS or POLICIES\n", INI_PAGE, key, key);
 			missing++;
 		}
+		if (where == CFG_KEY_TOP &&
+		    !in_section(page, "TOP-LEVEL KEYS", key)) {
+			print_error("%s: key '%s' has no \".It Cm %s\" in "
+			    "TOP-LEVEL KEYS\n", INI_PAGE, key, key);
+			missing++;
+		}
+		if ((where & CFG_KEY_ENDPOINT) != 0 &&
+		    !in_section(page, "ENDPOINTS", key)) {
+			print_error("%s: endpoint key '%s' has no \".It Cm %s\" "
+			    "in ENDPOINTS\n", INI_PAGE, key, key);
+			missing++;
+		}
+		if ((where & CFG_KEY_NOTIFY) != 0 &&
+		    !in_section(page, "NOTIFICATIONS", key)) {
+			print_error("%s: [notify] key '%s' has no \".It Cm %s\" "
+			    "in NOTIFICATIONS\n", INI_PAGE, key, key);
+			missing++;
+		}
+	}
 	assert_true(i > 20);		/* the table was really walked */
+	assert_int_equal(config_key_where(i), 0);
 	free(page);
 	assert_int_equal(missing, 0);
 }
