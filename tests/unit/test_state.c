@@ -818,6 +818,113 @@ test_migrate_typed_records(void **ctx)
 	    " WHERE integrity_check = 'ok'"), 1);
 }
 
+/*
+ * The notification outbox (schema 7) on a file the previous ddup-check
+ * left (schema 6): events stored in the run's transaction, deliveries
+ * per section oldest first, attempts recorded one by one, counts for
+ * --status, a removed section's events given up, the undelivered view.
+ */
+static void
+test_outbox(void **ctx)
+{
+	static const char *const both[] = { "ops", "pager" };
+	struct fx	*f = *ctx;
+	struct state	*st;
+	struct st_delivery *v;
+	struct st_notify_counts nc;
+	char		 sql[256], err[512];
+	size_t		 n, i;
+
+	for (i = 0; i < 6; i++)
+		raw_exec(f->path, state_migrations[i]);
+	snprintf(sql, sizeof(sql), "PRAGMA user_version = 6;"
+	    " PRAGMA application_id = %d", 0x64647570);
+	raw_exec(f->path, sql);
+	raw_exec(f->path, "INSERT INTO domains (name, provider, ttl, tier,"
+	    " unhealthy) VALUES ('www.example.org', 'ns1', 300, 0, 0)");
+
+	st = open_ok(f->path, STATE_RW);
+	assert_int_equal(raw_int(f->path, "PRAGMA user_version"),
+	    state_schema_version);
+	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM domains"), 1);
+	begin(st);
+	assert_int_equal(state_add_event(st, T0, "www.example.org",
+	    "dns_updated", NULL, "{\"event\":\"dns_updated\"}", both, 2), 0);
+	assert_int_equal(state_add_event(st, T0, "www.example.org",
+	    "endpoint_down", "web1", "{\"event\":\"endpoint_down\"}", both,
+	    1), 0);
+	/* Nobody wants it: not stored. */
+	assert_int_equal(state_add_event(st, T0, "www.example.org",
+	    "endpoint_up", "web1", "{}", both, 0), 0);
+	commit(st);
+	/* Outside a transaction, nothing is stored. */
+	assert_int_equal(state_add_event(st, T0, "x", "dns_updated", NULL,
+	    "{}", both, 1), -1);
+	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM events"), 2);
+
+	assert_int_equal(state_get_deliveries(st, "ops", &v, &n), 0);
+	assert_int_equal(n, 2);
+	assert_true(v[0].event < v[1].event);
+	assert_string_equal(v[0].body, "{\"event\":\"dns_updated\"}");
+	assert_int_equal(v[0].attempts, 0);
+	assert_int_equal(v[0].next_attempt, 0);
+	/* The first fails: attempt 1, due again later. */
+	v[0].attempts = 1;
+	v[0].next_attempt = T0 + 15000;
+	assert_int_equal(state_put_delivery(st, "ops", &v[0], T0 + 1, 0, 0,
+	    "notify 'ops' at http://127.0.0.1:9/: 503", err, sizeof(err)), 0);
+	assert_int_equal(state_notify_counts(st, "ops", &nc), 0);
+	assert_int_equal(nc.pending, 2);
+	assert_int_equal(nc.given_up, 0);
+	assert_int_equal(nc.oldest_pending, T0);
+	assert_string_equal(nc.last_error,
+	    "notify 'ops' at http://127.0.0.1:9/: 503");
+	state_deliveries_free(v, n);
+
+	assert_int_equal(state_get_deliveries(st, "ops", &v, &n), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(v[0].attempts, 1);
+	assert_int_equal(v[0].next_attempt, T0 + 15000);
+	/* Given up, then the next delivered. */
+	v[0].attempts = 2;
+	v[0].next_attempt = 0;
+	assert_int_equal(state_put_delivery(st, "ops", &v[0], T0 + 2, 0, 1,
+	    "gone", err, sizeof(err)), 0);
+	assert_int_equal(state_put_delivery(st, "ops", &v[1], T0 + 3, 1, 0,
+	    NULL, err, sizeof(err)), 0);
+	state_deliveries_free(v, n);
+	assert_int_equal(state_get_deliveries(st, "ops", &v, &n), 0);
+	assert_int_equal(n, 0);
+	state_deliveries_free(v, n);
+	assert_int_equal(state_notify_counts(st, "ops", &nc), 0);
+	assert_int_equal(nc.pending, 0);
+	assert_int_equal(nc.given_up, 1);
+	assert_int_equal(nc.oldest_pending, 0);
+	assert_string_equal(nc.last_error, "gone");
+
+	/* pager is no longer configured: its event is given up. */
+	begin(st);
+	assert_int_equal(state_prune_events(st, T0 + 4, 86400000, both, 1), 0);
+	commit(st);
+	assert_int_equal(state_notify_counts(st, "pager", &nc), 0);
+	assert_int_equal(nc.pending, 0);
+	assert_int_equal(nc.given_up, 1);
+	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM undelivered"),
+	    2);
+	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM undelivered"
+	    " WHERE notifier = 'pager' AND given_up IS NOT NULL AND last_error"
+	    " LIKE 'no [notify] section%'"), 1);
+	/* Older than history and done with: gone. */
+	begin(st);
+	assert_int_equal(state_prune_events(st, T0 + 2 * 86400000LL, 86400000,
+	    both, 2), 0);
+	commit(st);
+	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM events"), 0);
+	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM deliveries"),
+	    0);
+	state_close(st);
+}
+
 static void
 test_modes(void **ctx)
 {
@@ -1709,6 +1816,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_future, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_migrate_typed_records,
 		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_outbox, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_modes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_missing_parents, setup,
 		    teardown),
