@@ -17,9 +17,11 @@
 #include "decide.h"
 #include "log.h"
 #include "notify.h"
+#include "outcome.h"
 #include "provider.h"
 #include "publish.h"
 #include "run.h"
+#include "save.h"
 #include "state.h"
 #include "status.h"
 #include "util.h"
@@ -59,14 +61,6 @@ struct prov_slot {
 	int			 unreachable;	/* did not answer in this run */
 };
 
-/* An event of the run, for the outbox (SPEC 10). */
-struct run_event {
-	int			 type;		/* enum event_type */
-	const char		*domain;
-	const char		*endpoint;	/* NULL: the domain's */
-	char			*body;		/* the event JSON */
-};
-
 struct run {
 	struct config		*cfg;
 	struct state		*st;
@@ -79,9 +73,8 @@ struct run {
 	int			 dry_run;
 	int			 control_failed;	/* this run blames its network */
 	struct check_res	 control;	/* the controlUrl's check */
-	struct run_event	*events;
-	size_t			 nevents;
 	struct st_notify_counts	*counts;	/* --status: per [notify] */
+	struct outcome		*out;		/* what the run found and did */
 };
 
 /* Whether the set last published holds e's address or CNAME. */
@@ -360,307 +353,234 @@ settle(struct run *r, struct dom_run *d)
 	decide_states(&d->dec, d->dep, d->cfg->neps);
 }
 
-/* One line per endpoint whose state changed, and per domain gone unhealthy. */
-static void
-log_transitions(struct dom_run *d)
+/* The stored tier as an outcome shows it. */
+static struct log_tier
+stored_tier(const struct dom_run *d)
 {
-	size_t	 j;
+	struct log_tier t;
 
-	for (j = 0; j < d->cfg->neps; j++) {
-		struct ep_run *e = &d->eps[j];
-		int now = d->dep[j].state;
-
-		if (now == e->before)
-			continue;
-		/* A first pass is not news; a first failure is. */
-		if (e->before == EP_UNKNOWN && now != EP_DOWN)
-			continue;
-		logx(now == EP_DOWN ? LOG_WARN : LOG_INFO, d->cfg->name,
-		    e->cfg->name, "%s -> %s: %s", ep_state_str(e->before),
-		    ep_state_str(now), e->res.reason);
-	}
-	/* A run that blames its own network says so once, for all. */
-	if (d->dec.control_failed)
-		return;
-	if (!d->dec.any_healthy && !d->st.unhealthy)
-		logx(LOG_ERR, d->cfg->name, NULL, "no healthy endpoint: DNS "
-		    "left as it is");
-	else if (d->dec.any_healthy && d->st.unhealthy)
-		logx(LOG_INFO, d->cfg->name, NULL, "healthy endpoints again");
+	t.priority = d->st.tier;
+	t.located = d->cfg->pol.location != NULL;
+	t.rank = d->st.tier_rank;
+	t.location = d->st.tier_location[0] != '\0' ? d->st.tier_location :
+	    NULL;
+	return t;
 }
 
-/* The addresses (or CNAME target) of sets, A first, into v. */
-static size_t
-set_texts(const struct rrset *sets, const int *has, const char **v)
+/* The sets held in DNS as the state file has them, for the outcome. */
+static void
+sets_from_state(const struct st_domain *st, struct addrset *addrs,
+    char **cname)
 {
-	size_t k, i, n = 0;
+	size_t i, k;
 
 	for (k = 0; k < RR_NTYPES; k++) {
-		if (has != NULL && !has[k])
+		if (!st->has_pub[k])
 			continue;
-		for (i = 0; i < sets[k].addrs.n; i++)
-			v[n++] = sets[k].addrs.v[i].s;
-		if (sets[k].target != NULL)
-			v[n++] = sets[k].target;
+		for (i = 0; i < st->pub[k].addrs.n; i++)
+			addrset_add_addr(addrs, &st->pub[k].addrs.v[i]);
+		if (st->pub[k].target != NULL && *cname == NULL)
+			*cname = xstrdup(st->pub[k].target);
 	}
-	return n;
 }
 
-static size_t
-set_count(const struct rrset *sets, const int *has)
-{
-	size_t k, n = 0;
-
-	for (k = 0; k < RR_NTYPES; k++)
-		if (has == NULL || has[k])
-			n += sets[k].addrs.n + (sets[k].target != NULL);
-	return n;
-}
-
+/* The sets DNS held before an update was tried, from its changes. */
 static void
-add_event(struct run *r, struct event *ev)
+sets_from_changes(const struct publication *p, struct addrset *addrs,
+    char **cname)
 {
-	struct run_event *re;
-	char *body;
+	size_t k;
 
-	if ((body = event_json(ev)) == NULL) {
-		logx(LOG_ERR, ev->domain, ev->endpoint, "cannot build the "
-		    "%s event", event_type_str(ev->type));
-		return;
+	for (k = 0; k < p->nchanges; k++) {
+		if (p->changes[k].type == RR_CNAME) {
+			if (p->changes[k].old[0] != '\0' && *cname == NULL)
+				*cname = xstrdup(p->changes[k].old);
+		} else {
+			struct addrset one = { 0 };
+			size_t i;
+
+			if (addrset_parse(&one, p->changes[k].old) == 0)
+				for (i = 0; i < one.n; i++)
+					addrset_add_addr(addrs, &one.v[i]);
+			addrset_free(&one);
+		}
 	}
-	r->events = xrealloc(r->events, (r->nevents + 1) *
-	    sizeof(*r->events));
-	re = &r->events[r->nevents++];
-	re->type = ev->type;
-	re->domain = ev->domain;
-	re->endpoint = ev->endpoint;
-	re->body = body;
+}
+
+/* One endpoint of the outcome, from this run's view of it. */
+static void
+fill_endpoint(struct run *r, const struct dom_run *d, size_t j,
+    struct outcome_ep *oe)
+{
+	const struct ep_run *e = &d->eps[j];
+	const struct dec_ep *de = &d->dep[j];
+
+	oe->cfg = e->cfg;
+	oe->drained = e->drain != NULL;
+	oe->drained_until = e->drain != NULL ? e->drain->until : 0;
+	oe->has_state = de->has_state;
+	oe->state_before = e->before;
+	oe->failures_before = de->failures;
+	oe->passes_before = de->passes;
+	oe->removed_before = de->removed;
+	oe->last_ok_before = de->last_ok;
+	oe->last_check_before = e->last_check;
+	oe->last_result_before = e->last_result;
+	oe->latency_before = e->latency_ms;
+	if (de->result != CR_NONE) {
+		oe->check.done = 1;
+		oe->check.counted = de->counted;
+		oe->check.ok = e->res.ok;
+		oe->check.status = e->res.status;
+		oe->check.latency_ms = e->res.latency_ms;
+		oe->check.reason = e->res.reason;
+	}
+	oe->state = de->state;
+	oe->healthy = de->healthy;
+	oe->published = de->published;
+	oe->failures = de->new_failures;
+	oe->passes = de->new_passes;
+	oe->removed = de->new_removed;
+	if (oe->check.done) {
+		oe->last_check = r->now;
+		oe->last_result = oe->check.reason;
+		oe->latency_ms = oe->check.latency_ms;
+	} else if (e->last_check > 0) {
+		oe->last_check = e->last_check;
+		oe->last_result = e->last_result;
+		oe->latency_ms = e->latency_ms;
+	} else
+		oe->latency_ms = -1;
 }
 
 /*
- * The domain's events of SPEC 10: its DNS changed or failed to, it lost
- * its last healthy endpoint (once: the stored flag says it had one), an
- * endpoint was removed or came back.  Made only when some [notify]
- * section is configured: the JSON of each is built once, here.
+ * Domain i of the outcome, once its decision, publication and states
+ * are known.  A dry run shows what DNS would hold and the stored last
+ * change and error (it writes nothing); --status shows the stored state.
  */
 static void
-collect_events(struct run *r, struct dom_run *d)
+fill_domain(struct run *r, size_t i, int kind)
 {
-	const struct rrset *after = d->pub.synced ? d->pub.want : d->st.pub;
-	const int *after_has = d->pub.synced ? NULL : d->st.has_pub;
-	struct event_ep *eps;
-	struct event ev;
-	const char **prev, **now;
-	size_t j;
+	struct dom_run		*d = &r->doms[i];
+	struct outcome_domain	*od = outcome_fill(r->out, i, d->cfg);
+	size_t			 j;
 
-	if (r->cfg->nnotifiers == 0 || r->dry_run)
-		return;
-	memset(&ev, 0, sizeof(ev));
-	prev = xcalloc(set_count(d->st.pub, d->st.has_pub) + 1, sizeof(*prev));
-	now = xcalloc(set_count(after, after_has) + 1, sizeof(*now));
-	eps = xcalloc(d->cfg->neps + 1, sizeof(*eps));
-	ev.domain = d->cfg->name;
-	ev.time = r->now;
-	ev.nprevious = set_texts(d->st.pub, d->st.has_pub, prev);
-	ev.previous = prev;
-	ev.npublished = set_texts(after, after_has, now);
-	ev.published = now;
-	ev.has_previous_tier = d->st.has_tier;
-	ev.previous_tier = d->st.tier;
-	ev.has_tier = d->pub.synced || d->st.has_tier;
-	ev.tier = d->pub.synced ? d->pub.tier.priority : d->st.tier;
-	for (j = 0; j < d->cfg->neps; j++) {
-		eps[j].name = d->cfg->eps[j].name;
-		eps[j].ip = endpoint_target(&d->cfg->eps[j]);
-		eps[j].priority = d->cfg->eps[j].priority;
-		eps[j].healthy = d->dep[j].healthy;
-		eps[j].state = ep_state_str(d->dep[j].state);
-		eps[j].last_result = d->dep[j].result != CR_NONE ?
-		    d->eps[j].res.reason : NULL;
+	od->found = d->st.found;
+	od->was_unhealthy = d->st.unhealthy;
+	od->has_tier_before = d->st.has_tier;
+	od->tier_before = stored_tier(d);
+	od->status = d->dec.status;
+	od->any_healthy = d->dec.any_healthy;
+	od->waiting = d->dec.waiting;
+	od->best.priority = d->dec.best.priority;
+	od->best.located = d->cfg->pol.location != NULL;
+	od->best.rank = d->dec.best.rank;
+	od->best.location = domain_rank_location(d->cfg, d->dec.best.rank);
+	od->failback_now = d->dec.failback_now;
+	od->failback_requested = kind == OUTCOME_STATUS &&
+	    state_has_failback(&r->req, d->cfg->name);
+	od->has_tier = od->has_tier_before;
+	od->tier = od->tier_before;
+	od->last_change = d->st.last_change;
+	od->last_error = d->st.last_error[0] ? d->st.last_error : NULL;
+	od->unhealthy = d->st.unhealthy;
+	od->unsure = d->st.unsure;
+	od->why = d->why != NULL && d->why[0] ? d->why : NULL;
+	if (kind != OUTCOME_STATUS) {
+		od->pub = &d->pub;
+		od->has_want = d->dec.any_healthy;
+		od->want = d->pub.tier;
+		od->synced = d->pub.synced;
+		od->changed = d->pub.wrote;
+		od->failed = d->pub.failed;
+		od->error = d->pub.failed ? d->pub.error : NULL;
 	}
-	ev.eps = eps;
-	ev.neps = d->cfg->neps;
-	if (d->pub.wrote) {
-		ev.type = EVT_DNS_UPDATED;
-		add_event(r, &ev);
-	}
-	if (d->pub.failed) {
-		ev.type = EVT_DNS_UPDATE_FAILED;
-		ev.error = d->pub.error;
-		add_event(r, &ev);
-		ev.error = NULL;
-	}
-	if (!d->dec.control_failed && !d->dec.any_healthy && !d->st.unhealthy) {
-		ev.type = EVT_ALL_UNHEALTHY;
-		add_event(r, &ev);
-	}
-	/* Removed, or no longer: an endpoint's first checks are not news. */
-	for (j = 0; j < d->cfg->neps && !d->dec.control_failed; j++) {
-		if (!d->dep[j].has_state || !d->dep[j].counted)
-			continue;
-		if (d->dep[j].new_removed == d->dep[j].removed)
-			continue;
-		ev.type = d->dep[j].new_removed ? EVT_ENDPOINT_DOWN :
-		    EVT_ENDPOINT_UP;
-		ev.endpoint = d->cfg->eps[j].name;
-		add_event(r, &ev);
-	}
-	ev.endpoint = NULL;
-	free(prev);
-	free(now);
-	free(eps);
-}
-
-/* The run's events, each with the sections that want it. */
-static int
-save_events(struct run *r)
-{
-	const char **names;
-	size_t i, j, n;
-	int rc = 0;
-
-	names = xcalloc(r->cfg->nnotifiers + 1, sizeof(*names));
-	for (i = 0; i < r->nevents && rc == 0; i++) {
-		for (n = 0, j = 0; j < r->cfg->nnotifiers; j++)
-			if (notify_wants(&r->cfg->notifiers[j],
-			    r->events[i].type))
-				names[n++] = r->cfg->notifiers[j].name;
-		rc = state_add_event(r->st, r->now, r->events[i].domain,
-		    event_type_str(r->events[i].type), r->events[i].endpoint,
-		    r->events[i].body, names, n);
-	}
-	for (j = 0; j < r->cfg->nnotifiers; j++)
-		names[j] = r->cfg->notifiers[j].name;
-	if (rc == 0)
-		rc = state_prune_events(r->st, r->now, r->cfg->history_ms,
-		    names, r->cfg->nnotifiers);
-	free((void *)names);
-	return rc;
-}
-
-/* Everything the run learnt, in one transaction. */
-static int
-save(struct run *r)
-{
-	char		 err[512];
-	size_t		 i, j, k;
-	long long	 rows, pages;
-
-	if (state_begin(r->st, err, sizeof(err)) == -1)
-		goto fail;
-	for (i = 0; i < r->ndoms; i++) {
-		struct dom_run *d = &r->doms[i];
-		struct st_domain sd = d->st;
-
-		for (j = 0; j < d->cfg->neps; j++) {
-			struct ep_run *e = &d->eps[j];
-			struct st_endpoint se;
-
-			/*
-			 * A failure blamed on the checker's network is not
-			 * the endpoint's: its counters stay as they were and
-			 * its history gets no failed check.
-			 */
-			if (!d->dep[j].counted && d->dep[j].result != CR_NONE &&
-			    d->dep[j].has_state) {
-				/* The stored counters, as load() read them. */
-				memset(&se, 0, sizeof(se));
-				se.found = 1;
-				se.failures = d->dep[j].failures;
-				se.passes = d->dep[j].passes;
-				se.removed = d->dep[j].removed;
-				se.last_ok = d->dep[j].last_ok;
-				se.latency_ms = e->latency_ms;
-				se.uncounted = 1;
-				if (state_put_endpoint(r->st, d->cfg->name,
-				    e->cfg->name, e->cfg->ip.s, e->cfg->url,
-				    e->cfg->priority, &se) == -1)
-					goto dberr;
-				continue;
-			}
-			if (!d->dep[j].counted && d->dep[j].result != CR_NONE)
-				continue;
-			memset(&se, 0, sizeof(se));
-			se.found = 1;
-			se.failures = d->dep[j].new_failures;
-			se.passes = d->dep[j].new_passes;
-			se.removed = d->dep[j].new_removed;
-			se.last_check = r->now;
-			se.last_ok = e->res.ok;
-			se.last_status = e->res.status;
-			se.latency_ms = e->res.latency_ms;
-			text_printable_copy(se.last_result,
-			    sizeof(se.last_result), e->res.reason);
-			if (state_put_endpoint(r->st, d->cfg->name,
-			    e->cfg->name, endpoint_target(e->cfg), e->cfg->url,
-			    e->cfg->priority, &se) == -1)
-				goto dberr;
-		}
+	if (kind == OUTCOME_RUN) {
 		if (!r->control_failed)
-			sd.unhealthy = !d->dec.any_healthy;
+			od->unhealthy = !d->dec.any_healthy;
 		/* An update that failed may still have reached DNS. */
 		if (d->pub.synced)
-			sd.unsure = 0;
+			od->unsure = 0;
 		else if (d->pub.nchanges > 0)
-			sd.unsure = 1;
+			od->unsure = 1;
 		if (d->pub.synced) {
-			sd.has_tier = 1;
-			sd.tier = d->pub.tier.priority;
-			sd.tier_rank = d->pub.tier.located ?
-			    d->pub.tier.rank : -1;
-			snprintf(sd.tier_location, sizeof(sd.tier_location),
-			    "%s", d->pub.tier.location != NULL ?
-			    d->pub.tier.location : "");
-			sd.last_error[0] = '\0';
+			od->has_tier = 1;
+			od->tier = d->pub.tier;
+			od->last_error = NULL;
 			if (d->pub.wrote)
-				sd.last_change = r->now;
-			for (k = 0; k < RR_NTYPES; k++)
-				if (publication_managed(&d->pub, (int)k) &&
-				    state_put_published(r->st, d->cfg->name,
-				    d->pub.want[k].type, &d->pub.want[k]) == -1)
-					goto dberr;
+				od->last_change = r->now;
 		} else if (d->pub.failed)
-			text_printable_copy(sd.last_error,
-			    sizeof(sd.last_error), d->pub.error);
-		if (state_put_domain(r->st, d->cfg->name,
-		    d->cfg->provider->name, d->cfg->pol.ttl, &sd) == -1)
-			goto dberr;
-		/* Done once DNS holds the best tier. */
-		if (d->dec.failback_now && d->pub.synced &&
-		    state_clear_failback(r->st, d->cfg->name) == -1)
-			goto dberr;
-		for (k = 0; k < d->pub.nchanges; k++)
-			if (state_add_change(r->st, r->now, d->cfg->name,
-			    d->pub.changes[k].type, d->cfg->pol.ttl,
-			    d->pub.changes[k].old, d->pub.changes[k].new,
-			    d->pub.tier.priority, d->pub.tier.located ?
-			    d->pub.tier.rank : -1, d->pub.tier.location,
-			    !d->pub.failed, d->pub.failed ? d->pub.error : NULL)
-			    == -1)
-				goto dberr;
+			od->last_error = d->pub.error;
+	} else if (kind == OUTCOME_DRY_RUN && d->dec.any_healthy) {
+		od->has_tier = 1;
+		od->tier = d->pub.tier;
 	}
-	if (r->cfg->control_url != NULL && state_put_control(r->st,
-	    !r->control_failed ? 0 : r->req.control_since != 0 ?
-	    r->req.control_since : r->now, r->control.reason) == -1)
-		goto dberr;
-	/* Before anything is sent: none is lost to a run killed then. */
-	if (save_events(r) == -1)
-		goto dberr;
-	if (state_finish_run(r->st, r->now, r->cfg) == -1 ||
-	    state_prune_requests(r->st, r->now) == -1)
-		goto dberr;
-	if (state_commit(r->st, err, sizeof(err)) == -1)
-		goto fail;
-	state_last_writes(r->st, &rows, &pages);
-	logx(LOG_DEBUG, NULL, NULL, "state saved: %lld rows changed, %lld pages"
-	    " written", rows, pages);
-	return 0;
-dberr:
-	snprintf(err, sizeof(err), "%s", state_errmsg(r->st));
-	state_rollback(r->st);
-fail:
-	logx(LOG_ERR, NULL, NULL, "saving state: %s", err);
-	return -1;
+	for (j = 0; j < d->cfg->neps; j++) {
+		struct outcome_ep *oe = &od->eps[j];
+
+		fill_endpoint(r, d, j, oe);
+		if (oe->published && oe->cfg->cname != NULL) {
+			free(od->published_cname);
+			od->published_cname = xstrdup(oe->cfg->cname);
+		} else if (oe->published)
+			addrset_add_addr(&od->published, &oe->cfg->ip);
+	}
+	/* DNS before: unchanged, or what the update replaced, or stored. */
+	if (od->synced && !od->changed) {
+		addrset_copy(&od->previous, &od->published);
+		od->previous_cname = od->published_cname != NULL ?
+		    xstrdup(od->published_cname) : NULL;
+	} else if (kind != OUTCOME_STATUS && d->pub.nchanges > 0)
+		sets_from_changes(&d->pub, &od->previous, &od->previous_cname);
+	else
+		sets_from_state(&d->st, &od->previous, &od->previous_cname);
+}
+
+/* The controlUrl in the outcome: failing since when, and why. */
+static void
+fill_control(struct run *r, int kind)
+{
+	struct outcome_control *c = outcome_control_fill(r->out);
+
+	c->url = r->cfg->control_url;
+	if (kind != OUTCOME_STATUS) {
+		c->failed = r->control_failed;
+		c->result = r->control.reason;
+		if (r->control_failed)
+			c->since = r->req.control_since != 0 ?
+			    r->req.control_since : r->now;
+	} else if (r->req.control_since != 0) {
+		c->since = r->req.control_since;
+		c->result = r->req.control_result;
+	}
+}
+
+/* One line per endpoint whose state changed, and per domain gone unhealthy. */
+static void
+log_transitions(const struct outcome *o, const struct outcome_domain *od)
+{
+	size_t	 j;
+
+	for (j = 0; j < od->neps; j++) {
+		const struct outcome_ep *e = &od->eps[j];
+
+		if (e->state == e->state_before)
+			continue;
+		/* A first pass is not news; a first failure is. */
+		if (e->state_before == EP_UNKNOWN && e->state != EP_DOWN)
+			continue;
+		logx(e->state == EP_DOWN ? LOG_WARN : LOG_INFO, od->cfg->name,
+		    e->cfg->name, "%s -> %s: %s", ep_state_str(e->state_before),
+		    ep_state_str(e->state), e->check.reason);
+	}
+	/* A run that blames its own network says so once, for all. */
+	if (outcome_control(o)->failed)
+		return;
+	if (!od->any_healthy && !od->was_unhealthy)
+		logx(LOG_ERR, od->cfg->name, NULL, "no healthy endpoint: DNS "
+		    "left as it is");
+	else if (od->any_healthy && od->was_unhealthy)
+		logx(LOG_INFO, od->cfg->name, NULL, "healthy endpoints again");
 }
 
 /*
@@ -692,131 +612,20 @@ report_notifiers(struct run *r, struct report *rep)
 	}
 }
 
-/* Fills a report from a run (dry run) or from the stored state. */
-static void
-build_report(struct run *r, struct report *rep, int from_run)
-{
-	size_t	 i, j;
-
-	rep->generated = now_ms();
-	rep->last_run = from_run ? r->now : r->last_run;
-	rep->interval_ms = r->cfg->interval_ms;
-	rep->control_url = r->cfg->control_url;
-	if (from_run && r->control_failed) {
-		rep->control_since = r->req.control_since != 0 ?
-		    r->req.control_since : r->now;
-		rep->control_result = r->control.reason;
-	} else if (!from_run && r->req.control_since != 0) {
-		rep->control_since = r->req.control_since;
-		rep->control_result = r->req.control_result;
-	}
-	rep->ndomains = r->ndoms;
-	rep->domains = xcalloc(r->ndoms ? r->ndoms : 1, sizeof(*rep->domains));
-	if (!from_run)
-		report_notifiers(r, rep);
-	for (i = 0; i < r->ndoms; i++) {
-		struct dom_run *d = &r->doms[i];
-		struct report_domain *rd = &rep->domains[i];
-
-		rd->name = d->cfg->name;
-		rd->provider = d->cfg->provider->name;
-		rd->ttl = d->cfg->pol.ttl;
-		rd->status = d->dec.status;
-		rd->eps = xcalloc(d->cfg->neps, sizeof(*rd->eps));
-		rd->neps = d->cfg->neps;
-		rd->has_tier = d->st.has_tier;
-		rd->tier = d->st.tier;
-		rd->located = d->cfg->pol.location != NULL;
-		rd->tier_rank = d->st.tier_rank;
-		rd->tier_location = d->st.tier_location[0] != '\0' ?
-		    d->st.tier_location : NULL;
-		rd->last_change = d->st.last_change;
-		rd->last_error = d->st.last_error[0] ? d->st.last_error : NULL;
-		rd->why = d->why != NULL && d->why[0] ? d->why : NULL;
-		rd->waiting = d->dec.waiting;
-		rd->best_tier = d->dec.best.priority;
-		rd->best_location = domain_rank_location(d->cfg,
-		    d->dec.best.rank);
-		rd->failback_requested = !from_run &&
-		    state_has_failback(&r->req, d->cfg->name);
-		rd->attempts = d->cfg->pol.attempts;
-		rd->recover_after = d->cfg->pol.recover_after;
-		/* A real run: what save() stored of its update. */
-		if (from_run && !r->dry_run && d->pub.synced) {
-			rd->last_error = NULL;
-			if (d->pub.wrote)
-				rd->last_change = r->now;
-		} else if (from_run && !r->dry_run && d->pub.failed)
-			rd->last_error = d->pub.error;
-		if (from_run && d->dec.any_healthy && (r->dry_run ||
-		    d->pub.synced)) {
-			rd->has_tier = 1;
-			rd->tier = d->pub.tier.priority;
-			rd->tier_rank = d->pub.tier.rank;
-			rd->tier_location = d->pub.tier.location;
-		}
-		for (j = 0; j < d->cfg->neps; j++) {
-			struct report_ep *re = &rd->eps[j];
-			struct ep_run *e = &d->eps[j];
-
-			re->name = e->cfg->name;
-			re->url = e->cfg->url;
-			re->ip = e->cfg->cname == NULL ? e->cfg->ip.s : NULL;
-			re->cname = e->cfg->cname;
-			re->priority = e->cfg->priority;
-			re->location = e->cfg->location;
-			re->drained = e->drain != NULL;
-			re->drained_until = e->drain != NULL ? e->drain->until :
-			    0;
-			re->state = d->dep[j].state;
-			re->healthy = d->dep[j].healthy;
-			re->published = d->dep[j].published;
-			re->failures = d->dep[j].new_failures;
-			re->passes = d->dep[j].new_passes;
-			if (re->published && e->cfg->cname != NULL)
-				rd->published_cname = e->cfg->cname;
-			else if (re->published)
-				addrset_add_addr(&rd->published, &e->cfg->ip);
-			if (d->dep[j].result != CR_NONE) {
-				re->last_check = r->now;
-				re->last_result = e->res.reason;
-				re->latency_ms = e->res.latency_ms;
-			} else if (e->last_check > 0) {
-				re->last_check = e->last_check;
-				re->last_result = e->last_result;
-				re->latency_ms = e->latency_ms;
-			} else
-				re->latency_ms = -1;
-		}
-	}
-}
-
-static void
-free_report(struct report *rep)
-{
-	size_t i;
-
-	for (i = 0; i < rep->ndomains; i++) {
-		free(rep->domains[i].eps);
-		addrset_free(&rep->domains[i].published);
-	}
-	free(rep->domains);
-	free(rep->notifiers);
-}
-
 static int
-print_report(struct run *r, int from_run, int json)
+print_report(struct run *r, int json)
 {
 	struct report	 rep;
 	int		 rc = 0;
 
-	memset(&rep, 0, sizeof(rep));
-	build_report(r, &rep, from_run);
+	report_from_outcome(&rep, r->out, r->cfg->interval_ms);
+	if (outcome_kind(r->out) == OUTCOME_STATUS)
+		report_notifiers(r, &rep);
 	if (json)
 		rc = report_print_json(stdout, &rep);
 	else
 		report_print_text(stdout, &rep);
-	free_report(&rep);
+	report_free(&rep);
 	/* A full disk or a closed pipe: say so, or the caller sees nothing. */
 	errno = 0;
 	if (fflush(stdout) == EOF || ferror(stdout)) {
@@ -845,8 +654,7 @@ write_dashboard(struct run *r)
 
 	if (r->cfg->status_html == NULL)
 		return;
-	memset(&rep, 0, sizeof(rep));
-	build_report(r, &rep, 1);
+	report_from_outcome(&rep, r->out, r->cfg->interval_ms);
 	if (state_recent_changes(r->st, DASH_CHANGES, &sc, &n) == -1)
 		logx(LOG_ERR, NULL, NULL, "statusHtml %s: %s",
 		    r->cfg->status_html, state_errmsg(r->st));
@@ -867,7 +675,7 @@ write_dashboard(struct run *r)
 		logx(LOG_ERR, NULL, NULL, "%s", err);
 	free(rc);
 	state_changes_free(sc, n);
-	free_report(&rep);
+	report_free(&rep);
 }
 
 static void
@@ -888,10 +696,8 @@ free_run(struct run *r)
 		free(d->eps);
 		free(d->dep);
 	}
+	outcome_free(r->out);
 	free(r->doms);
-	for (i = 0; i < r->nevents; i++)
-		free(r->events[i].body);
-	free(r->events);
 	free(r->counts);
 	check_res_free(&r->control);
 	state_requests_free(&r->req);
@@ -915,6 +721,8 @@ do_status(struct run *r, int json)
 		return RUN_STATE;
 	}
 	load(r, 1);
+	r->out = outcome_create(OUTCOME_STATUS, now_ms(), r->ndoms);
+	outcome_set_last_run(r->out, r->last_run);
 	for (i = 0; i < r->ndoms; i++) {
 		struct dom_run *d = &r->doms[i];
 
@@ -928,8 +736,10 @@ do_status(struct run *r, int json)
 				d->dep[j].state = EP_UNKNOWN;
 			d->dec.status = DOM_UNKNOWN;
 		}
+		fill_domain(r, i, OUTCOME_STATUS);
 	}
-	return print_report(r, 0, json) == 0 ? 0 : RUN_FAILED;
+	fill_control(r, OUTCOME_STATUS);
+	return print_report(r, json) == 0 ? 0 : RUN_FAILED;
 }
 
 /* A check run: real, or dry (nothing written, no provider called). */
@@ -939,7 +749,7 @@ do_run(struct run *r, int dry_run, int json)
 	char		 err[512];
 	size_t		 i;
 	long long	 last_run;
-	int		 rc;
+	int		 rc, kind;
 
 	r->dry_run = dry_run;
 	rc = state_open(r->cfg->state, dry_run ? STATE_RO : STATE_RW, &r->st,
@@ -961,6 +771,9 @@ do_run(struct run *r, int dry_run, int json)
 	if (run_checks(r) == -1)
 		return RUN_FAILED;
 	r->provs = xcalloc(r->cfg->nproviders + 1, sizeof(r->provs[0]));
+	kind = dry_run ? OUTCOME_DRY_RUN : OUTCOME_RUN;
+	r->out = outcome_create(kind, r->now, r->ndoms);
+	fill_control(r, kind);
 	rc = 0;
 	for (i = 0; i < r->ndoms; i++) {
 		struct dom_run *d = &r->doms[i];
@@ -980,14 +793,14 @@ do_run(struct run *r, int dry_run, int json)
 		if (d->pub.failed)
 			rc = RUN_FAILED;
 		settle(r, d);
-		if (!dry_run) {
-			log_transitions(d);
-			collect_events(r, d);
-		}
+		fill_domain(r, i, kind);
+		if (!dry_run)
+			log_transitions(r->out, outcome_domain(r->out, i));
 	}
+	outcome_seal(r->out);
 	if (dry_run)
-		return print_report(r, 1, json) == 0 ? rc : RUN_FAILED;
-	if (save(r) == -1)
+		return print_report(r, json) == 0 ? rc : RUN_FAILED;
+	if (save_outcome(r->st, r->out, r->cfg) == -1)
 		return RUN_STATE;
 	write_dashboard(r);
 	/* After the commit: what is sent is in the file already. */

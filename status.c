@@ -1,7 +1,6 @@
 /*
  * Formatting of --status and --dry-run: a table for people and the JSON
- * document of SPEC section 8 for scripts.  Only formatting lives here;
- * the caller decides what the report says.
+ * document of SPEC section 8 for scripts, from a run's outcome.
  */
 
 #include <stdio.h>
@@ -10,9 +9,91 @@
 
 #include <jansson.h>
 
+#include "config.h"
 #include "decide.h"
+#include "outcome.h"
 #include "status.h"
 #include "util.h"
+
+void
+report_from_outcome(struct report *rep, const struct outcome *o,
+    long long interval_ms)
+{
+	const struct outcome_control *c = outcome_control(o);
+	size_t	 i, j;
+
+	memset(rep, 0, sizeof(*rep));
+	rep->generated = now_ms();
+	rep->last_run = outcome_last_run(o);
+	rep->interval_ms = interval_ms;
+	rep->control_url = c->url;
+	rep->control_since = c->since;
+	rep->control_result = c->since != 0 ? c->result : NULL;
+	rep->ndomains = outcome_ndomains(o);
+	rep->domains = xcalloc(rep->ndomains ? rep->ndomains : 1,
+	    sizeof(*rep->domains));
+	for (i = 0; i < rep->ndomains; i++) {
+		const struct outcome_domain *od = outcome_domain(o, i);
+		struct report_domain *rd = &rep->domains[i];
+
+		rd->name = od->cfg->name;
+		rd->provider = od->cfg->provider->name;
+		rd->ttl = od->cfg->pol.ttl;
+		rd->status = od->status;
+		rd->eps = xcalloc(od->neps ? od->neps : 1, sizeof(*rd->eps));
+		rd->neps = od->neps;
+		rd->has_tier = od->has_tier;
+		rd->tier = od->tier.priority;
+		rd->located = od->tier.located;
+		rd->tier_rank = od->tier.rank;
+		rd->tier_location = od->tier.location;
+		rd->last_change = od->last_change;
+		rd->last_error = od->last_error;
+		rd->why = od->why;
+		rd->waiting = od->waiting;
+		rd->best_tier = od->best.priority;
+		rd->best_location = od->best.location;
+		rd->failback_requested = od->failback_requested;
+		rd->attempts = od->cfg->pol.attempts;
+		rd->recover_after = od->cfg->pol.recover_after;
+		addrset_copy(&rd->published, &od->published);
+		rd->published_cname = od->published_cname;
+		for (j = 0; j < od->neps; j++) {
+			const struct outcome_ep *e = &od->eps[j];
+			struct report_ep *re = &rd->eps[j];
+
+			re->name = e->cfg->name;
+			re->url = e->cfg->url;
+			re->ip = e->cfg->cname == NULL ? e->cfg->ip.s : NULL;
+			re->cname = e->cfg->cname;
+			re->priority = e->cfg->priority;
+			re->location = e->cfg->location;
+			re->drained = e->drained;
+			re->drained_until = e->drained_until;
+			re->state = e->state;
+			re->healthy = e->healthy;
+			re->published = e->published;
+			re->failures = e->failures;
+			re->passes = e->passes;
+			re->last_check = e->last_check;
+			re->last_result = e->last_result;
+			re->latency_ms = e->latency_ms;
+		}
+	}
+}
+
+void
+report_free(struct report *rep)
+{
+	size_t i;
+
+	for (i = 0; i < rep->ndomains; i++) {
+		free(rep->domains[i].eps);
+		addrset_free(&rep->domains[i].published);
+	}
+	free(rep->domains);
+	free(rep->notifiers);
+}
 
 static json_t *
 json_time(long long ms)

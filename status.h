@@ -3,8 +3,9 @@
 
 /*
  * What --status and --dry-run print (SPEC sections 1 and 8): a table for
- * people, or one JSON document.  The caller fills a report (from the
- * state file, or from a dry run) and these functions only format it.
+ * people, or one JSON document.  A report is filled from an outcome
+ * (outcome.h: of a dry run, or of the stored state for --status), then
+ * formatted.
  */
 
 #include <stdio.h>
@@ -92,6 +93,12 @@ struct report {
 	size_t		 nnotifiers;
 };
 
+struct outcome;
+
+/* rep borrows o's strings: free it (report_free) before o. */
+void	 report_from_outcome(struct report *rep, const struct outcome *o,
+	    long long interval_ms);
+void	 report_free(struct report *rep);
 void	 report_print_text(FILE *f, const struct report *r);
 /* Returns 0, -1 if JSON could not be built. */
 int	 report_print_json(FILE *f, const struct report *r);

@@ -1,0 +1,179 @@
+#ifndef DDUP_OUTCOME_H
+#define DDUP_OUTCOME_H
+
+/*
+ * What one run found and did, computed once: each domain's endpoint
+ * states, the set now in DNS, the tier, the change made or failed, the
+ * error, and the events of SPEC 10.  Saving, logs, --status, --dry-run
+ * and every file written after a run (dashboard, metrics, the
+ * notification outbox) read this one result instead of each working it
+ * out again from the run's internals.
+ *
+ * run.c makes it (outcome_create, outcome_fill, outcome_seal); every
+ * other module only reads it through the const pointers below, in file
+ * order.  Strings and configuration pointers are borrowed from the
+ * configuration and the run: an outcome lives no longer than the run
+ * that made it.  Text from servers and the state file (reasons, errors,
+ * locations) is not yet made printable: each output does that.
+ */
+
+#include <stddef.h>
+
+#include "log.h"
+#include "publish.h"
+#include "util.h"
+
+struct domain_cfg;
+struct endpoint_cfg;
+
+/* What made the outcome. */
+enum outcome_kind {
+	OUTCOME_RUN = 0,	/* a run: checks done, DNS changed where needed */
+	OUTCOME_DRY_RUN,	/* checks done, nothing written: what a run would leave */
+	OUTCOME_STATUS		/* --status: the stored state, no check */
+};
+
+/* This run's check of one endpoint. */
+struct outcome_check {
+	int		 done;		/* 0: not checked (--status) */
+	int		 counted;	/* moved the counters (not excused by a failed controlUrl) */
+	int		 ok;
+	long		 status;	/* HTTP status, 0: none */
+	long		 latency_ms;
+	const char	*reason;	/* "ok", "HTTP 503", "timeout"... */
+};
+
+struct outcome_ep {
+	const struct endpoint_cfg *cfg;	/* name, url, ip or cname, priority, location */
+	int		 drained;
+	long long	 drained_until;	/* ms, 0: until --undrain */
+
+	/* As the last run left it. */
+	int		 has_state;	/* counters came from an earlier run */
+	int		 state_before;	/* enum ep_state */
+	long		 failures_before;
+	long		 passes_before;
+	int		 removed_before;
+	int		 last_ok_before;
+	long long	 last_check_before; /* ms, 0: never */
+	const char	*last_result_before; /* NULL: never, or not loaded */
+	long		 latency_before;
+
+	struct outcome_check check;
+
+	/* After the run (SPEC 5). */
+	int		 state;		/* enum ep_state */
+	int		 healthy;
+	int		 published;	/* in the set DNS holds after the run */
+	long		 failures;
+	long		 passes;
+	int		 removed;
+
+	/* The latest check known: this run's if any, else the stored one. */
+	long long	 last_check;	/* ms, 0: never */
+	const char	*last_result;	/* NULL: never */
+	long		 latency_ms;	/* <0: none */
+};
+
+struct outcome_domain {
+	const struct domain_cfg	*cfg;	/* name, provider, ttl, policy */
+
+	/* As the last run left it. */
+	int		 found;		/* the state file knows the domain */
+	int		 was_unhealthy;	/* the last run found no healthy endpoint */
+	int		 has_tier_before;
+	struct log_tier	 tier_before;
+	struct addrset	 previous;	/* DNS before the run, both families */
+	char		*previous_cname; /* its CNAME target, NULL: none */
+
+	/* This run's decision. */
+	int		 status;	/* enum dom_status, after the run */
+	int		 any_healthy;	/* something could be published */
+	int		 has_want;	/* a tier was chosen */
+	struct log_tier	 want;		/* that tier */
+	int		 waiting;	/* manual failback keeps a worse tier */
+	struct log_tier	 best;		/* with waiting: the tier auto would take */
+	int		 failback_now;	/* a --failback is acted on in this run */
+	int		 failback_requested; /* --status: one waits for the next run */
+
+	/* What DNS holds after the run, and what happened to it. */
+	int		 has_tier;
+	struct log_tier	 tier;		/* the tier in DNS */
+	struct addrset	 published;	/* both families, IPv4 first */
+	char		*published_cname; /* NULL: none */
+	const struct publication *pub;	/* the sets sent, the changes tried; NULL: --status */
+	int		 synced;	/* DNS holds the chosen sets */
+	int		 changed;	/* this run changed DNS */
+	int		 failed;	/* reading or changing DNS failed */
+	const char	*error;		/* with failed: why */
+	int		 unhealthy;	/* no healthy endpoint (kept as it was
+					   when the run blames its network) */
+	int		 unsure;	/* an update went out that the state
+					   file cannot vouch for */
+	long long	 last_change;	/* ms of the last successful change, 0: never */
+	const char	*last_error;	/* NULL: none */
+	const char	*why;		/* dry run: what would happen; else NULL */
+
+	struct outcome_ep *eps;		/* the domain's endpoints, file order */
+	size_t		 neps;
+};
+
+struct outcome_event {
+	int		 kind;		/* enum event_type (config.h), SPEC 10 */
+	long long	 time;		/* ms: the run's */
+	const struct outcome_domain *domain; /* published, previous, tiers, endpoints */
+	const struct outcome_ep *ep;	/* endpoint_*: the endpoint; else NULL */
+	const char	*error;		/* dns_update_failed: the provider's
+					   error; else NULL */
+};
+
+/* The controlUrl after the run. */
+struct outcome_control {
+	const char	*url;		/* NULL: none configured */
+	int		 failed;	/* the run blames its own network */
+	long long	 since;		/* it has failed since (ms); 0: it passes */
+	const char	*result;	/* with since: why */
+};
+
+struct outcome;
+
+/* Making one (run.c). */
+struct outcome	*outcome_create(int kind, long long now, size_t ndomains);
+/*
+ * Domain i (in file order), zeroed, with room for cfg's endpoints, for
+ * the maker to fill.  previous and published are empty sets to add to.
+ */
+struct outcome_domain *outcome_fill(struct outcome *o, size_t i,
+	    const struct domain_cfg *cfg);
+struct outcome_control *outcome_control_fill(struct outcome *o);
+/* Stores the time of the last completed run (for --status). */
+void		 outcome_set_last_run(struct outcome *o, long long ms);
+/* Works out the events from the filled domains; call once, after all. */
+void		 outcome_seal(struct outcome *o);
+void		 outcome_free(struct outcome *o);
+
+/* Reading one. */
+int		 outcome_kind(const struct outcome *o);
+long long	 outcome_time(const struct outcome *o);	/* the run's now, ms */
+long long	 outcome_last_run(const struct outcome *o); /* 0: never */
+const struct outcome_control *outcome_control(const struct outcome *o);
+size_t		 outcome_ndomains(const struct outcome *o);
+const struct outcome_domain *outcome_domain(const struct outcome *o,
+	    size_t i);
+/* In order: per domain in file order its DNS change, all_unhealthy,
+   then its endpoints' events in file order. */
+size_t		 outcome_nevents(const struct outcome *o);
+const struct outcome_event *outcome_event(const struct outcome *o, size_t i);
+
+/*
+ * The events of one domain, pure (no I/O, no clock): appends to *ev
+ * (of *n, growing) what d's before and after values say happened.
+ * control_failed: the run blames its own network, so no domain lost its
+ * endpoints.  outcome_seal() calls it for each domain; the unit tests
+ * drive it with tables.
+ */
+void		 outcome_domain_events(const struct outcome_domain *d,
+	    long long now, int control_failed, struct outcome_event **ev,
+	    size_t *n);
+
+#endif
