@@ -207,6 +207,12 @@ set_options(CURL *c, const struct http_req *rq, struct curl_slist *hdrs,
 	    (cc = curl_easy_setopt(c, CURLOPT_WRITEDATA, rs)) != CURLE_OK ||
 	    (cc = curl_easy_setopt(c, CURLOPT_ERRORBUFFER, ebuf)) != CURLE_OK)
 		return cc;
+	if (rq->aws_sigv4 != NULL &&
+	    ((cc = curl_easy_setopt(c, CURLOPT_AWS_SIGV4, rq->aws_sigv4)) !=
+	    CURLE_OK ||
+	    (cc = curl_easy_setopt(c, CURLOPT_USERPWD, rq->userpwd)) !=
+	    CURLE_OK))
+		return cc;
 	if (rq->body != NULL &&
 	    ((cc = curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE,
 	    (curl_off_t)rq->body_len)) != CURLE_OK ||

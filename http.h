@@ -73,6 +73,14 @@ struct http_req {
 			    size_t outlen);
 	/* The media type of errtext's answers; NULL: application/json. */
 	const char	 *err_ctype;
+	/*
+	 * AWS Signature Version 4, computed by libcurl for each attempt:
+	 * "aws:amz:REGION:SERVICE", with "ACCESSKEY:SECRET" in userpwd (a
+	 * secret: never quoted).  NULL: unsigned.  Every header given is
+	 * signed with host and x-amz-date.
+	 */
+	const char	 *aws_sigv4;
+	const char	 *userpwd;
 	const char	 *auth_hint;	/* for 401/403, e.g. "check apiKey" */
 	const char	 *notfound_hint; /* for 404, e.g. "zone x. not found" */
 };
