@@ -15,7 +15,7 @@
 
 CC	?= cc
 O	?= build
-PKGS	 = libcurl inih sqlite3 ldns jansson libcrypto libpq
+PKGS	 = libcurl inih sqlite3 ldns jansson libcrypto libpq libxml-2.0
 PYTHON	?= /usr/bin/python3
 
 WARN	 = -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
@@ -31,6 +31,7 @@ SRCS	 = util.c log.c config.c config_read.c config_build.c config_notify.c check
 	   providers/exec.c providers/azure.c providers/ovh.c \
 	   providers/cloudflare.c providers/desec.c providers/gandi.c \
 	   providers/hetzner.c providers/digitalocean.c \
+	   providers/route53.c \
 	   vote.c pguri.c config_digest.c
 SRCS	+= state_sqlite.c
 OBJS	 = $(SRCS:%.c=$(O)/%.o)

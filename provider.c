@@ -24,6 +24,7 @@ static const struct provider_ops *const providers[] = {
 	&gandi_ops,
 	&hetzner_ops,
 	&digitalocean_ops,
+	&route53_ops,
 	NULL
 };
 

@@ -149,5 +149,6 @@ extern const struct provider_ops desec_ops;
 extern const struct provider_ops gandi_ops;
 extern const struct provider_ops hetzner_ops;
 extern const struct provider_ops digitalocean_ops;
+extern const struct provider_ops route53_ops;
 
 #endif

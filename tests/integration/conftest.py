@@ -3,7 +3,7 @@
 The tests run the built ddup-check (path in $DDUP_CHECK) against real
 servers on loopback: HTTP(S) health endpoints (httpfix.py) and BIND /
 PowerDNS (dnsfix.py), PostgreSQL (pgfix.py), and fakes of APIs that cannot run here (azurefix.py,
-ovhfix.py). Every server a test starts is stopped by it.
+ovhfix.py, route53fix.py). Every server a test starts is stopped by it.
 """
 
 import json
@@ -22,6 +22,7 @@ from pgfix import *  # noqa: F401,F403  (fixtures)
 from hetznerfix import *  # noqa: F401,F403  (fixtures)
 from digitaloceanfix import *  # noqa: F401,F403  (fixtures)
 from hookfix import *  # noqa: F401,F403  (fixtures)
+from route53fix import *  # noqa: F401,F403  (fixtures)
 
 def pytest_configure(config):
     config.addinivalue_line(
