@@ -20,7 +20,7 @@ FUZZ_O		 = build/fuzz
 # A provider's target includes providers/NAME.c to reach its static
 # parsers: name it here and it is built, smoked and run long like the rest.
 FUZZ_PROVIDERS	 = powerdns azure ovh cloudflare exec desec gandi hetzner \
-		   digitalocean
+		   digitalocean route53
 FUZZ_TARGETS	?= duration expect addr isotime url dns config dashboard pguri $(FUZZ_PROVIDERS)
 FUZZ_SMOKE_TIME	?= 30
 FUZZ_RUNS	?= 10000000

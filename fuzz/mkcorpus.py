@@ -573,10 +573,72 @@ def gandi_seeds():
     write("gandi", "html", "<html><body>502 Bad Gateway</body></html>")
 
 
+R53_NS = "https://route53.amazonaws.com/doc/2013-04-01/"
+
+
+def r53_set(name, rtype, ttl, values, extra=""):
+    recs = "".join(f"<ResourceRecord><Value>{v}</Value></ResourceRecord>" for v in values)
+    return (f"<ResourceRecordSet><Name>{name}</Name><Type>{rtype}</Type>{extra}"
+            f"<TTL>{ttl}</TTL><ResourceRecords>{recs}</ResourceRecords></ResourceRecordSet>")
+
+
+def r53_list(sets, truncated=False, nxt=""):
+    return (f'<?xml version="1.0" encoding="UTF-8"?>\n<ListResourceRecordSetsResponse '
+            f'xmlns="{R53_NS}"><ResourceRecordSets>{"".join(sets)}</ResourceRecordSets>'
+            f'<IsTruncated>{"true" if truncated else "false"}</IsTruncated>'
+            f'<MaxItems>100</MaxItems>{nxt}</ListResourceRecordSetsResponse>')
+
+
+def route53_seeds():
+    write("route53", "list-a-aaaa", r53_list([
+        r53_set(NAME, "A", 60, ["192.0.2.1", "192.0.2.2"]),
+        r53_set(NAME, "AAAA", 300, ["2001:db8::1", "2001:DB8:0::a"]),
+        r53_set(NAME, "TXT", 300, ['"v=spf1 -all"']),
+        r53_set("www." + NAME, "A", 60, ["192.0.2.9"])]))
+    write("route53", "list-empty", r53_list([]))
+    write("route53", "list-other-name", r53_list([r53_set("b." + ZONE, "A", 60, ["192.0.2.3"])]))
+    write("route53", "list-truncated", r53_list(
+        [r53_set(NAME, "A", 60, ["192.0.2.1"])], True,
+        f"<NextRecordName>{NAME}</NextRecordName><NextRecordType>AAAA</NextRecordType>"))
+    write("route53", "list-weighted", r53_list(
+        [r53_set(NAME, "A", 60, ["192.0.2.1"], "<SetIdentifier>blue</SetIdentifier>"
+                 "<Weight>10</Weight>")], True,
+        f"<NextRecordName>{NAME}</NextRecordName><NextRecordType>A</NextRecordType>"
+        "<NextRecordIdentifier>green</NextRecordIdentifier>"))
+    write("route53", "list-alias", r53_list([
+        f"<ResourceRecordSet><Name>{NAME}</Name><Type>A</Type><AliasTarget><HostedZoneId>"
+        "Z2FDTNDATAQYW2</HostedZoneId><DNSName>d1.cloudfront.net.</DNSName>"
+        "<EvaluateTargetHealth>false</EvaluateTargetHealth></AliasTarget></ResourceRecordSet>"]))
+    write("route53", "list-bad-family", r53_list([r53_set(NAME, "A", 60, ["2001:db8::1"])]))
+    write("route53", "list-ttl-big", r53_list([r53_set(NAME, "A", 2147483648, ["192.0.2.1"])]))
+    write("route53", "list-entities", r53_list([r53_set(NAME, "AAAA", 60,
+                                                        ["2001:db8::1&amp;&lt;x&gt;"])]))
+    write("route53", "list-doctype", '<?xml version="1.0"?><!DOCTYPE x [<!ENTITY a "b">]>'
+          '<ListResourceRecordSetsResponse>&a;</ListResourceRecordSetsResponse>')
+    write("route53", "change", f'<?xml version="1.0" encoding="UTF-8"?>\n'
+          f'<ChangeResourceRecordSetsResponse xmlns="{R53_NS}"><ChangeInfo><Id>/change/'
+          'C2682N5HXP0BZ4</Id><Status>PENDING</Status><SubmittedAt>2026-12-01T14:00:00.000Z'
+          '</SubmittedAt><Comment>ddup-check</Comment></ChangeInfo>'
+          '</ChangeResourceRecordSetsResponse>')
+    write("route53", "error-throttling", f'<?xml version="1.0"?>\n<ErrorResponse '
+          f'xmlns="{R53_NS}"><Error><Type>Sender</Type><Code>Throttling</Code><Message>'
+          'Rate exceeded</Message></Error><RequestId>a1b2</RequestId></ErrorResponse>')
+    write("route53", "error-signature", f'<?xml version="1.0"?>\n<ErrorResponse '
+          f'xmlns="{R53_NS}"><Error><Type>Sender</Type><Code>SignatureDoesNotMatch</Code>'
+          '<Message>The request signature we calculated does not match</Message></Error>'
+          '<RequestId>a1b2</RequestId></ErrorResponse>')
+    write("route53", "error-batch", f'<?xml version="1.0"?>\n<InvalidChangeBatch '
+          f'xmlns="{R53_NS}"><Messages><Message>Tried to delete resource record set '
+          "[name='app.example.test.', type='AAAA'] but it was not found</Message><Message>"
+          "second\x1b[31m</Message></Messages><RequestId>a1b2</RequestId>"
+          "</InvalidChangeBatch>")
+
+
 def main():
     gandi_seeds()
     desec_seeds()
     dashboard_seeds()
+    route53_seeds()
     exec_seeds()
     config_seeds()
     text_seeds()

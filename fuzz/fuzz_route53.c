@@ -1,0 +1,125 @@
+/*
+ * Route 53 answers as the route53 provider reads them: a page of
+ * ListResourceRecordSets (parse_list), the answer to a change
+ * (parse_change), an error answer (r53_error, and through
+ * http_status_error), and the change batch built from what was listed
+ * (change_body).  The provider file is included to reach its static
+ * functions.
+ *
+ * Invariants: a parse that fails says why in one printable line; a
+ * listed set holds addresses of its type only, as many as its values,
+ * with a TTL in range; a page that goes on names A or AAAA; a change id
+ * and an error text are one printable line; the change batch built with
+ * whatever values were listed (quotes, ampersands, brackets) is an XML
+ * document the provider's own reader takes back.
+ */
+
+#include "../providers/route53.c"
+
+#include "fuzz.h"
+
+#define NAME	"app.example.test."
+
+static void
+check_sets(const struct r53set cur[2])
+{
+	size_t i;
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		fuzz_check(cur[k].addrs.n <= cur[k].nvalues, "list: more "
+		    "addresses than values", NULL);
+		fuzz_check(cur[k].ttl >= 0 && cur[k].ttl <= 2147483647,
+		    "list: ttl", NULL);
+		for (i = 0; i < cur[k].addrs.n; i++)
+			fuzz_check(cur[k].addrs.v[i].family == (k == 0 ? 4 : 6),
+			    "list: other family", cur[k].addrs.v[i].s);
+	}
+}
+
+/* What replace() would send: A made 192.0.2.1, AAAA emptied. */
+static void
+check_body(const struct r53set cur[2])
+{
+	struct rrset want[2];
+	xmlDoc *doc;
+	xmlNode *top;
+	char *body, err[256];
+
+	memset(want, 0, sizeof(want));
+	want[0].type = RR_A;
+	want[0].ttl = 60;
+	(void)addrset_add(&want[0].addrs, "192.0.2.1");
+	want[1].type = RR_AAAA;
+	body = change_body(NAME, want, 2, cur);
+	if (body != NULL) {
+		doc = xml_read(body, strlen(body),
+		    "ChangeResourceRecordSetsRequest", &top, err, sizeof(err));
+		fuzz_check(doc != NULL, "change: not XML", err);
+		xmlFreeDoc(doc);
+	} else
+		fuzz_check(cur[0].nvalues > 0 && cur[1].nvalues == 0,
+		    "change: nothing sent, where something differs", NULL);
+	free(body);
+	rrset_clear(&want[0]);
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static const struct http_req rq = {
+		.who = "Route 53",
+		.method = "POST",
+		.url = "https://route53.amazonaws.com/2013-04-01/hostedzone/Z1/"
+		    "rrset/",
+		.errtext = r53_errtext,
+		.err_ctype = "text/xml",
+	};
+	struct r53set cur[2];
+	struct r53page pg;
+	char *s, err[256], id[128], code[128], text[256];
+
+	/*
+	 * The body as body_write() leaves it: terminated, maybe with NULs.
+	 * One reader per input, picked by its length (each XML parse costs
+	 * a parser of its own); the corpus covers all three.
+	 */
+	s = fuzz_cstr(data, size);
+	memset(cur, 0, sizeof(cur));
+	err[0] = '\0';
+	switch (size % 3) {
+	case 0:
+		if (parse_list(s, size, NAME, cur, &pg, err, sizeof(err)) ==
+		    -1) {
+			fuzz_check(err[0] != '\0' && fuzz_printable(err),
+			    "list: reason is not one printable line", err);
+			break;
+		}
+		check_sets(cur);
+		fuzz_check(!pg.more || strcmp(pg.next_type, "A") == 0 ||
+		    strcmp(pg.next_type, "AAAA") == 0, "list: next type",
+		    pg.next_type);
+		check_body(cur);
+		break;
+	case 1:
+		if (parse_change(s, size, id, sizeof(id), err, sizeof(err)) ==
+		    -1)
+			fuzz_check(err[0] != '\0' && fuzz_printable(err),
+			    "change: reason is not one printable line", err);
+		else
+			fuzz_check(id[0] != '\0' && fuzz_printable(id),
+			    "change: id", id);
+		break;
+	default:
+		if (r53_error(s, size, code, sizeof(code), text,
+		    sizeof(text)) == 0)
+			fuzz_check(code[0] != '\0' && fuzz_printable(code) &&
+			    fuzz_printable(text), "error: not one printable "
+			    "line", text);
+		fuzz_http_error(&rq, s, size);
+	}
+	r53set_clear(&cur[0]);
+	r53set_clear(&cur[1]);
+	free(s);
+	return 0;
+}
