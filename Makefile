@@ -33,7 +33,7 @@ SRCS	 = util.c log.c config.c config_read.c config_build.c config_notify.c check
 	   providers/hetzner.c providers/digitalocean.c \
 	   providers/route53.c \
 	   vote.c pguri.c config_digest.c
-SRCS	+= state_sqlite.c
+SRCS	+= state_sqlite.c state_pg.c
 OBJS	 = $(SRCS:%.c=$(O)/%.o)
 HDRS	 = util.h log.h config.h config_int.h check.h decide.h outcome.h state.h state_int.h status.h dashboard.h \
 	   rrset.h http.h provider.h publish.h run.h outbox.h save.h \

@@ -715,8 +715,8 @@ do_status(struct run *r, int json)
 	char	 err[512];
 	size_t	 i;
 
-	if (state_open(r->cfg->state, STATE_RO, &r->st, err, sizeof(err)) !=
-	    STATE_OK) {
+	if (state_open_checker(r->cfg->state, r->cfg->checker, STATE_RO,
+	    &r->st, err, sizeof(err)) != STATE_OK) {
 		logx(LOG_ERR, NULL, NULL, "%s", err);
 		return RUN_STATE;
 	}
@@ -752,7 +752,8 @@ do_run(struct run *r, int dry_run, int json)
 	int		 rc, kind;
 
 	r->dry_run = dry_run;
-	rc = state_open(r->cfg->state, dry_run ? STATE_RO : STATE_RW, &r->st,
+	rc = state_open_checker(r->cfg->state, r->cfg->checker,
+	    dry_run ? STATE_RO : STATE_RW, &r->st,
 	    err, sizeof(err));
 	if (rc != STATE_OK) {
 		if (rc == STATE_LOCKED)
@@ -885,7 +886,8 @@ run_request(struct config *cfg, int what, const char *target,
 		    slash + 1, cfg->path);
 		return RUN_USAGE;
 	}
-	rc = state_open(cfg->state, STATE_RW, &st, err, sizeof(err));
+	rc = state_open_checker(cfg->state, cfg->checker, STATE_RW, &st, err,
+	    sizeof(err));
 	if (rc != STATE_OK) {
 		logx(rc == STATE_LOCKED ? LOG_WARN : LOG_ERR, NULL, NULL, "%s",
 		    err);

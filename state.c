@@ -546,6 +546,7 @@ readonly_uri(const char *path)
 
 /* The backends, tried in order by state_open(). */
 static const struct state_backend *const backends[] = {
+	&state_pg,
 	&state_sqlite,
 };
 
@@ -553,18 +554,24 @@ int
 state_open(const char *path, int mode, struct state **out, char *err,
     size_t errlen)
 {
+	return state_open_checker(path, NULL, mode, out, err, errlen);
+}
+
+int
+state_open_checker(const char *path, const char *checker, int mode,
+    struct state **out, char *err, size_t errlen)
+{
 	char	*shown;
 	size_t	 i;
 
 	*out = NULL;
 	for (i = 0; i < sizeof(backends) / sizeof(backends[0]); i++)
 		if (backends[i]->handles(path))
-			return backends[i]->open(path, mode, out, err, errlen);
-	/* A URI no backend takes; its password is not shown. */
+			return backends[i]->open(path, checker, mode, out, err,
+			    errlen);
+	/* SQLite takes every path: kept for a table without it. */
 	shown = pguri_redact(path);
-	snprintf(err, errlen, "state %s: %s state is not supported by this "
-	    "version of ddup-check", shown, pguri_is(path) ? "PostgreSQL" :
-	    "this kind of");
+	snprintf(err, errlen, "state %s: no backend for it", shown);
 	free(shown);
 	return STATE_BAD;
 }
@@ -650,8 +657,8 @@ state_request_failback(struct state *st, const char *domain, long long now,
 }
 
 int
-st_sqlite_open(const char *path, int mode, struct state **out, char *err,
-    size_t errlen)
+st_sqlite_open(const char *path, const char *checker, int mode,
+    struct state **out, char *err, size_t errlen)
 {
 	struct state	*st;
 	struct stat	 sb;
@@ -659,6 +666,7 @@ st_sqlite_open(const char *path, int mode, struct state **out, char *err,
 	mode_t		 oldmask = 0;
 	int		 rc = STATE_BAD, masked = 0, ver;
 
+	(void)checker;		/* one file, one checker: its lock is the file's */
 	*out = NULL;
 	st = xcalloc(1, sizeof(*st));
 	st->be = &state_sqlite;

@@ -46,6 +46,14 @@ struct config;
  */
 int	 state_open(const char *path, int mode, struct state **out, char *err,
 	    size_t errlen);
+/*
+ * The same for checker (config.h; NULL: none), whose runs exclude each
+ * other where several checkers share the state (SPEC 11): a read-write
+ * open while another run of the same checker holds its lock is
+ * STATE_LOCKED.
+ */
+int	 state_open_checker(const char *path, const char *checker, int mode,
+	    struct state **out, char *err, size_t errlen);
 void	 state_close(struct state *st);
 
 /*

@@ -83,8 +83,8 @@ struct st_snapshot;
 struct state_backend {
 	const char	*name;
 	int		(*handles)(const char *where);
-	int		(*open)(const char *where, int mode, struct state **out,
-			    char *err, size_t errlen);
+	int		(*open)(const char *where, const char *checker, int mode,
+			    struct state **out, char *err, size_t errlen);
 	void		(*close)(struct state *st);
 	int		(*load)(struct state *st, const struct config *c,
 			    int results, long long now, struct st_snapshot *out);
@@ -103,6 +103,7 @@ struct state_backend {
 };
 
 extern const struct state_backend state_sqlite;
+extern const struct state_backend state_pg;
 
 struct state {
 	const struct state_backend *be;	/* the backend of this open */
@@ -135,8 +136,8 @@ struct state {
  * The SQLite backend's entry points (state.c, state_data.c,
  * state_policy.c), through state_sqlite.
  */
-int	 st_sqlite_open(const char *path, int mode, struct state **out,
-	    char *err, size_t errlen);
+int	 st_sqlite_open(const char *path, const char *checker, int mode,
+	    struct state **out, char *err, size_t errlen);
 void	 st_sqlite_close(struct state *st);
 int	 st_sqlite_mark_unsure(struct state *st, const char *domain,
 	    const char *provider, long ttl, char *err, size_t errlen);

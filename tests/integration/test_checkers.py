@@ -7,6 +7,7 @@ is a secret, whose password no output shows.
 
 import os
 
+from pgfix import PG_PASSWORD
 from test_failover import NAME, write_config
 
 PASSWORD = "pg-s3cret-Zq9"
@@ -81,3 +82,108 @@ def test_postgresql_password_never_shown(ddup, bind_server, http_server):
             assert PASSWORD not in r.out + r.err, (args, r)
             assert "ddup:***@" in r.err or "password=***" in r.err, (args, r)
     assert bind_server.serial() == serial
+
+
+# With a real PostgreSQL (pgfix.py).  This version connects, makes its
+# schema and takes the checker's lock, then refuses to run (the rounds of
+# SPEC 11 are not built): exit 4 before any check, nothing changed.
+
+NOT_YET = "does not run on it yet"
+
+
+def pg_ready(ddup, bind_server, http_server, pg, socket=False, checker="b"):
+    pg_config(ddup, bind_server, http_server, pg.uri(socket=socket))
+    if checker != "b":
+        with open(ddup.config) as f:
+            text = f.read().replace("checker = b\n", f"checker = {checker}\n")
+        with open(ddup.config, "w") as f:
+            f.write(text)
+
+
+def schema_version(pg):
+    rows = pg.psql("SELECT to_regclass('ddup_meta') IS NOT NULL")
+    if rows != [["t"]]:
+        return None
+    return pg.psql("SELECT value FROM ddup_meta WHERE key = 'schema_version'")[0][0]
+
+
+def test_pg_schema_made_then_run_refused(ddup, bind_server, http_server, pg_server):
+    pg_ready(ddup, bind_server, http_server, pg_server)
+    serial = bind_server.serial()
+    for args in (["--status"], ["--status", "--json"], ["--dry-run"]):
+        r = ddup.run(*args)
+        assert r.rc == 4 and NOT_YET in r.err, (args, r)
+    assert schema_version(pg_server) is None       # read-only opens make nothing
+    for _ in range(2):                              # made once, then found right
+        r = ddup.run()
+        assert r.rc == 4, r
+        assert NOT_YET in r.err and "nothing was checked or changed" in r.err
+        assert PG_PASSWORD not in r.err and "ddup:***@127.0.0.1" in r.err
+        assert schema_version(pg_server) == "1"
+    r = ddup.run("--failback", NAME)
+    assert r.rc == 4 and NOT_YET in r.err, r
+    assert bind_server.serial() == serial
+    assert bind_server.query(NAME) == []
+
+
+def test_pg_newer_schema_refused(ddup, bind_server, http_server, pg_server):
+    pg_ready(ddup, bind_server, http_server, pg_server)
+    assert ddup.run().rc == 4
+    pg_server.psql("UPDATE ddup_meta SET value = '99'", user="ddup")
+    r = ddup.run()
+    assert r.rc == 4, r
+    assert "schema version 99 is not one this ddup-check knows (1 or older)" in r.err
+    assert schema_version(pg_server) == "99"
+
+
+def test_pg_over_the_unix_socket(ddup, bind_server, http_server, pg_server):
+    pg_ready(ddup, bind_server, http_server, pg_server, socket=True)
+    r = ddup.run()
+    assert r.rc == 4 and NOT_YET in r.err, r
+    assert schema_version(pg_server) == "1"
+
+
+def test_pg_second_run_of_a_checker_exits_3(ddup, bind_server, http_server, pg_server):
+    import subprocess
+    pg_ready(ddup, bind_server, http_server, pg_server)
+    # A session holding checker b's lock, as a run of b would.
+    holder = subprocess.Popen(
+        ["psql", "-X", "-q", "-A", "-t", pg_server.uri(socket=True)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        holder.stdin.write("SELECT pg_advisory_lock(hashtextextended("
+                           "'ddup-check checker b', 0));\nSELECT 'held';\n")
+        holder.stdin.flush()
+        assert holder.stdout.readline().strip() in ("", "held")
+        while holder.stdout.readline().strip() != "held":
+            pass
+        r = ddup.run()
+        assert r.rc == 3, r
+        assert "checker b: another run of this checker holds its lock" in r.err
+        assert PG_PASSWORD not in r.err
+        # Another checker of the fleet is not held up.
+        pg_ready(ddup, bind_server, http_server, pg_server, checker="c")
+        r = ddup.run()
+        assert r.rc == 4 and NOT_YET in r.err, r
+    finally:
+        holder.stdin.close()
+        holder.wait(timeout=30)
+    pg_ready(ddup, bind_server, http_server, pg_server)
+    r = ddup.run()
+    assert r.rc == 4 and NOT_YET in r.err, r
+
+
+def test_pg_down_exits_4_dns_unchanged(ddup, bind_server, http_server, pg_server):
+    pg_ready(ddup, bind_server, http_server, pg_server)
+    serial = bind_server.serial()
+    pg_server.stop()
+    r = ddup.run("-n")                  # -n does not connect
+    assert r.rc == 0, r
+    for args in ([], ["--status"], ["--dry-run"], ["--drain", f"{NAME}/a"]):
+        r = ddup.run(*args)
+        assert r.rc == 4, (args, r)
+        assert "cannot connect" in r.err and PG_PASSWORD not in r.err, (args, r)
+    assert bind_server.serial() == serial
+    pg_server.start()
+    r = ddup.run()
+    assert r.rc == 4 and NOT_YET in r.err, r
