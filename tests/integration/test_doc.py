@@ -174,3 +174,32 @@ def test_readme_points_at_the_pages():
     readme = read("README.md")
     assert "doc/ddup-check.8" in readme and "doc/ddup.ini.5" in readme
     assert "make demo" in readme and "make check" in readme
+
+
+def key_items(page):
+    """(line number, key, text) of every ".It Cm KEY" of a page, the text
+    running to the next item, list end or section."""
+    lines = page.splitlines()
+    out = []
+    for i, line in enumerate(lines):
+        m = re.match(r"^\.It Cm (\w+)", line)
+        if not m:
+            continue
+        body = [line]
+        for nxt in lines[i + 1:]:
+            if nxt.startswith((".It ", ".El", ".Sh", ".Ss")):
+                break
+            body.append(nxt)
+        out.append((i + 1, m.group(1), "\n".join(body)))
+    return out
+
+
+def test_every_key_states_its_default():
+    """ddup.ini(5) gives each key's default, or says it is required (the
+    `type` of a provider's list is the list's own name)."""
+    items = key_items(read("doc", "ddup.ini.5"))
+    assert len(items) > 60
+    silent = ["line %d: %s" % (n, key) for n, key, text in items
+              if key != "type"
+              and not re.search(r"\b([Dd]efault|[Rr]equired)\b", text)]
+    assert silent == [], "ddup.ini.5: no default and not required: %s" % silent
