@@ -1,143 +1,35 @@
 /*
- * Saving a run: everything its outcome says goes into the state file in
- * one transaction, so a run killed at any moment leaves either the state
- * before it or the state after it.
+ * Saving a run: its outcome, the record of everything it learnt, handed
+ * to the state's backend in one go (state_save()); the SQLite backend
+ * writes it in one transaction (state_sqlite.c), so a run killed at any
+ * moment leaves either the state before it or the state after it.
  */
 
 #include <stdio.h>
-#include <string.h>
 
 #include "config.h"
 #include "log.h"
-#include "outbox.h"
 #include "outcome.h"
-#include "publish.h"
 #include "save.h"
 #include "state.h"
 
-/* One endpoint's row after the run; -1 on a database error. */
-static int
-save_endpoint(struct state *st, long long now,
-    const struct outcome_domain *od,
-    const struct outcome_ep *e)
-{
-	struct st_endpoint se;
-
-	memset(&se, 0, sizeof(se));
-	se.found = 1;
-	/*
-	 * A failure blamed on the checker's network is not the endpoint's:
-	 * its counters stay as they were and its history gets no failed
-	 * check.
-	 */
-	if (!e->check.counted && e->check.done) {
-		if (!e->has_state)
-			return 0;
-		se.failures = e->failures_before;
-		se.passes = e->passes_before;
-		se.removed = e->removed_before;
-		se.last_ok = e->last_ok_before;
-		se.latency_ms = e->latency_before;
-		se.uncounted = 1;
-		return state_put_endpoint(st, od->cfg->name, e->cfg->name,
-		    e->cfg->ip.s, e->cfg->url, e->cfg->priority, &se);
-	}
-	se.failures = e->failures;
-	se.passes = e->passes;
-	se.removed = e->removed;
-	se.last_check = now;
-	se.last_ok = e->check.ok;
-	se.last_status = e->check.status;
-	se.latency_ms = e->check.latency_ms;
-	text_printable_copy(se.last_result, sizeof(se.last_result),
-	    e->check.reason);
-	return state_put_endpoint(st, od->cfg->name, e->cfg->name,
-	    endpoint_target(e->cfg), e->cfg->url, e->cfg->priority, &se);
-}
-
-/* One domain's rows after the run; -1 on a database error. */
-static int
-save_domain(struct state *st, long long now,
-    const struct outcome_domain *od)
-{
-	const struct publication *p = od->pub;
-	struct st_domain sd;
-	size_t		 j, k;
-
-	for (j = 0; j < od->neps; j++)
-		if (save_endpoint(st, now, od, &od->eps[j]) == -1)
-			return -1;
-	memset(&sd, 0, sizeof(sd));
-	sd.found = 1;
-	sd.has_tier = od->has_tier;
-	sd.tier = od->tier.priority;
-	sd.tier_rank = od->tier.located ? od->tier.rank : -1;
-	snprintf(sd.tier_location, sizeof(sd.tier_location), "%s",
-	    od->tier.location != NULL ? od->tier.location : "");
-	sd.last_change = od->last_change;
-	if (od->last_error != NULL)
-		text_printable_copy(sd.last_error, sizeof(sd.last_error),
-		    od->last_error);
-	sd.unhealthy = od->unhealthy;
-	sd.unsure = od->unsure;
-	if (od->synced)
-		for (k = 0; k < RR_NTYPES; k++)
-			if (publication_managed(p, (int)k) &&
-			    state_put_published(st, od->cfg->name,
-			    p->want[k].type, &p->want[k]) == -1)
-				return -1;
-	if (state_put_domain(st, od->cfg->name, od->cfg->provider->name,
-	    od->cfg->pol.ttl, &sd) == -1)
-		return -1;
-	/* Done once DNS holds the best tier. */
-	if (od->failback_now && od->synced &&
-	    state_clear_failback(st, od->cfg->name) == -1)
-		return -1;
-	for (k = 0; k < p->nchanges; k++)
-		if (state_add_change(st, now, od->cfg->name,
-		    p->changes[k].type, od->cfg->pol.ttl, p->changes[k].old,
-		    p->changes[k].new, p->tier.priority, p->tier.located ?
-		    p->tier.rank : -1, p->tier.location, !p->failed,
-		    p->failed ? p->error : NULL) == -1)
-			return -1;
-	return 0;
-}
-
-/* Everything the run learnt, in one transaction. */
+/*
+ * Everything the run learnt, in one go, through the state's backend: its
+ * outcome is the record.
+ */
 int
 save_outcome(struct state *st, const struct outcome *o,
     const struct config *cfg)
 {
-	const struct outcome_control *c = outcome_control(o);
-	long long	 now = outcome_time(o);
 	char		 err[512];
-	size_t		 i;
 	long long	 rows, pages;
 
-	if (state_begin(st, err, sizeof(err)) == -1)
-		goto fail;
-	for (i = 0; i < outcome_ndomains(o); i++)
-		if (save_domain(st, now, outcome_domain(o, i)) == -1)
-			goto dberr;
-	if (c->url != NULL && state_put_control(st, c->since, c->result)
-	    == -1)
-		goto dberr;
-	/* Before anything is sent: none is lost to a run killed then. */
-	if (outbox_save(st, o, cfg) == -1)
-		goto dberr;
-	if (state_finish_run(st, now, cfg) == -1 ||
-	    state_prune_requests(st, now) == -1)
-		goto dberr;
-	if (state_commit(st, err, sizeof(err)) == -1)
-		goto fail;
+	if (state_save(st, cfg, o, err, sizeof(err)) == -1) {
+		logx(LOG_ERR, NULL, NULL, "saving state: %s", err);
+		return -1;
+	}
 	state_last_writes(st, &rows, &pages);
 	logx(LOG_DEBUG, NULL, NULL, "state saved: %lld rows changed, %lld pages"
 	    " written", rows, pages);
 	return 0;
-dberr:
-	snprintf(err, sizeof(err), "%s", state_errmsg(st));
-	state_rollback(st);
-fail:
-	logx(LOG_ERR, NULL, NULL, "saving state: %s", err);
-	return -1;
 }

@@ -627,6 +627,13 @@ state_snapshot_free(const struct config *c, struct st_snapshot *s)
 }
 
 int
+state_save(struct state *st, const struct config *c, const struct outcome *o,
+    char *err, size_t errlen)
+{
+	return st->be->save(st, c, o, err, errlen);
+}
+
+int
 state_mark_unsure(struct state *st, const char *domain, const char *provider,
     long ttl, char *err, size_t errlen)
 {

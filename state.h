@@ -19,15 +19,16 @@ struct config;
 
 /*
  * The state is one interface with a backend per kind of store, one
- * const entry each (state_int.h): SQLite, the default, for a path.  A
- * run reads what it needs in one go, state_load(), so that a store
- * across a network costs a few round trips per run, however many
- * endpoints there are.  state_open(), state_close(), state_load(),
+ * const entry each (state_int.h): SQLite, the default, for a path, and
+ * PostgreSQL for a URI (which this version refuses once connected).  A
+ * run reads what it needs in one go, state_load(), and writes what it
+ * learnt in one go, state_save() of its outcome, so that a store across
+ * a network costs a few round trips per run, however many endpoints
+ * there are.  state_open(), state_close(), state_load(), state_save(),
  * state_mark_unsure() and the requests (state_request_*) go to the
  * open's backend; the row functions further down are the SQLite
- * backend's own, from which it builds its load (the unit tests drive
- * them directly), and with which a run still writes its one
- * transaction.
+ * backend's own, from which it builds its load and save (the unit tests
+ * drive them directly).
  */
 
 /* Results of state_open(); the values are the exit codes of SPEC 2. */
@@ -124,6 +125,17 @@ struct st_snapshot {
 int	 state_load(struct state *st, const struct config *c, int results,
 	    long long now, struct st_snapshot *out);
 void	 state_snapshot_free(const struct config *c, struct st_snapshot *s);
+
+struct outcome;
+
+/*
+ * Writes everything a run learnt, its outcome (outcome.h), all or
+ * nothing, and ends the run (what state_finish_run() and
+ * state_prune_requests() do).  -1 with err set when nothing was
+ * written.
+ */
+int	 state_save(struct state *st, const struct config *c,
+	    const struct outcome *o, char *err, size_t errlen);
 
 /*
  * Reads.  A row whose ip or url differ from the ones given counts as not

@@ -70,6 +70,7 @@ struct st_row {
 };
 
 struct config;
+struct outcome;
 struct state;
 struct st_snapshot;
 
@@ -77,8 +78,9 @@ struct st_snapshot;
  * One kind of store behind state.h, one const entry each, designated
  * initialisers: state_sqlite (state_sqlite.c) for a path.  state_open()
  * takes the first of state.c's table whose handles() accepts the `state`
- * value; every later call goes to the backend of the open.  load is
- * the bulk read of a run (state.h), the rest one transaction each.
+ * value; every later call goes to the backend of the open.  load and
+ * save are the bulk read and write of a run (state.h), the rest one
+ * transaction each.
  */
 struct state_backend {
 	const char	*name;
@@ -88,6 +90,8 @@ struct state_backend {
 	void		(*close)(struct state *st);
 	int		(*load)(struct state *st, const struct config *c,
 			    int results, long long now, struct st_snapshot *out);
+	int		(*save)(struct state *st, const struct config *c,
+			    const struct outcome *o, char *err, size_t errlen);
 	int		(*mark_unsure)(struct state *st, const char *domain,
 			    const char *provider, long ttl, char *err,
 			    size_t errlen);

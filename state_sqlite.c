@@ -1,14 +1,19 @@
 /*
  * The SQLite backend (state_int.h): the state file of SPEC 6.  Its load
- * is built from the row functions of state_data.c and state_policy.c,
- * in one read transaction: in process, a row costs no round trip.
+ * and save are built from the row functions of state_data.c,
+ * state_policy.c and state_notify.c (through outbox.c), in one read
+ * transaction and one write transaction: in process, a row costs no
+ * round trip.
  */
 
 #include <stdio.h>
 #include <string.h>
 
 #include "config.h"
+#include "outbox.h"
+#include "outcome.h"
 #include "pguri.h"
+#include "publish.h"
 #include "state.h"
 #include "state_int.h"
 #include "util.h"
@@ -62,12 +67,131 @@ sqlite_load(struct state *st, const struct config *c, int results,
 	return rc;
 }
 
+/* One endpoint's row after the run; -1 on a database error. */
+static int
+save_endpoint(struct state *st, long long now,
+    const struct outcome_domain *od,
+    const struct outcome_ep *e)
+{
+	struct st_endpoint se;
+
+	memset(&se, 0, sizeof(se));
+	se.found = 1;
+	/*
+	 * A failure blamed on the checker's network is not the endpoint's:
+	 * its counters stay as they were and its history gets no failed
+	 * check.
+	 */
+	if (!e->check.counted && e->check.done) {
+		if (!e->has_state)
+			return 0;
+		se.failures = e->failures_before;
+		se.passes = e->passes_before;
+		se.removed = e->removed_before;
+		se.last_ok = e->last_ok_before;
+		se.latency_ms = e->latency_before;
+		se.uncounted = 1;
+		return state_put_endpoint(st, od->cfg->name, e->cfg->name,
+		    e->cfg->ip.s, e->cfg->url, e->cfg->priority, &se);
+	}
+	se.failures = e->failures;
+	se.passes = e->passes;
+	se.removed = e->removed;
+	se.last_check = now;
+	se.last_ok = e->check.ok;
+	se.last_status = e->check.status;
+	se.latency_ms = e->check.latency_ms;
+	text_printable_copy(se.last_result, sizeof(se.last_result),
+	    e->check.reason);
+	return state_put_endpoint(st, od->cfg->name, e->cfg->name,
+	    endpoint_target(e->cfg), e->cfg->url, e->cfg->priority, &se);
+}
+
+/* One domain's rows after the run; -1 on a database error. */
+static int
+save_domain(struct state *st, long long now,
+    const struct outcome_domain *od)
+{
+	const struct publication *p = od->pub;
+	struct st_domain sd;
+	size_t		 j, k;
+
+	for (j = 0; j < od->neps; j++)
+		if (save_endpoint(st, now, od, &od->eps[j]) == -1)
+			return -1;
+	memset(&sd, 0, sizeof(sd));
+	sd.found = 1;
+	sd.has_tier = od->has_tier;
+	sd.tier = od->tier.priority;
+	sd.tier_rank = od->tier.located ? od->tier.rank : -1;
+	snprintf(sd.tier_location, sizeof(sd.tier_location), "%s",
+	    od->tier.location != NULL ? od->tier.location : "");
+	sd.last_change = od->last_change;
+	if (od->last_error != NULL)
+		text_printable_copy(sd.last_error, sizeof(sd.last_error),
+		    od->last_error);
+	sd.unhealthy = od->unhealthy;
+	sd.unsure = od->unsure;
+	if (od->synced)
+		for (k = 0; k < RR_NTYPES; k++)
+			if (publication_managed(p, (int)k) &&
+			    state_put_published(st, od->cfg->name,
+			    p->want[k].type, &p->want[k]) == -1)
+				return -1;
+	if (state_put_domain(st, od->cfg->name, od->cfg->provider->name,
+	    od->cfg->pol.ttl, &sd) == -1)
+		return -1;
+	/* Done once DNS holds the best tier. */
+	if (od->failback_now && od->synced &&
+	    state_clear_failback(st, od->cfg->name) == -1)
+		return -1;
+	for (k = 0; k < p->nchanges; k++)
+		if (state_add_change(st, now, od->cfg->name,
+		    p->changes[k].type, od->cfg->pol.ttl, p->changes[k].old,
+		    p->changes[k].new, p->tier.priority, p->tier.located ?
+		    p->tier.rank : -1, p->tier.location, !p->failed,
+		    p->failed ? p->error : NULL) == -1)
+			return -1;
+	return 0;
+}
+
+/* Everything the run learnt, in one transaction. */
+static int
+sqlite_save(struct state *st, const struct config *cfg,
+    const struct outcome *o, char *err, size_t errlen)
+{
+	const struct outcome_control *c = outcome_control(o);
+	long long	 now = outcome_time(o);
+	size_t		 i;
+
+	if (state_begin(st, err, errlen) == -1)
+		return -1;
+	for (i = 0; i < outcome_ndomains(o); i++)
+		if (save_domain(st, now, outcome_domain(o, i)) == -1)
+			goto dberr;
+	if (c->url != NULL && state_put_control(st, c->since, c->result)
+	    == -1)
+		goto dberr;
+	/* Before anything is sent: none is lost to a run killed then. */
+	if (outbox_save(st, o, cfg) == -1)
+		goto dberr;
+	if (state_finish_run(st, now, cfg) == -1 ||
+	    state_prune_requests(st, now) == -1)
+		goto dberr;
+	return state_commit(st, err, errlen);
+dberr:
+	snprintf(err, errlen, "%s", state_errmsg(st));
+	state_rollback(st);
+	return -1;
+}
+
 const struct state_backend state_sqlite = {
 	.name = "sqlite",
 	.handles = sqlite_handles,
 	.open = st_sqlite_open,
 	.close = st_sqlite_close,
 	.load = sqlite_load,
+	.save = sqlite_save,
 	.mark_unsure = st_sqlite_mark_unsure,
 	.request_drain = st_sqlite_request_drain,
 	.request_undrain = st_sqlite_request_undrain,
