@@ -203,3 +203,16 @@ def test_every_key_states_its_default():
               if key != "type"
               and not re.search(r"\b([Dd]efault|[Rr]equired)\b", text)]
     assert silent == [], "ddup.ini.5: no default and not required: %s" % silent
+
+
+def test_example_passes_check_config():
+    """ddup.ini.example, installed by make install and the package, is a
+    valid configuration once the secrets it reads with !env are set (the
+    package test runs it too, installed; a !file secret would need a file
+    in /etc)."""
+    env = dict(os.environ, DDUP_TSIG_SECRET="c2VjcmV0", PDNS_API_KEY="k",
+               CLOUDFLARE_API_TOKEN="t", DDUP_HOOK_AUTH="Bearer x")
+    r = subprocess.run([DDUP, "-n", "-c", os.path.join(ROOT, "ddup.ini.example")],
+                       capture_output=True, text=True, timeout=30, env=env)
+    assert r.returncode == 0, r.stderr
+    assert "configuration OK" in r.stdout

@@ -19,7 +19,7 @@ from conftest import ROOT, read, make_vars
 
 # The example's secrets (ddup.ini.example reads them with !env).
 EXAMPLE_ENV = {"DDUP_TSIG_SECRET": "c2VjcmV0", "PDNS_API_KEY": "k",
-               "CLOUDFLARE_API_TOKEN": "t"}
+               "CLOUDFLARE_API_TOKEN": "t", "DDUP_HOOK_AUTH": "Bearer x"}
 
 
 def run(cmd, **kw):
