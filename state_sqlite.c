@@ -91,8 +91,10 @@ save_endpoint(struct state *st, long long now,
 		se.last_ok = e->last_ok_before;
 		se.latency_ms = e->latency_before;
 		se.uncounted = 1;
+		/* Its address or CNAME target, as every run stores it. */
 		return state_put_endpoint(st, od->cfg->name, e->cfg->name,
-		    e->cfg->ip.s, e->cfg->url, e->cfg->priority, &se);
+		    endpoint_target(e->cfg), e->cfg->url, e->cfg->priority,
+		    &se);
 	}
 	se.failures = e->failures;
 	se.passes = e->passes;

@@ -382,6 +382,37 @@ def test_cname_tier_and_back(ddup, cloudflare, http_server, batch):
         cf.take_violations()        # Prism's 405s for the batch path
 
 
+def test_cname_counters_kept_through_a_failed_control_url(ddup, cloudflare, http_server):
+    """A run whose controlUrl fails keeps every endpoint's counters, a
+    CNAME endpoint's too (it was once stored under an empty address,
+    which the next run took for another endpoint: its failures started
+    again)."""
+    cf = cloudflare()
+    lb, eps = cname_eps(http_server)
+    control = http_server()
+    text = f"interval = 30s\ncontrolUrl = {control.url}\n" + cf_provider(cf)
+    text += f"\n[domain {NAME}]\nprovider = cf\nattempts = 3\nttl = 60\n"
+    for n, srv, ip, prio, *extra in eps:
+        text += f"\n[endpoint {n}]\nurl = {srv.url}\npriority = {prio}\n"
+        text += (f"ip = {ip}\n" if ip else "") + "".join(x + "\n" for x in extra)
+    ddup.write(text)
+    assert ddup.run().rc == 0
+    lb.set(status=503)
+    assert ddup.run().rc == 0
+    st = ddup.status()["domains"][0]["endpoints"][0]
+    assert (st["name"], st["state"], st["failures"]) == ("lb", "failing", 1)
+    control.set(status=503)         # this run blames its own network
+    assert ddup.run().rc == 0
+    st = ddup.status()["domains"][0]["endpoints"][0]
+    assert (st["state"], st["failures"]) == ("failing", 1), st
+    control.set(status=200)
+    assert ddup.run().rc == 0
+    st = ddup.status()["domains"][0]["endpoints"][0]
+    assert (st["state"], st["failures"]) == ("failing", 2), st
+    assert ddup.run().rc == 0       # the third counted failure removes it
+    assert sorted(x["content"] for x in cf.records(NAME)) == ["192.0.2.2", "192.0.2.3"]
+
+
 def test_cname_first_run_finds_it_right(ddup, cloudflare, http_server):
     cf = cloudflare()
     cf.add(NAME, "CNAME", "LB.example.net", ttl=60, comment="by hand")
