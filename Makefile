@@ -26,7 +26,7 @@ PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
 SRCS	 = util.c log.c config.c config_read.c config_build.c config_notify.c check.c decide.c outcome.c state.c state_data.c state_schema.c \
-	   state_policy.c state_history.c state_notify.c status.c dashboard.c publish.c outbox.c save.c run.c proc.c \
+	   state_policy.c state_history.c state_notify.c state_counters.c status.c dashboard.c metrics.c publish.c outbox.c save.c run.c proc.c \
 	   rrset.c http.c provider.c notify.c providers/rfc2136.c providers/powerdns.c \
 	   providers/exec.c providers/azure.c providers/ovh.c \
 	   providers/cloudflare.c providers/desec.c providers/gandi.c \
@@ -36,7 +36,7 @@ SRCS	 = util.c log.c config.c config_read.c config_build.c config_notify.c check
 SRCS	+= state_sqlite.c state_pg.c
 OBJS	 = $(SRCS:%.c=$(O)/%.o)
 HDRS	 = util.h log.h config.h config_int.h check.h decide.h outcome.h state.h state_int.h status.h dashboard.h \
-	   rrset.h http.h provider.h publish.h run.h outbox.h save.h \
+	   rrset.h http.h provider.h publish.h run.h outbox.h save.h metrics.h \
 	   vote.h pguri.h proc.h notify.h
 
 UNIT	 = test_util test_config test_decide test_outcome test_state test_http test_doc test_dashboard \

@@ -367,6 +367,7 @@ config_free(struct config *c)
 	free(c->ca_file);
 	free(c->control_url);
 	free(c->status_html);
+	free(c->metrics_file);
 	free(c);
 }
 

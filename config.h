@@ -130,6 +130,7 @@ struct config {
 	long long	 history_ms;
 	char		*control_url;	/* NULL: none */
 	char		*status_html;	/* the dashboard's path, NULL: none */
+	char		*metrics_file;	/* Prometheus text file, NULL: none */
 	/*
 	 * SPEC 11.  state_pg: state is a PostgreSQL URI (a secret: print
 	 * it only through pguri_redact()).  The fleet as written, in file

@@ -378,6 +378,17 @@ check_top(struct ctx *x, struct rsec *s, struct hc *h)
 			c->status_html = xstrdup(k->value);
 	}
 
+	if ((k = cfg_get(x, s, "metricsFile")) != NULL) {
+		size_t len = strlen(k->value);
+
+		/* Likewise: written beside a temporary file. */
+		if (len == 0 || k->value[len - 1] == '/')
+			cfg_problem(x, k->line, 0, "metricsFile: expected the "
+			    "path of a file, not '%s'", k->value);
+		else
+			c->metrics_file = xstrdup(k->value);
+	}
+
 	if ((k = cfg_get(x, s, "controlUrl")) != NULL) {
 		char err[256];
 

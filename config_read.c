@@ -332,7 +332,7 @@ static const struct {
 	{ "cname", W_ENDPOINT },
 	{ "proxied", W_ENDPOINT },
 	{ "statusHtml", W_TOP },
-	{ "metricsFile", W_NOTYET },
+	{ "metricsFile", W_TOP },
 	{ "location", W_ENDPOINT },
 	{ "controlUrl", W_TOP },
 	{ "checkers", W_TOP },

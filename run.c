@@ -16,6 +16,7 @@
 #include "dashboard.h"
 #include "decide.h"
 #include "log.h"
+#include "metrics.h"
 #include "notify.h"
 #include "outcome.h"
 #include "provider.h"
@@ -75,6 +76,7 @@ struct run {
 	struct check_res	 control;	/* the controlUrl's check */
 	struct st_notify_counts	*counts;	/* --status: per [notify] */
 	struct outcome		*out;		/* what the run found and did */
+	long long		 started;	/* mono_ms() at its start */
 };
 
 /* Whether the set last published holds e's address or CNAME. */
@@ -678,6 +680,35 @@ write_dashboard(struct run *r)
 	report_free(&rep);
 }
 
+/*
+ * metricsFile, once the state is committed: the counters read back
+ * include this run's.  Like the dashboard, a file that cannot be
+ * written is an error line and leaves the exit status alone.
+ */
+static void
+write_metrics(struct run *r, int rc)
+{
+	struct metrics_run	 mr;
+	struct st_counter	*c = NULL;
+	size_t			 n = 0;
+	char			 err[768];
+
+	if (r->cfg->metrics_file == NULL)
+		return;
+	if (state_counters(r->st, &c, &n) == -1) {
+		logx(LOG_ERR, NULL, NULL, "metricsFile %s: %s",
+		    r->cfg->metrics_file, state_errmsg(r->st));
+		return;
+	}
+	mr.duration_ms = mono_ms() - r->started;
+	mr.exit_status = rc;
+	mr.interval_ms = r->cfg->interval_ms;
+	if (metrics_write(r->cfg->metrics_file, r->out, c, n, &mr, err,
+	    sizeof(err)) == -1)
+		logx(LOG_ERR, NULL, NULL, "metricsFile %s", err);
+	state_counters_free(c, n);
+}
+
 static void
 free_run(struct run *r)
 {
@@ -752,6 +783,7 @@ do_run(struct run *r, int dry_run, int json)
 	int		 rc, kind;
 
 	r->dry_run = dry_run;
+	r->started = mono_ms();
 	rc = state_open_checker(r->cfg->state, r->cfg->checker,
 	    dry_run ? STATE_RO : STATE_RW, &r->st,
 	    err, sizeof(err));
@@ -806,6 +838,8 @@ do_run(struct run *r, int dry_run, int json)
 	write_dashboard(r);
 	/* After the commit: what is sent is in the file already. */
 	notify_deliver(r->cfg, r->st);
+	/* Last: its duration is the whole run's, deliveries included. */
+	write_metrics(r, rc);
 	return rc;
 }
 

@@ -332,6 +332,32 @@ struct st_notify_counts {
 int	 state_notify_counts(struct state *st, const char *notifier,
 	    struct st_notify_counts *out);
 
+/*
+ * Counters that only grow, for metricsFile (state_counters.c): checks
+ * by result per endpoint (those of history, plus those of streaks
+ * pruned since the counters began), DNS updates by outcome per domain
+ * (endpoint "").  Names: checks_pass, checks_fail, dns_ok, dns_failed.
+ */
+struct st_counter {
+	char		*domain;
+	char		*endpoint;
+	char		*name;
+	long long	 value;
+};
+
+/* Adds add to one counter; between state_begin() and state_commit(). */
+int	 state_count(struct state *st, const char *domain,
+	    const char *endpoint, const char *name, long long add);
+/*
+ * Every counter, sorted by domain, endpoint and name (byte order), into a
+ * malloc'd *out of *n (none for st NULL); -1 on a database error.
+ */
+int	 state_counters(struct state *st, struct st_counter **out, size_t *n);
+/* The counter of that name in v, or 0 when there is none. */
+long long state_counter(const struct st_counter *v, size_t n,
+	    const char *domain, const char *endpoint, const char *name);
+void	 state_counters_free(struct st_counter *v, size_t n);
+
 /* The last sqlite3 error message, for context in the caller's error. */
 const char *state_errmsg(struct state *st);
 

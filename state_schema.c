@@ -350,6 +350,29 @@ const char *const state_migrations[] = {
 	"  d.attempts, d.next_attempt, d.given_up, d.last_error\n"
 	"FROM deliveries d JOIN events e ON e.id = d.event\n"
 	"WHERE d.delivered IS NULL ORDER BY e.id, d.notifier;\n",
+	/*
+	 * 8: counters that only grow, for metricsFile.  Checks are counted
+	 * by the streaks already (a steady run writes nothing): what a
+	 * streak held is added here when it is pruned, so that history
+	 * plus this table is every check since the counters began.  DNS
+	 * updates are counted here as they happen (endpoint '').
+	 */
+	"CREATE TABLE counters (       -- + view history: totals since this table\n"
+	"  domain TEXT NOT NULL,\n"
+	"  endpoint TEXT NOT NULL,     -- '' for a domain's counter\n"
+	"  name TEXT NOT NULL,         -- checks_pass, checks_fail, dns_ok, dns_failed\n"
+	"  value INTEGER NOT NULL,\n"
+	"  PRIMARY KEY (domain, endpoint, name)\n"
+	") STRICT;\n"
+	"CREATE TRIGGER streaks_pruned BEFORE DELETE ON streaks BEGIN\n"
+	"  INSERT INTO counters (domain, endpoint, name, value)\n"
+	"  VALUES (old.domain, old.endpoint,\n"
+	"    CASE WHEN old.ok THEN 'checks_pass' ELSE 'checks_fail' END,\n"
+	"    coalesce(old.checks, (SELECT CAST(value AS INTEGER) FROM meta\n"
+	"      WHERE key = 'runs') - old.run + 1))\n"
+	"  ON CONFLICT (domain, endpoint, name)\n"
+	"  DO UPDATE SET value = value + excluded.value;\n"
+	"END;\n",
 };
 
 const int state_schema_version =

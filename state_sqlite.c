@@ -143,6 +143,10 @@ save_domain(struct state *st, long long now,
 	if (state_put_domain(st, od->cfg->name, od->cfg->provider->name,
 	    od->cfg->pol.ttl, &sd) == -1)
 		return -1;
+	/* For metricsFile: a counter that only grows, written on events. */
+	if ((od->changed || od->failed) && state_count(st, od->cfg->name, "",
+	    od->changed ? "dns_ok" : "dns_failed", 1) == -1)
+		return -1;
 	/* Done once DNS holds the best tier. */
 	if (od->failback_now && od->synced &&
 	    state_clear_failback(st, od->cfg->name) == -1)

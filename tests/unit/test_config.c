@@ -203,6 +203,11 @@ static const struct {
 	  "F:9: unknown key 'colour' in [domain]\n" },
 	{ "statusHtml = /var/www/\n" PROV DOM EP,
 	  "F:1: statusHtml: expected the path of a file, not '/var/www/'\n" },
+	{ "metricsFile = \n" PROV DOM EP,
+	  "F:1: 'metricsFile' has no value\n" },
+	{ "metricsFile = /var/lib/node-exporter/\n" PROV DOM EP,
+	  "F:1: metricsFile: expected the path of a file, not "
+	  "'/var/lib/node-exporter/'\n" },
 	{ PROV DOM EP "cname = other.example.test\n",
 	  "F:12: an endpoint has 'ip' or 'cname', not both\n" },
 	{ PROV DOM "[endpoint a]\nurl = http://127.0.0.1/\n"

@@ -1805,6 +1805,83 @@ test_recent_changes(void **ctx)
 	assert_null(c);
 }
 
+/*
+ * Migration 7 from a file of version 6: the counters start with the
+ * checks history holds, keep a pruned streak's checks, and count DNS
+ * updates as told.
+ */
+static void
+test_counters(void **ctx)
+{
+	struct fx		*f = *ctx;
+	struct state		*st;
+	struct st_counter	*c;
+	size_t			 n;
+	int			 i;
+	char			 sql[1024];
+
+	for (i = 0; i < 6; i++)
+		raw_exec(f->path, state_migrations[i]);
+	snprintf(sql, sizeof(sql), "REPLACE INTO meta VALUES ('runs', '10'),"
+	    " ('last_run', '2025-11-30T10:25:56.123Z');"
+	    /* A closed streak of 4 passes, then an open one of failures
+	       from run 8 on (3 checks by run 10). */
+	    " INSERT INTO streaks VALUES (1, 'www.example.org', 'web1',"
+	    "  '192.0.2.1', '2025-11-30T10:00:00.000Z',"
+	    "  '2025-11-30T10:03:00.000Z', 4, 4, 1, 200, 'ok', 1, 1.0, 1, 1),"
+	    " (2, 'www.example.org', 'web1', '192.0.2.1',"
+	    "  '2025-11-30T10:04:00.000Z', NULL, NULL, 8, 0, 503, 'HTTP 503',"
+	    "  1, 1.0, 1, 1);"
+	    " PRAGMA user_version = 6; PRAGMA application_id = %d",
+	    0x64647570);
+	raw_exec(f->path, sql);
+
+	st = open_ok(f->path, STATE_RW);
+	assert_int_equal(raw_int(f->path, "PRAGMA user_version"),
+	    state_schema_version);
+	assert_int_equal(state_counters(st, &c, &n), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(state_counter(c, n, "www.example.org", "web1",
+	    "checks_pass"), 4);
+	assert_int_equal(state_counter(c, n, "www.example.org", "web1",
+	    "checks_fail"), 3);
+	assert_int_equal(state_counter(c, n, "www.example.org", "web2",
+	    "checks_fail"), 0);
+	state_counters_free(c, n);
+
+	/* Counting needs a transaction; two updates, one failure. */
+	assert_int_equal(state_count(st, "www.example.org", "", "dns_ok", 1),
+	    -1);
+	begin(st);
+	assert_int_equal(state_count(st, "www.example.org", "", "dns_ok", 1),
+	    0);
+	assert_int_equal(state_count(st, "www.example.org", "", "dns_ok", 1),
+	    0);
+	assert_int_equal(state_count(st, "www.example.org", "",
+	    "dns_failed", 1), 0);
+	commit(st);
+	state_close(st);
+
+	/* Both streaks pruned: their checks stay counted. */
+	raw_exec(f->path, "DELETE FROM streaks");
+	st = open_ok(f->path, STATE_RO);
+	assert_int_equal(state_counters(st, &c, &n), 0);
+	assert_int_equal(n, 4);
+	assert_int_equal(state_counter(c, n, "www.example.org", "web1",
+	    "checks_pass"), 4);
+	assert_int_equal(state_counter(c, n, "www.example.org", "web1",
+	    "checks_fail"), 3);
+	assert_int_equal(state_counter(c, n, "www.example.org", "",
+	    "dns_ok"), 2);
+	assert_int_equal(state_counter(c, n, "www.example.org", "",
+	    "dns_failed"), 1);
+	state_counters_free(c, n);
+	state_close(st);
+	assert_int_equal(state_counters(NULL, &c, &n), 0);
+	assert_int_equal(n, 0);
+	assert_int_equal(state_counter(NULL, 0, "a", "", "dns_ok"), 0);
+}
+
 int
 main(void)
 {
@@ -1817,6 +1894,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_unsure, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_junk, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_foreign, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_counters, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_migrate_from_1, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_requests, setup, teardown),
