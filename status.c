@@ -26,6 +26,8 @@ report_from_outcome(struct report *rep, const struct outcome *o,
 	rep->generated = now_ms();
 	rep->last_run = outcome_last_run(o);
 	rep->interval_ms = interval_ms;
+	rep->stale = rep->last_run > 0 && interval_ms > 0 &&
+	    rep->generated - rep->last_run > 3 * interval_ms;
 	rep->control_url = c->url;
 	rep->control_since = c->since;
 	rep->control_result = c->since != 0 ? c->result : NULL;
@@ -55,6 +57,7 @@ report_from_outcome(struct report *rep, const struct outcome *o,
 		rd->best_location = od->best.location;
 		rd->failback_requested = od->failback_requested;
 		rd->attempts = od->cfg->pol.attempts;
+		rd->timeout_ms = od->cfg->pol.timeout_ms;
 		rd->recover_after = od->cfg->pol.recover_after;
 		addrset_copy(&rd->published, &od->published);
 		rd->published_cname = od->published_cname;
@@ -122,6 +125,41 @@ json_text(const char *s)
 	return j;
 }
 
+/* Seconds: an integer when whole, as most settings are. */
+static json_t *
+json_seconds(long long ms)
+{
+	return ms % 1000 == 0 ? json_integer(ms / 1000) :
+	    json_real((double)ms / 1000);
+}
+
+/*
+ * How long clients may be sent to a dead server: attempts checks an
+ * interval apart, then caches hold the old records for ttl; a server
+ * that stops answering costs each check its timeout on top.
+ */
+static long long
+failover_ms(const struct report *r, const struct report_domain *d, int slow)
+{
+	return r->interval_ms * d->attempts + d->ttl * 1000LL +
+	    (slow ? d->timeout_ms : 0);
+}
+
+static json_t *
+failover_json(const struct report *r, const struct report_domain *d)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "seconds", json_seconds(failover_ms(r, d, 0)));
+	json_object_set_new(o, "secondsWhenTimingOut",
+	    json_seconds(failover_ms(r, d, 1)));
+	json_object_set_new(o, "interval", json_seconds(r->interval_ms));
+	json_object_set_new(o, "attempts", json_integer(d->attempts));
+	json_object_set_new(o, "ttl", json_integer(d->ttl));
+	json_object_set_new(o, "timeout", json_seconds(d->timeout_ms));
+	return o;
+}
+
 static json_t *
 endpoint_json(const struct report_ep *e)
 {
@@ -150,7 +188,7 @@ endpoint_json(const struct report_ep *e)
 }
 
 static json_t *
-domain_json(const struct report_domain *d)
+domain_json(const struct report *r, const struct report_domain *d)
 {
 	json_t	*o = json_object(), *pub = json_array(), *eps = json_array();
 	size_t	 i;
@@ -181,6 +219,7 @@ domain_json(const struct report_domain *d)
 	    json_boolean(d->failback_requested));
 	json_object_set_new(o, "lastChange", json_time(d->last_change));
 	json_object_set_new(o, "lastError", json_text(d->last_error));
+	json_object_set_new(o, "failover", failover_json(r, d));
 	json_object_set_new(o, "endpoints", eps);
 	return o;
 }
@@ -220,6 +259,10 @@ report_print_json(FILE *f, const struct report *r)
 		goto out;
 	json_object_set_new(root, "generatedAt", json_time(r->generated));
 	json_object_set_new(root, "lastRun", json_time(r->last_run));
+	json_object_set_new(root, "interval", json_seconds(r->interval_ms));
+	json_object_set_new(root, "stale", json_boolean(r->stale));
+	json_object_set_new(root, "staleAfter", r->last_run > 0 ?
+	    json_time(r->last_run + 3 * r->interval_ms) : json_null());
 	if (r->control_url != NULL) {
 		json_t *c = json_object();
 
@@ -233,7 +276,7 @@ report_print_json(FILE *f, const struct report *r)
 	} else
 		json_object_set_new(root, "controlUrl", json_null());
 	for (i = 0; i < r->ndomains; i++)
-		json_array_append_new(doms, domain_json(&r->domains[i]));
+		json_array_append_new(doms, domain_json(r, &r->domains[i]));
 	json_object_set(root, "domains", doms);
 	json_object_set_new(root, "notifications", notifiers_json(r));
 	if (json_dumpf(root, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0)
@@ -310,6 +353,42 @@ print_notifiers(FILE *f, const struct report *r)
 	}
 }
 
+/* "1h2m3s", "3.5s", "0s": a duration as the configuration writes it. */
+static void
+fmt_duration(long long ms, char *buf, size_t len)
+{
+	long long s = ms / 1000, rest = ms % 1000;
+	size_t off = 0;
+
+	buf[0] = '\0';
+	if (s >= 3600)
+		off += (size_t)snprintf(buf + off, len - off, "%lldh", s / 3600);
+	if (s % 3600 >= 60 && off < len)
+		off += (size_t)snprintf(buf + off, len - off, "%lldm",
+		    s % 3600 / 60);
+	if (off < len && (s % 60 != 0 || rest != 0 || off == 0)) {
+		if (rest != 0)
+			snprintf(buf + off, len - off, "%lld.%03llds", s % 60,
+			    rest);
+		else
+			snprintf(buf + off, len - off, "%llds", s % 60);
+	}
+}
+
+static void
+print_failover(FILE *f, const struct report *r, const struct report_domain *d)
+{
+	char fast[32], slow[32], iv[32], to[32];
+
+	fmt_duration(failover_ms(r, d, 0), fast, sizeof(fast));
+	fmt_duration(failover_ms(r, d, 1), slow, sizeof(slow));
+	fmt_duration(r->interval_ms, iv, sizeof(iv));
+	fmt_duration(d->timeout_ms, to, sizeof(to));
+	fprintf(f, "  failover: %s (interval %s x attempts %ld + ttl %lds), "
+	    "%s when checks time out (+ timeout %s)\n", fast, iv, d->attempts,
+	    d->ttl, slow, to);
+}
+
 void
 report_print_text(FILE *f, const struct report *r)
 {
@@ -321,8 +400,7 @@ report_print_text(FILE *f, const struct report *r)
 
 		iso_time(r->last_run, when, sizeof(when));
 		fprintf(f, "last run: %s (%llds ago)\n", when, age);
-		if (r->interval_ms > 0 &&
-		    r->generated - r->last_run > 3 * r->interval_ms)
+		if (r->stale)
 			fprintf(f, "warning: the last run is older than three "
 			    "intervals: is the scheduler running?\n");
 	} else
@@ -356,6 +434,7 @@ report_print_text(FILE *f, const struct report *r)
 		else
 			fprintf(f, "  published: %s\n", pub[0] ? pub : "nothing");
 		free(pub);
+		print_failover(f, r, d);
 		if (d->last_change > 0) {
 			iso_time(d->last_change, when, sizeof(when));
 			fprintf(f, "  last change: %s\n", when);

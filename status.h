@@ -51,6 +51,7 @@ struct report_domain {
 	const char	*last_error;	/* NULL: none */
 	const char	*why;		/* dry run: what would happen, else NULL */
 	long		 attempts;	/* for the streak shown while failing */
+	long long	 timeout_ms;	/* a check's; with attempts, the failover time */
 	long		 recover_after;	/* likewise while recovering */
 	struct report_ep *eps;
 	size_t		 neps;
@@ -85,8 +86,14 @@ struct report {
 	const char	*control_url;	/* NULL: none configured */
 	long long	 control_since;	/* it has failed since (ms); 0: it passes */
 	const char	*control_result; /* with control_since: why */
+	int		 stale;		/* the last run is older than three intervals */
 	struct report_domain *domains;
 	size_t		 ndomains;
+	/*
+	 * Notifications (SPEC 10) waiting for delivery and given up go
+	 * here, from the state file's outbox: text after the domains,
+	 * JSON "notifications" at the top.
+	 */
 	const struct report_change *changes;	/* newest first; may be NULL */
 	size_t		 nchanges;
 	struct report_notify *notifiers;

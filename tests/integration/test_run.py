@@ -174,13 +174,16 @@ def test_status_json_shape(ddup, bind_server, http_server):
     two(ddup, bind_server, http_server)
     assert ddup.run().rc == 0
     doc = ddup.status()
-    assert set(doc) == {"generatedAt", "lastRun", "controlUrl", "domains", "notifications"}
+    # SPEC 8's fields, and those added since (none renamed).
+    assert set(doc) == {"generatedAt", "lastRun", "controlUrl", "domains",
+                        "notifications", "interval", "stale", "staleAfter"}
     assert doc["notifications"] == []
     assert doc["controlUrl"] is None
     d = doc["domains"][0]
     assert set(d) == {"name", "provider", "ttl", "status", "published", "tier", "tierLocation",
                       "betterTierWaiting", "waitingTier", "waitingTierLocation",
-                      "failbackRequested", "lastChange", "lastError", "endpoints"}
+                      "failbackRequested", "lastChange", "lastError", "failover",
+                      "endpoints"}
     assert (d["provider"], d["ttl"], d["tier"], d["tierLocation"]) == ("bind", 60, 0, None)
     assert (d["betterTierWaiting"], d["waitingTier"], d["failbackRequested"]) == \
         (False, None, False)
