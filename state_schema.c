@@ -373,6 +373,55 @@ const char *const state_migrations[] = {
 	"  ON CONFLICT (domain, endpoint, name)\n"
 	"  DO UPDATE SET value = value + excluded.value;\n"
 	"END;\n",
+	/*
+	 * 9: views for the common questions (README).  current showed a
+	 * cname endpoint as not published even while DNS held its CNAME:
+	 * it matched only A and AAAA sets.  A day is the 24 hours before
+	 * the last run, not a UTC day (view uptime has those); a streak
+	 * across its start is shared in proportion, as in uptime.
+	 */
+	"DROP VIEW current;\n"
+	"CREATE VIEW current AS    -- every endpoint as of the last run\n"
+	"SELECT e.domain, e.name AS endpoint, e.ip, e.priority,\n"
+	"  CASE WHEN h.id IS NULL THEN 'unknown' WHEN e.removed THEN 'removed'\n"
+	"       WHEN h.ok THEN 'ok' ELSE 'failing' END AS health,\n"
+	"  (' ' || p.addresses || ' ') LIKE ('% ' || e.ip || ' %') AS published,\n"
+	"  e.failures + CASE WHEN h.ok = 0 THEN max(m.runs - e.counted, 0)\n"
+	"    ELSE 0 END AS failures,\n"
+	"  e.passes + CASE WHEN h.ok = 1 THEN max(m.runs - e.counted, 0)\n"
+	"    ELSE 0 END AS passes,\n"
+	"  h.last AS last_check, h.status, h.reason AS last_result,\n"
+	"  h.first AS since, h.checks AS streak_checks, h.latency_mean\n"
+	"FROM endpoints e\n"
+	"JOIN (SELECT coalesce(max(CAST(value AS INTEGER)), 0) AS runs\n"
+	"  FROM meta WHERE key = 'runs') m\n"
+	"LEFT JOIN history h ON h.id = e.streak\n"
+	"LEFT JOIN published p ON p.domain = e.domain\n"
+	"  AND p.type = CASE WHEN instr(e.ip, ':') THEN 'AAAA'\n"
+	"    WHEN e.ip GLOB '*[^0-9.]*' THEN 'CNAME' ELSE 'A' END;\n"
+	"CREATE VIEW uptime_24h AS -- per endpoint, the day before the last run\n"
+	"WITH m(now) AS (SELECT julianday(value) FROM meta WHERE key = 'last_run'),\n"
+	"share(domain, endpoint, ok, n) AS (\n"
+	"  SELECT h.domain, h.endpoint, h.ok,\n"
+	"    CASE WHEN julianday(h.last) <= julianday(h.first) THEN h.checks\n"
+	"    ELSE h.checks * (min(julianday(h.last), m.now)\n"
+	"      - max(julianday(h.first), m.now - 1))\n"
+	"      / (julianday(h.last) - julianday(h.first)) END\n"
+	"  FROM history h, m WHERE julianday(h.last) >= m.now - 1)\n"
+	"SELECT domain, endpoint, CAST(round(sum(n)) AS INTEGER) AS checks,\n"
+	"  CAST(round(sum(n * ok)) AS INTEGER) AS passed,\n"
+	"  round(100 * sum(n * ok) / sum(n), 3) AS uptime_pct\n"
+	"FROM share GROUP BY domain, endpoint;\n"
+	/* A change of reason alone (HTTP 503, then timeout) is no flip. */
+	"CREATE VIEW flapping AS   -- 4+ flips between pass and fail in a day\n"
+	"WITH m(now) AS (SELECT julianday(value) FROM meta WHERE key = 'last_run'),\n"
+	"t AS (SELECT domain, endpoint, first, ok, lag(ok) OVER (\n"
+	"  PARTITION BY domain, endpoint ORDER BY first, id) AS prev FROM streaks)\n"
+	"SELECT t.domain, t.endpoint, count(*) AS flips, max(t.first) AS last_flip\n"
+	"FROM t, m WHERE t.prev IS NOT NULL AND t.prev != t.ok\n"
+	"  AND julianday(t.first) >= m.now - 1\n"
+	"GROUP BY t.domain, t.endpoint HAVING count(*) >= 4\n"
+	"ORDER BY flips DESC, t.domain, t.endpoint;\n",
 };
 
 const int state_schema_version =

@@ -1882,6 +1882,107 @@ test_counters(void **ctx)
 	assert_int_equal(state_counter(NULL, 0, "a", "", "dns_ok"), 0);
 }
 
+/*
+ * Migration 9's views, from a file of version 8.  current, before it, showed a cname endpoint as
+ * not published while DNS held its CNAME; uptime_24h and flapping read
+ * the day before the last run.
+ */
+static void
+test_views(void **ctx)
+{
+	struct fx	*f = *ctx;
+	struct state	*st;
+	char		 sql[2048];
+	int		 i;
+
+	for (i = 0; i < 8; i++)
+		raw_exec(f->path, state_migrations[i]);
+	snprintf(sql, sizeof(sql), "REPLACE INTO meta VALUES ('runs', '10'),"
+	    " ('last_run', '2025-11-30T12:00:00.000Z');"
+	    " INSERT INTO endpoints VALUES ('www.example.org', 'cdn',"
+	    "  'alias.example.net', 'http://192.0.2.7/', 0, 0, 1, 10, 0, 1),"
+	    " ('www.example.org', 'web', '192.0.2.1', 'http://192.0.2.1/', 10,"
+	    "  0, 1, 10, 0, 2);"
+	    " INSERT INTO streaks VALUES (1, 'www.example.org', 'cdn',"
+	    "  'alias.example.net', '2025-11-30T11:00:00.000Z', NULL, NULL, 1,"
+	    "  1, 200, 'ok', 1, 1.0, 1, 1),"
+	    " (2, 'www.example.org', 'web', '192.0.2.1',"
+	    "  '2025-11-30T11:00:00.000Z', NULL, NULL, 10, 1, 200, 'ok', 1, 1.0,"
+	    "  1, 1);"
+	    " INSERT INTO published VALUES ('www.example.org', 'CNAME', 60,"
+	    "  'Alias.example.net', 0), ('www.example.org', 'A', 60, '', 0);"
+	    " PRAGMA user_version = 8; PRAGMA application_id = %d",
+	    0x64647570);
+	raw_exec(f->path, sql);
+	assert_int_equal(raw_int(f->path, "SELECT published FROM current"
+	    " WHERE endpoint = 'cdn'"), 0);		/* the old view's bug */
+	st = open_ok(f->path, STATE_RW);
+	state_close(st);
+	assert_int_equal(raw_int(f->path, "PRAGMA user_version"),
+	    state_schema_version);
+	assert_int_equal(raw_int(f->path, "SELECT published FROM current"
+	    " WHERE endpoint = 'cdn'"), 1);
+	assert_int_equal(raw_int(f->path, "SELECT published FROM current"
+	    " WHERE endpoint = 'web'"), 0);
+	assert_int_equal(raw_int(f->path, "SELECT passes FROM current"
+	    " WHERE endpoint = 'web'"), 1);
+
+	/*
+	 * web, one check an hour: 20 passes ending 26 h before the last
+	 * run (outside the day), then 6 checks from 02:00 alternating
+	 * fail/pass (5 flips, 3 passed), then 6 passes up to the last run.
+	 * Its first streak of the day, across nothing, and a reason change
+	 * among failures, which is no flip.
+	 */
+	raw_exec(f->path, "DELETE FROM streaks WHERE endpoint = 'web';"
+	    " UPDATE meta SET value = '2025-11-30T12:00:00.000Z'"
+	    "  WHERE key = 'last_run';"
+	    " INSERT INTO streaks (domain, endpoint, ip, first, last, checks,"
+	    "  run, ok, status, reason, latency_min, latency_mean, latency_max,"
+	    "  latency_samples) VALUES"
+	    " ('www.example.org', 'web', '192.0.2.1', '2025-11-28T14:00:00.000Z',"
+	    "  '2025-11-29T09:00:00.000Z', 20, 1, 1, 200, 'ok', 1, 1, 1, 1),"
+	    " ('www.example.org', 'web', '192.0.2.1', '2025-11-30T01:00:00.000Z',"
+	    "  '2025-11-30T01:00:00.000Z', 1, 1, 0, 503, 'HTTP 503', 1, 1, 1, 1),"
+	    " ('www.example.org', 'web', '192.0.2.1', '2025-11-30T02:00:00.000Z',"
+	    "  '2025-11-30T02:00:00.000Z', 1, 1, 0, NULL, 'timeout', 1, 1, 1, 1),"
+	    " ('www.example.org', 'web', '192.0.2.1', '2025-11-30T03:00:00.000Z',"
+	    "  '2025-11-30T03:00:00.000Z', 1, 1, 1, 200, 'ok', 1, 1, 1, 1),"
+	    " ('www.example.org', 'web', '192.0.2.1', '2025-11-30T04:00:00.000Z',"
+	    "  '2025-11-30T04:00:00.000Z', 1, 1, 0, 503, 'HTTP 503', 1, 1, 1, 1),"
+	    " ('www.example.org', 'web', '192.0.2.1', '2025-11-30T05:00:00.000Z',"
+	    "  '2025-11-30T05:00:00.000Z', 1, 1, 1, 200, 'ok', 1, 1, 1, 1),"
+	    " ('www.example.org', 'web', '192.0.2.1', '2025-11-30T06:00:00.000Z',"
+	    "  '2025-11-30T06:00:00.000Z', 1, 1, 0, 503, 'HTTP 503', 1, 1, 1, 1),"
+	    " ('www.example.org', 'web', '192.0.2.1', '2025-11-30T07:00:00.000Z',"
+	    "  '2025-11-30T12:00:00.000Z', 6, 1, 1, 200, 'ok', 1, 1, 1, 1);");
+	/* Flips in the day: 01 p->f, 03 f->p, 04, 05, 06, 07: 6; not 02. */
+	assert_int_equal(raw_int(f->path, "SELECT flips FROM flapping"
+	    " WHERE endpoint = 'web'"), 6);
+	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM flapping"), 1);
+	/* The day: 12 checks from 01:00 on, 8 passed; none of the old. */
+	assert_int_equal(raw_int(f->path, "SELECT checks FROM uptime_24h"
+	    " WHERE endpoint = 'web'"), 12);
+	assert_int_equal(raw_int(f->path, "SELECT passed FROM uptime_24h"
+	    " WHERE endpoint = 'web'"), 8);
+	/* cdn: its open streak, an hour long, all of it in the day. */
+	assert_int_equal(raw_int(f->path, "SELECT checks FROM uptime_24h"
+	    " WHERE endpoint = 'cdn'"), 10);
+	assert_int_equal(raw_int(f->path, "SELECT uptime_pct = 100.0 FROM"
+	    " uptime_24h WHERE endpoint = 'cdn'"), 1);
+	/* A streak across the start of the day is shared: 20 checks over
+	   the 10 hours from 02:00 the day before, 2 of them in the day. */
+	raw_exec(f->path, "UPDATE streaks SET first = '2025-11-29T02:00:00.000Z',"
+	    " last = '2025-11-29T12:00:00.000Z' WHERE checks = 20");
+	assert_int_equal(raw_int(f->path, "SELECT checks FROM uptime_24h"
+	    " WHERE endpoint = 'web'"), 12);
+	raw_exec(f->path, "UPDATE streaks SET last = '2025-11-29T14:00:00.000Z'"
+	    " WHERE checks = 20");
+	/* 20 checks over 12 h, the last 2 h in the day: 3.33 of them. */
+	assert_int_equal(raw_int(f->path, "SELECT checks FROM uptime_24h"
+	    " WHERE endpoint = 'web'"), 15);
+}
+
 int
 main(void)
 {
@@ -1895,6 +1996,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_junk, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_foreign, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_counters, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_views, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_migrate_from_1, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_requests, setup, teardown),
