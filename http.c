@@ -96,6 +96,13 @@ http_status_class(long status)
 	return PERR_INVALID;
 }
 
+/* The url as messages quote it. */
+static const char *
+shown(const struct http_req *rq)
+{
+	return rq->shown_url != NULL ? rq->shown_url : rq->url;
+}
+
 enum perr
 http_status_error(const struct http_req *rq, const struct http_resp *rs,
     char *err, size_t errlen)
@@ -130,7 +137,7 @@ http_status_error(const struct http_req *rq, const struct http_resp *rs,
 	else if (rs->status >= 300 && rs->status <= 399)
 		snprintf(detail, sizeof(detail), ": redirects are not "
 		    "followed (check baseUrl)");
-	snprintf(err, errlen, "%s at %s: %ld%s%s%s", rq->who, rq->url,
+	snprintf(err, errlen, "%s at %s: %ld%s%s%s", rq->who, shown(rq),
 	    rs->status, reason(rs->status)[0] != '\0' ? " " : "",
 	    reason(rs->status), detail);
 	/* A wait longer than the operation's budget is the next run's. */
@@ -152,18 +159,18 @@ transfer_error(const struct http_req *rq, const struct http_resp *rs,
 	if ((cc == CURLE_WRITE_ERROR && rs->over) ||
 	    cc == CURLE_FILESIZE_EXCEEDED) {
 		snprintf(err, errlen, "%s at %s: unexpected answer: body "
-		    "larger than %zu bytes", rq->who, rq->url, rs->max);
+		    "larger than %zu bytes", rq->who, shown(rq), rs->max);
 		e = PERR_INVALID;
 	} else if (cc == CURLE_OPERATION_TIMEDOUT) {
 		if (rq->timeout_ms % 1000 == 0)
 			snprintf(err, errlen, "%s at %s: no answer within "
-			    "%llds", rq->who, rq->url, rq->timeout_ms / 1000);
+			    "%llds", rq->who, shown(rq), rq->timeout_ms / 1000);
 		else
 			snprintf(err, errlen, "%s at %s: no answer within "
-			    "%lldms", rq->who, rq->url, rq->timeout_ms);
+			    "%lldms", rq->who, shown(rq), rq->timeout_ms);
 		e = PERR_NET;
 	} else {
-		snprintf(err, errlen, "%s at %s: %s", rq->who, rq->url,
+		snprintf(err, errlen, "%s at %s: %s", rq->who, shown(rq),
 		    ebuf[0] != '\0' ? ebuf : curl_easy_strerror(cc));
 		/* Nothing came back: the server is not there for this run. */
 		if (cc == CURLE_COULDNT_CONNECT ||
@@ -242,20 +249,20 @@ http_once(const struct http_req *rq, struct http_resp *rs, char *err,
 	ebuf[0] = '\0';
 	if ((c = curl_easy_init()) == NULL) {
 		snprintf(err, errlen, "%s at %s: cannot start libcurl",
-		    rq->who, rq->url);
+		    rq->who, shown(rq));
 		goto out;
 	}
 	for (i = 0; rq->headers != NULL && rq->headers[i] != NULL; i++) {
 		if ((h = curl_slist_append(hdrs, rq->headers[i])) == NULL) {
 			snprintf(err, errlen, "%s at %s: out of memory",
-			    rq->who, rq->url);
+			    rq->who, shown(rq));
 			goto out;
 		}
 		hdrs = h;
 	}
 	if ((cc = set_options(c, rq, hdrs, rs, ebuf)) != CURLE_OK) {
 		snprintf(err, errlen, "%s at %s: libcurl refused an option: "
-		    "%s", rq->who, rq->url, curl_easy_strerror(cc));
+		    "%s", rq->who, shown(rq), curl_easy_strerror(cc));
 		goto out;
 	}
 	if ((cc = curl_easy_perform(c)) != CURLE_OK) {
@@ -266,7 +273,7 @@ http_once(const struct http_req *rq, struct http_resp *rs, char *err,
 	    CURLE_OK || curl_easy_getinfo(c, CURLINFO_CONTENT_TYPE, &ct) !=
 	    CURLE_OK) {
 		snprintf(err, errlen, "%s at %s: no status in the answer",
-		    rq->who, rq->url);
+		    rq->who, shown(rq));
 		goto out;
 	}
 	if (ct != NULL)
@@ -286,7 +293,7 @@ http_once(const struct http_req *rq, struct http_resp *rs, char *err,
 	if (rq->want != 0 && rs->status != rq->want) {
 		excerpt(rs, text, sizeof(text));
 		snprintf(err, errlen, "%s at %s: unexpected answer: %ld to a "
-		    "%s, where %s answers %ld%s%s", rq->who, rq->url,
+		    "%s, where %s answers %ld%s%s", rq->who, shown(rq),
 		    rs->status, rq->method, rq->who, rq->want,
 		    text[0] != '\0' ? ": " : "", text);
 		text_printable(err);

@@ -50,7 +50,8 @@
 struct http_req {
 	const char	 *who;		/* "PowerDNS": starts every message */
 	const char	 *method;	/* "GET", "PATCH", ... */
-	const char	 *url;		/* quoted in messages: no secret */
+	const char	 *url;		/* quoted in messages: no secret, */
+	const char	 *shown_url;	/* unless this stands for it there */
 	const char *const *headers;	/* "Name: value", NULL-terminated; may be NULL */
 	const char	 *body;		/* NULL: none */
 	size_t		  body_len;
