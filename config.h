@@ -109,6 +109,7 @@ const char	*event_type_str(int type);
 struct notify_cfg {
 	char		*name;
 	char		*url;		/* NULL: a program */
+	int		 url_secret;	/* from !env or !file: never shown */
 	char		*command;	/* NULL: a webhook */
 	char		*dir;		/* the program runs in the config's folder */
 	char		*method;	/* "POST" */

@@ -182,6 +182,34 @@ build_settings(struct ctx *x, const char *who, const struct rkey *k,
 		(void)parse_events(x, who, k, &n->events);
 }
 
+/*
+ * A url written as !env or !file is a secret (a chat service's webhook
+ * holds its token in the path): no message quotes it, the outbox and
+ * logs name it "<secret url>".
+ */
+static void
+build_secret_url(struct ctx *x, const char *who, const struct rkey *k,
+    struct notify_cfg *n)
+{
+	char *v, err[256];
+
+	if ((v = cfg_value(x, who, k, "url", 1, 0)) == NULL)
+		return;
+	if (!cfg_text_ok(v))
+		cfg_problem(x, k->line, 0, "%s: the url in %s: a control "
+		    "character or invalid UTF-8", who, k->value);
+	else if (!cfg_url_ok(v, err, sizeof(err)))
+		cfg_problem(x, k->line, 0, "%s: the url in %s is not a usable "
+		    "url: %s", who, k->value, err);
+	else {
+		n->url = v;
+		n->url_secret = 1;
+		return;
+	}
+	explicit_bzero(v, strlen(v));
+	free(v);
+}
+
 static void
 build_notify(struct ctx *x, struct rsec *s, struct notify_cfg *n)
 {
@@ -257,10 +285,13 @@ build_notify(struct ctx *x, struct rsec *s, struct notify_cfg *n)
 		n->dir = cfg_dir(x);
 		return;
 	}
-	if (cfg_url_has_userinfo(url->value))
+	if (strncmp(url->value, "!env", 4) == 0 ||
+	    strncmp(url->value, "!file", 5) == 0)
+		build_secret_url(x, who, url, n);
+	else if (cfg_url_has_userinfo(url->value))
 		cfg_problem(x, url->line, 0, "%s: url must not hold a user name "
 		    "or password (messages show the url; put credentials in "
-		    "a header)", who);
+		    "a header, or the url in !env or !file)", who);
 	else if (!cfg_text_ok(url->value))
 		cfg_problem(x, url->line, 0, "%s: url: a control character or "
 		    "invalid UTF-8", who);
@@ -322,6 +353,8 @@ cfg_notify_free(struct notify_cfg *n)
 	}
 	free(n->headers);
 	free(n->name);
+	if (n->url != NULL)
+		explicit_bzero(n->url, strlen(n->url));
 	free(n->url);
 	free(n->command);
 	free(n->dir);

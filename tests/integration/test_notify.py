@@ -352,3 +352,26 @@ command = /bin/false
     db.close()
     assert rows == [(1, NAME, "dns_updated", "ops", 2, 1),
                     (2, NAME, "dns_updated", "quiet", 1, 0)], rows
+
+
+def test_secret_url_never_shown(ddup, prog, http_server, receiver):
+    token = "T0K3N" + os.urandom(6).hex()
+    a, b = http_server(), http_server()
+    hook = receiver().up(status=503)
+    configure(ddup, prog, a, b, """[notify chat]
+url = !env HOOK_URL
+attempts = 1
+""")
+    env = {"HOOK_URL": hook.url + "/services/" + token}
+    outs = []
+    for args in (("-v",), ("--status",), ("--status", "--json")):
+        r = ddup.run(*args, env=env)
+        outs += [r.out, r.err]
+    assert hook.requests[0]["path"] == "/hook/services/" + token
+    assert "notify 'chat' at <secret url>: 503" in outs[1], outs[1]
+    for o in outs:
+        assert token not in o
+    for f in os.listdir(os.path.dirname(ddup.state)):
+        with open(os.path.join(os.path.dirname(ddup.state), f), "rb") as fh:
+            assert token.encode() not in fh.read(), f
+    assert deliveries(ddup) == [("dns_updated", "chat", 1, 0, 1)]

@@ -151,7 +151,8 @@ static const struct {
 	  "command\n" },
 	{ PROV DOM EP "[notify ops]\nurl = http://u:pw@127.0.0.1/\n",
 	  "F:13: notify 'ops': url must not hold a user name or password "
-	  "(messages show the url; put credentials in a header)\n" },
+	  "(messages show the url; put credentials in a header, or the url "
+	  "in !env or !file)\n" },
 	{ PROV DOM EP "[notify ops]\nurl = gopher://127.0.0.1/\n"
 	  "method = GET\nevents = dns_updated, dns_moved\nattempts = 0\n"
 	  "timeout = 0s\ncolour = red\n",
@@ -1092,6 +1093,28 @@ test_notify(void **state)
 	free(errs);
 	free(secret);
 	unsetenv("DDUP_TEST_HOOK_KEY");
+
+	/* A url from !env is a secret: kept, flagged, never quoted. */
+	assert_int_equal(setenv("DDUP_TEST_HOOK_URL",
+	    "https://hooks.example.net/services/T0K3N", 1), 0);
+	errs = load(PROV DOM EP "[notify chat]\nurl = !env DDUP_TEST_HOOK_URL\n",
+	    0600, 1, &c);
+	assert_string_equal(errs, "");
+	assert_non_null(c);
+	assert_string_equal(c->notifiers[0].url,
+	    "https://hooks.example.net/services/T0K3N");
+	assert_true(c->notifiers[0].url_secret);
+	config_free(c);
+	free(errs);
+	assert_int_equal(setenv("DDUP_TEST_HOOK_URL", "ftp://u:T0K3N@x/", 1), 0);
+	errs = load(PROV DOM EP "[notify chat]\nurl = !env DDUP_TEST_HOOK_URL\n",
+	    0600, 1, &c);
+	assert_null(c);
+	assert_string_equal(errs, "F:13: notify 'chat': the url in !env "
+	    "DDUP_TEST_HOOK_URL is not a usable url: must start with http:// "
+	    "or https://\n");
+	free(errs);
+	unsetenv("DDUP_TEST_HOOK_URL");
 
 	/* A line break in a secret would start a header of its own. */
 	secret = write_file("a\r\nX-Evil: 1\n", 13, 0600);
