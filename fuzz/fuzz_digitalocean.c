@@ -32,7 +32,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	/* The body as http.c leaves it: terminated, maybe with NULs. */
 	s = fuzz_cstr(data, size);
-	err[0] = '\0';
+	/* Unterminated: a parse must write err before it reads it. */
+	memset(err, 'x', sizeof(err));
 	if (parse_records(s, size, size % 3 == 0 ? "@" : "app", t, &l, &more,
 	    err, sizeof(err)) == -1)
 		fuzz_check(err[0] != '\0' && fuzz_printable(err), "records: "

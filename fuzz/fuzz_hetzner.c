@@ -54,8 +54,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(sets, 0, sizeof(sets));
 	sets[0].type = RR_A;
 	sets[1].type = RR_AAAA;
-	/* Only A when the input's length is odd: a type not asked for. */
-	err[0] = '\0';
+	/*
+	 * Only A when the input's length is odd: a type not asked for.  err
+	 * starts unterminated: a parse must write it before it reads it.
+	 */
+	memset(err, 'x', sizeof(err));
 	if (parse_rrsets(s, size, "app", sets, 1 + (size % 2 == 0), err,
 	    sizeof(err)) == -1)
 		fuzz_check(err[0] != '\0' && fuzz_printable(err), "rrsets: "

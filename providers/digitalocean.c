@@ -164,7 +164,9 @@ parse_records(const char *buf, size_t len, const char *name, enum rrtype t,
 	    "next"));
 	rv = 0;
 out:
-	text_printable(err);
+	/* The reason quotes the answer, and goes to the log. */
+	if (rv == -1)
+		text_printable(err);
 	json_decref(root);
 	return rv;
 }
@@ -244,7 +246,8 @@ do_list(struct dov *dv, const char *fqdn, enum rrtype t, struct dolist *l,
 		if (page <= DO_MAX_PAGES)
 			http_resp_free(&rs);
 	}
-	text_printable(err);
+	if (e != PERR_OK)
+		text_printable(err);
 	curl_free(esc);
 	return e;
 }

@@ -154,7 +154,9 @@ parse_rrsets(const char *buf, size_t len, const char *name, struct rrset *sets,
 	}
 	rv = 0;
 out:
-	text_printable(err);
+	/* The reason quotes the answer, and goes to the log. */
+	if (rv == -1)
+		text_printable(err);
 	json_decref(root);
 	return rv;
 }
@@ -293,7 +295,8 @@ hz_write(struct hz *hz, const char *method, const char *url, const char *body,
 			break;
 	}
 out:
-	text_printable(err);
+	if (e != PERR_OK)
+		text_printable(err);
 	http_resp_free(&rs);
 	return e;
 }
