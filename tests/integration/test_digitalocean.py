@@ -7,11 +7,12 @@ no token anywhere ddup writes."""
 
 import pytest
 
+from conftest import TIME_SCALE
 from providertest import (NAME, assert_config_error, assert_nowhere, configure,
                           outputs_of_every_kind, quiet_ok, state_error)
 
 
-def section(fake, token=None, extra="timeout = 5s\n"):
+def section(fake, token=None, extra=f"timeout = {5 * TIME_SCALE:g}s\n"):
     return f"""
 [provider dns]
 type = digitalocean

@@ -10,11 +10,12 @@ import sqlite3
 
 import pytest
 
+from conftest import TIME_SCALE
 from providertest import (assert_config_error, assert_nowhere, configure,
                           outputs_of_every_kind, quiet_ok, state_error)
 
 
-def section(fake, token=None, extra="timeout = 5s\n"):
+def section(fake, token=None, extra=f"timeout = {5 * TIME_SCALE:g}s\n"):
     return f"""
 [provider dns]
 type = hetzner
@@ -138,12 +139,14 @@ def test_failed_action_is_a_failed_update(ddup, hetzner, http_server):
 def test_action_still_running_at_timeout_leaves_the_domain_unsure(ddup, hetzner, http_server):
     hetzner.action_polls = 1000
     a = http_server()
-    configure(ddup, section(hetzner, extra="timeout = 2s\n"), [("a", a, "192.0.2.1", 0)])
+    configure(ddup, section(hetzner, extra=f"timeout = {2 * TIME_SCALE:g}s\n"),
+              [("a", a, "192.0.2.1", 0)])
     r = ddup.run()
     assert r.rc == 1, r
     assert "still running" in r.err and "temporary failure" in r.err, r
     polls = hetzner.count("GET", "/zones/actions/")
-    assert 1 <= polls <= 4, polls
+    # One poll every 0.5 s while the timeout lasts, no more.
+    assert 1 <= polls <= 4 * TIME_SCALE, polls
     # The change did happen: the next run reads it back and writes nothing.
     hetzner.action_polls = 0
     hetzner.reset_log()
