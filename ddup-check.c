@@ -272,8 +272,8 @@ main(int argc, char *argv[])
 	if (check_only) {
 		rc = 0;
 		if (!quiet)
-			printf("%s: configuration OK (%zu domains)\n", path,
-			    cfg->ndomains);
+			printf("%s: configuration OK (%zu domain%s)\n", path,
+			    cfg->ndomains, cfg->ndomains == 1 ? "" : "s");
 		if (stdout_done() == -1)
 			rc = RUN_FAILED;
 		config_free(cfg);
