@@ -654,6 +654,27 @@ xstrdup(const char *s)
 	return p;
 }
 
+char *
+xconcat(const char *a, const char *b, const char *c, const char *d,
+    const char *e)
+{
+	size_t len = strlen(a) + strlen(b) + strlen(c) + strlen(d) +
+	    strlen(e) + 1;
+	char *s = xmalloc(len);
+
+	snprintf(s, len, "%s%s%s%s%s", a, b, c, d, e);
+	return s;
+}
+
+void
+str_append(char *buf, size_t buflen, const char *text)
+{
+	size_t len = strlen(buf);
+
+	if (len + 1 < buflen)
+		snprintf(buf + len, buflen - len, "%s", text);
+}
+
 void
 free_secret(char *s)
 {

@@ -123,6 +123,11 @@ void	*xmalloc(size_t n);
 void	*xcalloc(size_t n, size_t size);
 void	*xrealloc(void *p, size_t n);
 char	*xstrdup(const char *s);
+/* a b c d e, one after the other, in a new string ("" for a part unused). */
+char	*xconcat(const char *a, const char *b, const char *c, const char *d,
+	    const char *e);
+/* Appends text to the string in buf (of size buflen), cut to fit. */
+void	 str_append(char *buf, size_t buflen, const char *text);
 /* Zeroes a string that held a secret, then frees it; NULL is fine. */
 void	 free_secret(char *s);
 

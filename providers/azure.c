@@ -298,19 +298,6 @@ trimmed(const char *v)
 	return s;
 }
 
-/* "%s%s%s..." into a new string. */
-static char *
-xjoin(const char *a, const char *b, const char *c, const char *d,
-    const char *e)
-{
-	size_t len = strlen(a) + strlen(b) + strlen(c) + strlen(d) +
-	    strlen(e) + 1;
-	char *s = xmalloc(len);
-
-	snprintf(s, len, "%s%s%s%s%s", a, b, c, d, e);
-	return s;
-}
-
 static void *
 azure_create(const struct provider_cfg *pc, char *err, size_t errlen)
 {
@@ -333,15 +320,15 @@ azure_create(const struct provider_cfg *pc, char *err, size_t errlen)
 	}
 	v = provider_cfg_get(pc, "baseUrl");
 	base = trimmed(v != NULL ? v : "https://management.azure.com");
-	p1 = xjoin(base, "/subscriptions/", provider_cfg_get(pc,
+	p1 = xconcat(base, "/subscriptions/", provider_cfg_get(pc,
 	    "subscriptionId"), "/resourceGroups/", provider_cfg_get(pc,
 	    "resourceGroupName"));
-	az->zone_url = xjoin(p1, "/providers/Microsoft.Network/dnsZones/",
+	az->zone_url = xconcat(p1, "/providers/Microsoft.Network/dnsZones/",
 	    az->zone, "", "");
 	free(base);
 	v = provider_cfg_get(pc, "authorityUrl");
 	base = trimmed(v != NULL ? v : "https://login.microsoftonline.com");
-	az->token_url = xjoin(base, "/", provider_cfg_get(pc, "tenantId"),
+	az->token_url = xconcat(base, "/", provider_cfg_get(pc, "tenantId"),
 	    "/oauth2/v2.0/token", "");
 	free(base);
 	id = curl_easy_escape(NULL, provider_cfg_get(pc, "clientId"), 0);
@@ -368,15 +355,6 @@ fail:
 	free(p1);
 	azure_free(az);
 	return NULL;
-}
-
-static void
-append(char *err, size_t errlen, const char *text)
-{
-	size_t len = strlen(err);
-
-	if (len + 1 < errlen)
-		snprintf(err + len, errlen - len, "%s", text);
 }
 
 /* The token, fetched at the first call that needs it. */
@@ -411,7 +389,7 @@ azure_login(struct azure *az, char *err, size_t errlen)
 	if (e == PERR_INVALID && rs.status == 400)
 		e = PERR_AUTH;
 	if (e == PERR_AUTH)
-		append(err, errlen, " (check tenantId, clientId and "
+		str_append(err, errlen, " (check tenantId, clientId and "
 		    "clientSecret)");
 	if (e != PERR_OK)
 		goto out;
@@ -454,7 +432,7 @@ set_url(const struct azure *az, const char *fqdn, enum rrtype type)
 		rel[flen > zlen ? flen - zlen - 1 : flen] = '\0';
 	}
 	esc = curl_easy_escape(NULL, rel, 0);
-	url = xjoin(az->zone_url, type == RR_AAAA ? "/AAAA/" : "/A/",
+	url = xconcat(az->zone_url, type == RR_AAAA ? "/AAAA/" : "/A/",
 	    esc != NULL ? esc : "@", "?api-version=", AZ_API_VERSION);
 	curl_free(esc);
 	free(rel);
@@ -490,7 +468,7 @@ azure_read(void *priv, const char *fqdn, struct rrset *sets, size_t nsets,
 		rq.url = url = set_url(az, fqdn, sets[i].type);
 		e = http_call(&rq, &rs, err, errlen);
 		if (e == PERR_AUTH)
-			append(err, errlen, " (clientId needs a role on the "
+			str_append(err, errlen, " (clientId needs a role on the "
 			    "zone: DNS Zone Contributor)");
 		if (e == PERR_NOTFOUND) {
 			/* No such record set is an empty one; no zone is not. */
@@ -597,7 +575,7 @@ azure_replace(void *priv, const char *fqdn, const struct rrset *sets,
 		if (rs.status == 412)
 			e = PERR_TEMP;
 		if (e == PERR_AUTH)
-			append(err, errlen, " (clientId needs DNS Zone "
+			str_append(err, errlen, " (clientId needs DNS Zone "
 			    "Contributor on the zone)");
 		http_resp_free(&rs);
 		free(url);

@@ -164,19 +164,6 @@ out:
 	return rv;
 }
 
-/* a b c d e in a new string. */
-static char *
-join(const char *a, const char *b, const char *c, const char *d,
-    const char *e)
-{
-	size_t len = strlen(a) + strlen(b) + strlen(c) + strlen(d) +
-	    strlen(e) + 1;
-	char *s = xmalloc(len);
-
-	snprintf(s, len, "%s%s%s%s%s", a, b, c, d, e);
-	return s;
-}
-
 static long
 desec_ttl_min_of(const struct provider_cfg *pc)
 {
@@ -261,7 +248,7 @@ desec_create(const struct provider_cfg *pc, char *err, size_t errlen)
 	    "https://desec.io/api/v1");
 	for (len = strlen(base); len > 0 && base[len - 1] == '/'; len--)
 		base[len - 1] = '\0';
-	ds->rrsets_url = join(base, "/domains/", ds->zone, "/rrsets/", "");
+	ds->rrsets_url = xconcat(base, "/domains/", ds->zone, "/rrsets/", "");
 	free(base);
 	v = provider_cfg_get(pc, "apiToken");
 	len = strlen(v) + 32;
@@ -322,7 +309,7 @@ desec_read(void *priv, const char *fqdn, struct rrset *sets, size_t nsets,
 	/* A short Retry-After is waited out within the timeout. */
 	ds->deadline = mono_ms() + ds->timeout_ms;
 	esc = curl_easy_escape(NULL, sub, 0);
-	url = join(ds->rrsets_url, "?subname=", esc != NULL ? esc : "", "",
+	url = xconcat(ds->rrsets_url, "?subname=", esc != NULL ? esc : "", "",
 	    "");
 	if ((e = ds_call(ds, "GET", url, NULL, 200, &rs, err, errlen)) ==
 	    PERR_OK && desec_parse_rrsets(rs.body, rs.len, sets, nsets, why,
@@ -385,7 +372,7 @@ desec_replace(void *priv, const char *fqdn, const struct rrset *sets,
 	ds->deadline = mono_ms() + ds->timeout_ms;
 	/* One type with records: a PUT of that RRset. */
 	if (nsets == 1 && sets[0].addrs.n > 0) {
-		url = join(ds->rrsets_url, sub[0] != '\0' ? sub : "@", "/",
+		url = xconcat(ds->rrsets_url, sub[0] != '\0' ? sub : "@", "/",
 		    rrtype_str(sets[0].type), "/");
 		if ((one = rrset_json(sub, &sets[0])) == NULL ||
 		    (body = json_dumps(one, JSON_COMPACT)) == NULL)

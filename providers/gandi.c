@@ -147,19 +147,6 @@ out:
 	return rv;
 }
 
-/* a b c d e in a new string. */
-static char *
-join(const char *a, const char *b, const char *c, const char *d,
-    const char *e)
-{
-	size_t len = strlen(a) + strlen(b) + strlen(c) + strlen(d) +
-	    strlen(e) + 1;
-	char *s = xmalloc(len);
-
-	snprintf(s, len, "%s%s%s%s%s", a, b, c, d, e);
-	return s;
-}
-
 static int
 gandi_check(const struct provider_cfg *pc, const char **key, char *err,
     size_t errlen)
@@ -224,7 +211,7 @@ gandi_create(const struct provider_cfg *pc, char *err, size_t errlen)
 	    "https://api.gandi.net/v5/livedns");
 	for (len = strlen(base); len > 0 && base[len - 1] == '/'; len--)
 		base[len - 1] = '\0';
-	gd->domain_url = join(base, "/domains/", gd->zone, "", "");
+	gd->domain_url = xconcat(base, "/domains/", gd->zone, "", "");
 	free(base);
 	v = provider_cfg_get(pc, "apiToken");
 	len = strlen(v) + 32;
@@ -246,7 +233,7 @@ records_url(const struct gandi *gd, const char *fqdn, const char *type)
 	name[flen > zlen ? flen - zlen - 1 : 0] = '\0';
 	for (flen = 0; name[flen] != '\0'; flen++)
 		name[flen] = (char)tolower((unsigned char)name[flen]);
-	url = join(gd->domain_url, "/records/", name[0] != '\0' ? name : "@",
+	url = xconcat(gd->domain_url, "/records/", name[0] != '\0' ? name : "@",
 	    type != NULL ? "/" : "", type != NULL ? type : "");
 	free(name);
 	return url;

@@ -551,15 +551,6 @@ change_body(const char *name, const struct rrset *sets, size_t nsets,
 	return body;
 }
 
-static void
-append(char *err, size_t errlen, const char *text)
-{
-	size_t len = strlen(err);
-
-	if (len + 1 < errlen)
-		snprintf(err + len, errlen - len, "%s", text);
-}
-
 /*
  * One signed call; success is a 200 with the answer in rs (freed by the
  * caller either way).  Route 53 says what went wrong in the answer's
@@ -608,11 +599,11 @@ r53_call(struct r53 *r, const char *method, const char *url,
 		e = PERR_INVALID;
 	if (strcmp(code, "NoSuchHostedZone") == 0) {
 		e = PERR_NOTFOUND;
-		append(err, errlen, " (check hostedZoneId)");
+		str_append(err, errlen, " (check hostedZoneId)");
 	}
 out:
 	if (e == PERR_AUTH)
-		append(err, errlen, " (check accessKeyId, secretAccessKey, "
+		str_append(err, errlen, " (check accessKeyId, secretAccessKey, "
 		    "sessionToken and the key's IAM policy)");
 	return e;
 }
