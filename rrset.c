@@ -6,6 +6,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include <jansson.h>
+
 #include "rrset.h"
 #include "util.h"
 
@@ -121,4 +123,72 @@ rrset_clear(struct rrset *rs)
 	rs->target = NULL;
 	rs->ttl = 0;
 	rs->proxied = 0;
+}
+
+int
+rrset_parse_json(const char *buf, size_t len, const struct rrset_json *js,
+    struct rrset *sets, size_t nsets, char *err, size_t errlen)
+{
+	json_t *root, *o, *type, *ttl, *recs, *r;
+	json_error_t je;
+	struct addr a;
+	size_t i, j, k;
+	int rv = -1, fam;
+
+	for (k = 0; k < nsets; k++)
+		rrset_clear(&sets[k]);
+	if ((root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je)) ==
+	    NULL) {
+		snprintf(err, errlen, "not JSON: %s (line %d)", je.text,
+		    je.line);
+		goto out;
+	}
+	if (!json_is_array(root)) {
+		snprintf(err, errlen, "not an array of %ss", js->item);
+		goto out;
+	}
+	json_array_foreach(root, i, o) {
+		type = json_object_get(o, js->type);
+		if (!json_is_string(type)) {
+			snprintf(err, errlen, "%s %zu has no %s", js->item, i,
+			    js->type);
+			goto out;
+		}
+		for (k = 0; k < nsets; k++)
+			if (strcmp(json_string_value(type),
+			    rrtype_str(sets[k].type)) == 0)
+				break;
+		if (k == nsets)
+			continue;	/* a type ddup does not manage here */
+		ttl = json_object_get(o, js->ttl);
+		recs = json_object_get(o, js->values);
+		if (sets[k].addrs.n > 0 || !json_is_integer(ttl) ||
+		    json_integer_value(ttl) < 1 ||
+		    json_integer_value(ttl) > 2147483647 ||
+		    json_array_size(recs) == 0) {
+			snprintf(err, errlen, "%s %zu (%s) is a second one, "
+			    "or has no %s or no %s", js->item, i,
+			    rrtype_str(sets[k].type), js->ttl, js->values);
+			goto out;
+		}
+		fam = sets[k].type == RR_AAAA ? 6 : 4;
+		json_array_foreach(recs, j, r)
+			if (!json_is_string(r) || addr_parse(json_string_value(r),
+			    &a) == -1 || a.family != fam ||
+			    addrset_add_addr(&sets[k].addrs, &a) == -1) {
+				snprintf(err, errlen, "%s %zu: %s %zu is not an "
+				    "IPv%d address", js->item, i, js->value, j, fam);
+				goto out;
+			}
+		sets[k].ttl = (long)json_integer_value(ttl);
+	}
+	rv = 0;
+out:
+	if (rv == -1) {
+		for (k = 0; k < nsets; k++)
+			rrset_clear(&sets[k]);
+		text_printable(err);
+	}
+	json_decref(root);
+	return rv;
 }

@@ -54,4 +54,27 @@ int		 rrset_parse(struct rrset *rs, const char *text);
 /* Frees the records; type stays, the rest is zeroed. */
 void		 rrset_clear(struct rrset *rs);
 
+/*
+ * How an API writes a name's address RRsets as a JSON array of objects,
+ * each with a type, a ttl and an array of address strings: the member
+ * names, and what its messages call an element and a value.
+ */
+struct rrset_json {
+	const char	*item;		/* "RRset": an element of the array */
+	const char	*type;		/* "type" */
+	const char	*ttl;		/* "ttl" */
+	const char	*values;	/* "records" */
+	const char	*value;		/* "record": an element of values */
+};
+
+/*
+ * Fills each of sets (type set by the caller: A or AAAA) from such an
+ * array in buf; elements of other types are skipped, a second one of a
+ * type is junk.  0, or -1 with the reason in err (printable, one line)
+ * and nothing held.
+ */
+int		 rrset_parse_json(const char *buf, size_t len,
+		    const struct rrset_json *js, struct rrset *sets,
+		    size_t nsets, char *err, size_t errlen);
+
 #endif

@@ -29,6 +29,7 @@
 #include "config.h"
 #include "http.h"
 #include "provider.h"
+#include "rrset.h"
 #include "util.h"
 
 #define DS_MIN_TTL	3600L	/* deSEC's minimum_ttl of a new domain */
@@ -93,75 +94,20 @@ desec_errtext(const char *buf, size_t len, char *out, size_t outlen)
 }
 
 /*
- * Fills each of sets (type set by the caller) from the name's RRsets, an
- * array of {"type", "ttl", "records": ["192.0.2.1", ...], ...}; 0, or -1
- * with the reason in err and nothing held.
+ * The name's RRsets: an array of {"type", "ttl", "records":
+ * ["192.0.2.1", ...], ...}.
  */
+static const struct rrset_json desec_json = {
+	.item = "RRset", .type = "type", .ttl = "ttl",
+	.values = "records", .value = "record",
+};
+
 static int
 desec_parse_rrsets(const char *buf, size_t len, struct rrset *sets,
     size_t nsets, char *err, size_t errlen)
 {
-	json_t *root, *o, *type, *ttl, *recs, *r;
-	json_error_t je;
-	struct addr a;
-	size_t i, j, k;
-	int rv = -1, fam;
-
-	for (k = 0; k < nsets; k++)
-		rrset_clear(&sets[k]);
-	if ((root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je)) ==
-	    NULL) {
-		snprintf(err, errlen, "not JSON: %s (line %d)", je.text,
-		    je.line);
-		goto out;
-	}
-	if (!json_is_array(root)) {
-		snprintf(err, errlen, "not an array of RRsets");
-		goto out;
-	}
-	json_array_foreach(root, i, o) {
-		type = json_object_get(o, "type");
-		if (!json_is_string(type)) {
-			snprintf(err, errlen, "RRset %zu has no type", i);
-			goto out;
-		}
-		for (k = 0; k < nsets; k++)
-			if (strcmp(json_string_value(type),
-			    rrtype_str(sets[k].type)) == 0)
-				break;
-		if (k == nsets)
-			continue;	/* a type ddup does not manage here */
-		ttl = json_object_get(o, "ttl");
-		recs = json_object_get(o, "records");
-		if (sets[k].addrs.n > 0 || !json_is_integer(ttl) ||
-		    json_integer_value(ttl) < 1 ||
-		    json_integer_value(ttl) > 2147483647 ||
-		    json_array_size(recs) == 0) {
-			snprintf(err, errlen, "RRset %zu (%s) is a second one, "
-			    "or has no ttl or no records", i,
-			    rrtype_str(sets[k].type));
-			goto out;
-		}
-		fam = sets[k].type == RR_AAAA ? 6 : 4;
-		json_array_foreach(recs, j, r)
-			if (!json_is_string(r) || addr_parse(json_string_value(r),
-			    &a) == -1 || a.family != fam ||
-			    addrset_add_addr(&sets[k].addrs, &a) == -1) {
-				snprintf(err, errlen, "RRset %zu: record %zu is "
-				    "not an IPv%d address", i, j, fam);
-				goto out;
-			}
-		sets[k].ttl = (long)json_integer_value(ttl);
-	}
-	rv = 0;
-out:
-	if (rv == -1) {
-		for (k = 0; k < nsets; k++)
-			rrset_clear(&sets[k]);
-		text_printable(err);
-	}
-	json_decref(root);
-	return rv;
+	return rrset_parse_json(buf, len, &desec_json, sets, nsets,
+	    err, errlen);
 }
 
 static long

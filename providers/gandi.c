@@ -25,6 +25,7 @@
 #include "config.h"
 #include "http.h"
 #include "provider.h"
+#include "rrset.h"
 #include "util.h"
 
 static const struct provider_key gandi_keys[] = {
@@ -76,75 +77,20 @@ gandi_errtext(const char *buf, size_t len, char *out, size_t outlen)
 }
 
 /*
- * Fills each of sets (type set by the caller) from the name's RRsets, an
- * array of {"rrset_type", "rrset_ttl", "rrset_values": [...], ...}; 0,
- * or -1 with the reason in err and nothing held.
+ * The name's RRsets: an array of {"rrset_type", "rrset_ttl",
+ * "rrset_values": [...], ...}.
  */
+static const struct rrset_json gandi_json = {
+	.item = "record", .type = "rrset_type", .ttl = "rrset_ttl",
+	.values = "rrset_values", .value = "value",
+};
+
 static int
 gandi_parse_records(const char *buf, size_t len, struct rrset *sets,
     size_t nsets, char *err, size_t errlen)
 {
-	json_t *root, *o, *type, *ttl, *vals, *v;
-	json_error_t je;
-	struct addr a;
-	size_t i, j, k;
-	int rv = -1, fam;
-
-	for (k = 0; k < nsets; k++)
-		rrset_clear(&sets[k]);
-	if ((root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je)) ==
-	    NULL) {
-		snprintf(err, errlen, "not JSON: %s (line %d)", je.text,
-		    je.line);
-		goto out;
-	}
-	if (!json_is_array(root)) {
-		snprintf(err, errlen, "not an array of records");
-		goto out;
-	}
-	json_array_foreach(root, i, o) {
-		type = json_object_get(o, "rrset_type");
-		if (!json_is_string(type)) {
-			snprintf(err, errlen, "record %zu has no rrset_type", i);
-			goto out;
-		}
-		for (k = 0; k < nsets; k++)
-			if (strcmp(json_string_value(type),
-			    rrtype_str(sets[k].type)) == 0)
-				break;
-		if (k == nsets)
-			continue;	/* a type ddup does not manage here */
-		ttl = json_object_get(o, "rrset_ttl");
-		vals = json_object_get(o, "rrset_values");
-		if (sets[k].addrs.n > 0 || !json_is_integer(ttl) ||
-		    json_integer_value(ttl) < 1 ||
-		    json_integer_value(ttl) > 2147483647 ||
-		    json_array_size(vals) == 0) {
-			snprintf(err, errlen, "record %zu (%s) is a second one, "
-			    "or has no rrset_ttl or no rrset_values", i,
-			    rrtype_str(sets[k].type));
-			goto out;
-		}
-		fam = sets[k].type == RR_AAAA ? 6 : 4;
-		json_array_foreach(vals, j, v)
-			if (!json_is_string(v) || addr_parse(json_string_value(v),
-			    &a) == -1 || a.family != fam ||
-			    addrset_add_addr(&sets[k].addrs, &a) == -1) {
-				snprintf(err, errlen, "record %zu: value %zu is "
-				    "not an IPv%d address", i, j, fam);
-				goto out;
-			}
-		sets[k].ttl = (long)json_integer_value(ttl);
-	}
-	rv = 0;
-out:
-	if (rv == -1) {
-		for (k = 0; k < nsets; k++)
-			rrset_clear(&sets[k]);
-		text_printable(err);
-	}
-	json_decref(root);
-	return rv;
+	return rrset_parse_json(buf, len, &gandi_json, sets, nsets,
+	    err, errlen);
 }
 
 static int
