@@ -16,92 +16,24 @@ import stat
 import pytest
 
 from chromiumfix import chromium  # noqa: F401  (fixture)
+from scenefix import APP, provider, scene_servers, write_scene
+from scenefix import failover as scene_failover
 
-ZONE = "example.test"
-APP = "app.example.test"
-DOWN = "down.example.test"
-ODD = "odd.example.test"
 HOSTILE_EP = '<script>alert("ep")</script> & \'b\''
 HOSTILE_ERR = '<img src=x onerror=alert(1)> & "quoted" </td>'
 
-# An exec provider that refuses every call with a hostile message.
-FAILING = f'''#!/bin/sh
-echo '{HOSTILE_ERR}' >&2
-exit 1
-'''
-
-
-def provider(bind):
-    return f"""
-[provider bind]
-type = rfc2136
-server = 127.0.0.1:{bind.port}
-zone = {ZONE}
-keyName = {bind.key_name}
-keyAlgorithm = {bind.key_alg}
-keySecret = {bind.key_secret}
-"""
-
 
 def config(ddup, bind, primary, backup, down, odd, html, extra=""):
-    """app: primary and backup (attempts 1); down: one server that fails;
-    odd: a hostile endpoint name on a provider that fails hostilely."""
-    prog = os.path.join(ddup.dir, "failing-dns")
-    with open(prog, "w") as f:
-        f.write(FAILING)
-    os.chmod(prog, stat.S_IRWXU)
-    ddup.write(f"""
-interval = 30s
-statusHtml = {html}
-{extra}
-{provider(bind)}
-[provider failing]
-type = exec
-command = {prog}
-
-[domain {APP}]
-provider = bind
-ttl = 60
-attempts = 1
-
-[endpoint primary]
-url = {primary.url}
-ip = 192.0.2.1
-priority = 0
-
-[endpoint backup]
-url = {backup.url}
-ip = 192.0.2.2
-priority = 10
-
-[domain {DOWN}]
-provider = bind
-
-[endpoint lonely]
-url = {down.url}
-ip = 192.0.2.9
-
-[domain {ODD}]
-provider = failing
-
-[endpoint odd]
-name = {HOSTILE_EP}
-url = {odd.url}
-ip = 198.51.100.7
-""")
+    """The scene of scenefix.py, its page written to html; the odd
+    domain's provider fails hostilely."""
+    write_scene(ddup, bind, (primary, backup, down, odd),
+                f"statusHtml = {html}\n{extra}", HOSTILE_EP, HOSTILE_ERR)
 
 
 def failover(ddup, bind_server, http_server, html):
-    p, b, d, o = http_server(), http_server(), http_server(status=503), http_server()
-    config(ddup, bind_server, p, b, d, o, html)
-    r = ddup.run()
-    assert r.rc == 1, r                 # the odd domain's provider fails
-    assert bind_server.query(APP, "A") == ["192.0.2.1"]
-    p.stop()
-    r = ddup.run()
-    assert r.rc == 1, r
-    assert bind_server.query(APP, "A") == ["192.0.2.2"]
-    return r
+    servers = scene_servers(http_server)
+    config(ddup, bind_server, *servers, html)
+    return scene_failover(ddup, bind_server, servers)[0]
 
 
 def test_failover_in_chromium(ddup, bind_server, http_server, chromium):

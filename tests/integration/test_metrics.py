@@ -14,74 +14,17 @@ import stat
 import subprocess
 import time
 
-ZONE = "example.test"
-APP = "app.example.test"
-DOWN = "down.example.test"
-ODD = "odd.example.test"
+from scenefix import APP, DOWN, ODD, scene_servers, write_scene
+from scenefix import failover as scene_failover
+
 # Quotes and a backslash, which a label value must escape.
 HOSTILE_EP = 'odd "one" \\ <b>'
 PROMTOOL = "/usr/bin/promtool"
 
-FAILING = """#!/bin/sh
-echo 'no such zone' >&2
-exit 1
-"""
-
-
 def config(ddup, bind, primary, backup, down, odd, path, extra=""):
-    """app: primary and backup (attempts 1); down: one server that fails;
-    odd: a hostile endpoint name on a provider that always fails."""
-    prog = os.path.join(ddup.dir, "failing-dns")
-    with open(prog, "w") as f:
-        f.write(FAILING)
-    os.chmod(prog, stat.S_IRWXU)
-    ddup.write(f"""
-interval = 30s
-metricsFile = {path}
-{extra}
-
-[provider bind]
-type = rfc2136
-server = 127.0.0.1:{bind.port}
-zone = {ZONE}
-keyName = {bind.key_name}
-keyAlgorithm = {bind.key_alg}
-keySecret = {bind.key_secret}
-
-[provider failing]
-type = exec
-command = {prog}
-
-[domain {APP}]
-provider = bind
-ttl = 60
-attempts = 1
-
-[endpoint primary]
-url = {primary.url}
-ip = 192.0.2.1
-priority = 0
-
-[endpoint backup]
-url = {backup.url}
-ip = 192.0.2.2
-priority = 10
-
-[domain {DOWN}]
-provider = bind
-
-[endpoint lonely]
-url = {down.url}
-ip = 192.0.2.9
-
-[domain {ODD}]
-provider = failing
-
-[endpoint odd]
-name = {HOSTILE_EP}
-url = {odd.url}
-ip = 198.51.100.7
-""")
+    """The scene of scenefix.py, its metrics written to path."""
+    write_scene(ddup, bind, (primary, backup, down, odd),
+                f"metricsFile = {path}\n{extra}", HOSTILE_EP, "no such zone")
 
 
 SAMPLE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$')
@@ -123,17 +66,9 @@ def promtool(path):
 
 
 def failover(ddup, bind_server, http_server, path, extra=""):
-    p, b, d, o = http_server(), http_server(), http_server(status=503), http_server()
-    config(ddup, bind_server, p, b, d, o, path, extra)
-    r = ddup.run()
-    assert r.rc == 1, r                 # the odd domain's provider fails
-    assert bind_server.query(APP, "A") == ["192.0.2.1"]
-    p.stop()
-    before = time.time()
-    r = ddup.run()
-    assert r.rc == 1, r
-    assert bind_server.query(APP, "A") == ["192.0.2.2"]
-    return before
+    servers = scene_servers(http_server)
+    config(ddup, bind_server, *servers, path, extra)
+    return scene_failover(ddup, bind_server, servers)[1]
 
 
 def test_values_after_failover(ddup, bind_server, http_server):
