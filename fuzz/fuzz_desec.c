@@ -16,46 +16,6 @@
 #include "fuzz.h"
 
 static void
-rrsets(const char *buf, size_t len)
-{
-	struct rrset sets[2];
-	char err[256];
-	size_t nsets, k, i;
-
-	memset(sets, 0, sizeof(sets));
-	/* A, AAAA, or both (in either order), from the input's length. */
-	nsets = len % 4 == 3 ? 1 : 2;
-	sets[0].type = len % 2 == 0 ? RR_A : RR_AAAA;
-	sets[1].type = sets[0].type == RR_A ? RR_AAAA : RR_A;
-	if (len % 4 == 1)
-		sets[0].type = RR_AAAA, nsets = 1;
-	err[0] = '\0';
-	if (desec_parse_rrsets(buf, len, sets, nsets, err, sizeof(err)) ==
-	    -1) {
-		fuzz_check(err[0] != '\0' && fuzz_printable(err), "rrsets: "
-		    "reason is not one printable line", err);
-		for (k = 0; k < nsets; k++)
-			fuzz_check(sets[k].addrs.n == 0 && sets[k].ttl == 0,
-			    "rrsets: a failure left records", NULL);
-		return;
-	}
-	for (k = 0; k < nsets; k++) {
-		fuzz_check((sets[k].addrs.n > 0) == (sets[k].ttl >= 1) &&
-		    sets[k].ttl >= 0, "rrsets: ttl", NULL);
-		for (i = 0; i < sets[k].addrs.n; i++) {
-			fuzz_check(sets[k].addrs.v[i].family ==
-			    (sets[k].type == RR_AAAA ? 6 : 4), "rrsets: "
-			    "address of the other family",
-			    sets[k].addrs.v[i].s);
-			fuzz_check(i == 0 || addr_cmp(&sets[k].addrs.v[i - 1],
-			    &sets[k].addrs.v[i]) < 0, "rrsets: not sorted",
-			    NULL);
-		}
-		rrset_clear(&sets[k]);
-	}
-}
-
-static void
 error_answer(const char *buf, size_t len)
 {
 	static const struct http_req rq = {
@@ -79,7 +39,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	/* The body as http_call() leaves it: terminated, maybe with NULs. */
 	s = fuzz_cstr(data, size);
-	rrsets(s, size);
+	fuzz_rrsets(desec_parse_rrsets, s, size);
 	error_answer(s, size);
 	free(s);
 	return 0;
