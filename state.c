@@ -620,10 +620,57 @@ state_snapshot_free(const struct config *c, struct st_snapshot *s)
 		free(s->eps[i].last_result);
 	if (s->req != NULL)
 		state_requests_free(s->req);
+	if (s->fleet != NULL) {
+		for (i = 0; i < s->fleet->ncheckers; i++)
+			free(s->fleet->checkers[i].results);
+		free(s->fleet->checkers);
+		free(s->fleet->rounds);
+		free(s->fleet);
+	}
 	free(s->doms);
 	free(s->eps);
 	free(s->req);
 	memset(s, 0, sizeof(*s));
+}
+
+int
+state_round_begin(struct state *st, const struct config *c,
+    const struct st_report_in *in, struct st_snapshot *out,
+    struct st_round *rd)
+{
+	memset(rd, 0, sizeof(*rd));
+	rd->decides = xcalloc(c->ndomains + 1, 1);
+	if (st == NULL || st->be->round_begin == NULL) {
+		/* One checker: every run takes every round, with its results. */
+		memset(rd->decides, 1, c->ndomains);
+		return state_load(st, c, in->dry_run, now_ms(), out);
+	}
+	snapshot_empty(c, out);
+	return st->be->round_begin(st, c, in, out, rd);
+}
+
+int
+state_round_commit(struct state *st, const struct config *c,
+    const struct st_round *rd, const struct st_round_dom *doms, char *err,
+    size_t errlen)
+{
+	if (st == NULL || st->be->round_commit == NULL)
+		return 0;
+	return st->be->round_commit(st, c, rd, doms, err, errlen);
+}
+
+void
+state_round_free(const struct config *c, struct st_round *rd)
+{
+	size_t i;
+
+	(void)c;
+	for (i = 0; i < rd->ncheckers; i++)
+		free(rd->checkers[i].results);
+	free(rd->checkers);
+	free(rd->reports);
+	free(rd->decides);
+	memset(rd, 0, sizeof(*rd));
 }
 
 int
@@ -661,6 +708,49 @@ state_request_failback(struct state *st, const char *domain, long long now,
     char *err, size_t errlen)
 {
 	return st->be->request_failback(st, domain, now, err, errlen);
+}
+
+/* The reads of outputs and the outbox: st NULL is an empty SQLite state. */
+static const struct state_backend *
+backend_of(const struct state *st)
+{
+	return st != NULL ? st->be : &state_sqlite;
+}
+
+int
+state_recent_changes(struct state *st, size_t max, struct st_change **out,
+    size_t *n)
+{
+	return backend_of(st)->recent_changes(st, max, out, n);
+}
+
+int
+state_counters(struct state *st, struct st_counter **out, size_t *n)
+{
+	return backend_of(st)->counters(st, out, n);
+}
+
+int
+state_notify_counts(struct state *st, const char *notifier,
+    struct st_notify_counts *out)
+{
+	return backend_of(st)->notify_counts(st, notifier, out);
+}
+
+int
+state_get_deliveries(struct state *st, const char *notifier,
+    struct st_delivery **out, size_t *n)
+{
+	return backend_of(st)->get_deliveries(st, notifier, out, n);
+}
+
+int
+state_put_delivery(struct state *st, const char *notifier,
+    const struct st_delivery *d, long long now, int ok, int given_up,
+    const char *error, char *err, size_t errlen)
+{
+	return backend_of(st)->put_delivery(st, notifier, d, now, ok,
+	    given_up, error, err, errlen);
 }
 
 int

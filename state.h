@@ -101,9 +101,15 @@ struct st_ep_snap {
 	int		 last_ok;
 	long		 latency_ms;	/* the streak's mean */
 	char		*last_result;	/* NULL unless asked for */
+	/* SPEC 11: the last round's votes (has_votes 0: none recorded). */
+	int		 has_votes;
+	long		 votes_pass;
+	long		 votes_fail;
+	int		 verdict;	/* enum vote_verdict */
 };
 
 struct st_drain;
+struct st_fleet;
 struct st_requests;
 
 /* Everything a run reads of the state, as of the last run. */
@@ -113,6 +119,22 @@ struct st_snapshot {
 	struct st_ep_snap *eps;		/* per configured endpoint, domain after
 					   domain, each domain's in file order */
 	struct st_requests *req;	/* drains, failbacks, the controlUrl */
+	struct st_fleet	*fleet;		/* SPEC 11; NULL: a store of one checker */
+};
+
+/* What a shared store knows of the fleet and of each domain's last round. */
+struct st_last_round {
+	long long	 slot;		/* 0: none yet */
+	long long	 at;		/* ms, database clock */
+	char		 checker[64];	/* who took it */
+	long		 heard;		/* checkers counted */
+	int		 void_all;
+};
+
+struct st_fleet {
+	struct st_checker *checkers;	/* per checker of the configuration */
+	size_t		 ncheckers;
+	struct st_last_round *rounds;	/* per configured domain */
 };
 
 /*
@@ -125,6 +147,73 @@ struct st_snapshot {
 int	 state_load(struct state *st, const struct config *c, int results,
 	    long long now, struct st_snapshot *out);
 void	 state_snapshot_free(const struct config *c, struct st_snapshot *s);
+
+/*
+ * SPEC 11: several checkers sharing one store decide in rounds.  A run
+ * hands its results to state_round_begin() in place of state_load():
+ * with a store of one checker (SQLite) that is a load, and every domain
+ * is decided by the run alone with its own results; with a shared store
+ * the run records its report, takes the round of each domain whose slot
+ * no other run has taken, and gets the snapshot read under the rounds'
+ * locks with the reports of the window, for the vote (vote.h).  After
+ * deciding, state_round_commit() records the rounds taken (and the sets
+ * about to be written, with their domains unsure) before any provider is
+ * called; state_save() then records the outcome of the domains still the
+ * run's.
+ */
+struct st_report_in {
+	const char	*digest;	/* config_decision_digest() of the run */
+	const char	*results;	/* VOTE_* per endpoint of the configuration */
+	size_t		 nresults;
+	int		 control_failed; /* its controlUrl failed: it takes no round */
+	int		 dry_run;	/* write nothing; results count as its report */
+};
+
+/* One checker of the fleet as the store last heard from it. */
+struct st_checker {
+	const char	*name;		/* the configuration's */
+	long long	 at;		/* ms of its latest report (database clock), 0: none */
+	long long	 slot;		/* of that report */
+	int		 in_step;	/* its digest is this run's */
+	char		*results;	/* VOTE_* per endpoint; NULL: none */
+	size_t		 nresults;
+};
+
+struct vote_report;
+
+struct st_round {
+	int		 shared;	/* a fleet decides by vote (else: this run alone) */
+	long long	 slot;		/* the database's slot now; with shared only */
+	unsigned char	*decides;	/* per domain: this run takes its round */
+	struct vote_report *reports;	/* the window's, latest first per checker */
+	size_t		 nreports;
+	struct st_checker *checkers;	/* per checker of the fleet (config order) */
+	size_t		 ncheckers;
+};
+
+/* What the run decided of one domain whose round it took. */
+struct st_round_dom {
+	int		 decides;	/* as in st_round */
+	size_t		 heard;		/* checkers counted */
+	int		 void_all;	/* fewer than quorum: nothing counted */
+	int		 will_write;	/* an update may go out: mark it unsure */
+	const char	*pending;	/* the set about to be written, as text */
+	const struct vote_ep *votes;	/* per endpoint of the domain */
+};
+
+/*
+ * -1 with state_errmsg() set when the store cannot be used (the run then
+ * changes nothing); *out and *rd are to be freed with
+ * state_snapshot_free() and state_round_free() either way.
+ */
+int	 state_round_begin(struct state *st, const struct config *c,
+	    const struct st_report_in *in, struct st_snapshot *out,
+	    struct st_round *rd);
+/* doms: per domain of c; -1 with err set when nothing was recorded. */
+int	 state_round_commit(struct state *st, const struct config *c,
+	    const struct st_round *rd, const struct st_round_dom *doms,
+	    char *err, size_t errlen);
+void	 state_round_free(const struct config *c, struct st_round *rd);
 
 struct outcome;
 

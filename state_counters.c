@@ -51,7 +51,7 @@ col_text(sqlite3_stmt *s, int i)
 }
 
 int
-state_counters(struct state *st, struct st_counter **out, size_t *n)
+st_sqlite_counters(struct state *st, struct st_counter **out, size_t *n)
 {
 	sqlite3_stmt	*s = NULL;
 	struct st_counter *v = NULL;

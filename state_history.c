@@ -23,7 +23,7 @@ col_text(sqlite3_stmt *s, int i)
 }
 
 int
-state_recent_changes(struct state *st, size_t max, struct st_change **out,
+st_sqlite_recent_changes(struct state *st, size_t max, struct st_change **out,
     size_t *n)
 {
 	sqlite3_stmt	*s = NULL;

@@ -72,7 +72,15 @@ struct st_row {
 struct config;
 struct outcome;
 struct state;
+struct st_change;
+struct st_counter;
+struct st_delivery;
+struct st_notify_counts;
+struct st_report_in;
+struct st_round;
+struct st_round_dom;
 struct st_snapshot;
+struct pg_state;
 
 /*
  * One kind of store behind state.h, one const entry each, designated
@@ -104,6 +112,34 @@ struct state_backend {
 	int		(*request_failback)(struct state *st,
 			    const char *domain, long long now, char *err,
 			    size_t errlen);
+	/* What the run's outputs read, and the outbox's deliveries. */
+	int		(*recent_changes)(struct state *st, size_t max,
+			    struct st_change **out, size_t *n);
+	int		(*counters)(struct state *st, struct st_counter **out,
+			    size_t *n);
+	int		(*notify_counts)(struct state *st,
+			    const char *notifier, struct st_notify_counts *out);
+	int		(*get_deliveries)(struct state *st,
+			    const char *notifier, struct st_delivery **out,
+			    size_t *n);
+	int		(*put_delivery)(struct state *st, const char *notifier,
+			    const struct st_delivery *d, long long now, int ok,
+			    int given_up, const char *error, char *err,
+			    size_t errlen);
+	/*
+	 * A store that several checkers share (SPEC 11) decides in rounds:
+	 * round_begin reports the run's results and takes the rounds of
+	 * its slot, with the snapshot read under their locks;
+	 * round_commit records them.  NULL for a store of one checker,
+	 * whose every run is a round of its own (state.c then loads).
+	 */
+	int		(*round_begin)(struct state *st, const struct config *c,
+			    const struct st_report_in *in,
+			    struct st_snapshot *out, struct st_round *rd);
+	int		(*round_commit)(struct state *st,
+			    const struct config *c, const struct st_round *rd,
+			    const struct st_round_dom *doms, char *err,
+			    size_t errlen);
 };
 
 extern const struct state_backend state_sqlite;
@@ -111,6 +147,7 @@ extern const struct state_backend state_pg;
 
 struct state {
 	const struct state_backend *be;	/* the backend of this open */
+	struct pg_state	*pg;		/* PostgreSQL's own (state_pg_int.h) */
 	sqlite3		*db;
 	sqlite3_stmt	*stmt[S_MAX];
 	char		*path;
@@ -152,6 +189,17 @@ int	 st_sqlite_request_undrain(struct state *st, const char *domain,
 	    const char *endpoint, char *err, size_t errlen);
 int	 st_sqlite_request_failback(struct state *st, const char *domain,
 	    long long now, char *err, size_t errlen);
+int	 st_sqlite_recent_changes(struct state *st, size_t max,
+	    struct st_change **out, size_t *n);
+int	 st_sqlite_counters(struct state *st, struct st_counter **out,
+	    size_t *n);
+int	 st_sqlite_notify_counts(struct state *st, const char *notifier,
+	    struct st_notify_counts *out);
+int	 st_sqlite_get_deliveries(struct state *st, const char *notifier,
+	    struct st_delivery **out, size_t *n);
+int	 st_sqlite_put_delivery(struct state *st, const char *notifier,
+	    const struct st_delivery *d, long long now, int ok, int given_up,
+	    const char *error, char *err, size_t errlen);
 
 /* state_schema.c */
 extern const char *const state_migrations[];

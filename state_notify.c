@@ -159,7 +159,7 @@ col_ms(sqlite3_stmt *s, int i)
 }
 
 int
-state_get_deliveries(struct state *st, const char *notifier,
+st_sqlite_get_deliveries(struct state *st, const char *notifier,
     struct st_delivery **out, size_t *nout)
 {
 	sqlite3_stmt *s = NULL;
@@ -221,7 +221,7 @@ state_deliveries_free(struct st_delivery *v, size_t n)
 }
 
 int
-state_put_delivery(struct state *st, const char *notifier,
+st_sqlite_put_delivery(struct state *st, const char *notifier,
     const struct st_delivery *d, long long now, int ok, int given_up,
     const char *error, char *err, size_t errlen)
 {
@@ -261,7 +261,7 @@ fail:
 }
 
 int
-state_notify_counts(struct state *st, const char *notifier,
+st_sqlite_notify_counts(struct state *st, const char *notifier,
     struct st_notify_counts *out)
 {
 	sqlite3_stmt *s = NULL;

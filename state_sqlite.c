@@ -202,4 +202,9 @@ const struct state_backend state_sqlite = {
 	.request_drain = st_sqlite_request_drain,
 	.request_undrain = st_sqlite_request_undrain,
 	.request_failback = st_sqlite_request_failback,
+	.recent_changes = st_sqlite_recent_changes,
+	.counters = st_sqlite_counters,
+	.notify_counts = st_sqlite_notify_counts,
+	.get_deliveries = st_sqlite_get_deliveries,
+	.put_delivery = st_sqlite_put_delivery,
 };

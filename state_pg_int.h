@@ -1,0 +1,139 @@
+#ifndef DDUP_STATE_PG_INT_H
+#define DDUP_STATE_PG_INT_H
+
+/*
+ * Private to the PostgreSQL backend: state_pg.c (connecting, the
+ * schema, the checker's lock, reports and rounds of SPEC 11),
+ * state_pg_q.c (batches) and state_pg_data.c (the rows: counters,
+ * streaks, published sets, history, requests, the outbox, metrics
+ * counters).  Everyone else uses state.h.
+ *
+ * A run costs a few round trips, not a few per endpoint: statements go
+ * out together in a batch (libpq's pipeline mode) and their results come
+ * back together.  The data functions therefore mostly append to a batch
+ * that state_pg.c runs inside the transaction it owns (the round's, the
+ * outcome's), rather than talking to the server themselves.
+ */
+
+#include <stddef.h>
+
+#include <libpq-fe.h>
+
+struct config;
+struct outcome;
+struct state;
+struct st_snapshot;
+
+/* What a PostgreSQL open holds; st->pg of its struct state. */
+struct pg_state {
+	PGconn		*conn;
+	char		*where;		/* the URI, for errors (shown redacted) */
+	char		*checker;	/* this host's name in the fleet; NULL: read only */
+	int		 rw;
+	long long	 round_trips;	/* waits for the server, for the benchmark */
+
+	/* The round this run took (state_pg.c), per domain of the config. */
+	long long	 slot;		/* of the database's clock, -1: none yet */
+	size_t		 ndomains;
+	unsigned char	*decided;	/* this run took the domain's round */
+	unsigned char	*marked;	/* recorded unsure in the round's commit */
+};
+
+/*
+ * A batch: statements sent in one go, each with text parameters (NULL:
+ * SQL NULL, copied when added), results kept in order until freed.
+ */
+struct pgq;
+
+struct pgq	*pgq_new(struct state *st);
+void		 pgq_free(struct pgq *q);
+/* what names the statement in an error ("cannot save the endpoints"). */
+void		 pgq_add(struct pgq *q, const char *what, const char *sql,
+		    int nparams, const char *const *params);
+size_t		 pgq_count(const struct pgq *q);
+/*
+ * Sends every statement added since the last run and waits for all the
+ * answers: one round trip.  0, or -1 with state_errmsg() set to "state
+ * URI: what: the server's message" (the first statement that failed;
+ * those after it in the batch are not run).  A transaction the batch
+ * left open and failed is rolled back.
+ */
+int		 pgq_run(struct pgq *q);
+/* The answer to statement i (0: the first added), NULL if not run. */
+PGresult	*pgq_result(const struct pgq *q, size_t i);
+
+/* Numbers and booleans as parameters: into buf, which is returned. */
+const char	*pg_lld(char buf[32], long long v);
+const char	*pg_bool(int v);
+/* Cell (row, col) of r as a number / boolean / string ("" for NULL). */
+long long	 pg_getlld(const PGresult *r, int row, int col);
+int		 pg_getbool(const PGresult *r, int row, int col);
+const char	*pg_getstr(const PGresult *r, int row, int col);
+
+/* "state URI: what[: message]" into st->err, the URI without its password. */
+void		 pg_set_err(struct state *st, const char *what,
+		    const char *msg);
+
+/*
+ * state_pg_data.c: the rows of the state, as the SQLite backend keeps
+ * them (state.h says what each holds), in the tables of migration 2
+ * (state_pg_schema.c).
+ *
+ * pgd_load_queue() appends the reads of a snapshot of c to q and
+ * returns the index of its first statement; after pgq_run(),
+ * pgd_load_parse() fills out from those results (as state_load()
+ * would), -1 with st->err on a malformed answer.
+ */
+size_t		 pgd_load_queue(struct pgq *q, const struct config *c,
+		    int results, long long now);
+int		 pgd_load_parse(struct state *st, const struct pgq *q,
+		    size_t first, const struct config *c, int results,
+		    long long now, struct st_snapshot *out);
+/*
+ * Appends the writes of what the run learnt of the domains it decided
+ * (decided[i] for c->domains[i]; the others belong to another run of
+ * the fleet and are not touched): endpoints and their streaks, domain
+ * rows, published sets, DNS change history, metrics counters, the
+ * events of those domains with their deliveries (outbox.c's rule), the
+ * controlUrl of this checker, the run's time, and the pruning of what
+ * is no longer configured or too old.  The caller wraps them in its
+ * transaction.
+ */
+void		 pgd_save_queue(struct state *st, struct pgq *q,
+		    const struct config *c, const struct outcome *o,
+		    const unsigned char *decided);
+/* Appends "the domain is unsure: an update is about to go out". */
+void		 pgd_mark_unsure_queue(struct pgq *q, const char *domain,
+		    const char *provider, long ttl);
+
+/* The backend's operations of state_int.h, one transaction each. */
+int		 pgd_request_drain(struct state *st, const char *domain,
+		    const char *endpoint, long long now, long long until,
+		    char *err, size_t errlen);
+int		 pgd_request_undrain(struct state *st, const char *domain,
+		    const char *endpoint, char *err, size_t errlen);
+int		 pgd_request_failback(struct state *st, const char *domain,
+		    long long now, char *err, size_t errlen);
+
+struct st_change;
+struct st_counter;
+struct st_delivery;
+struct st_notify_counts;
+
+int		 pgd_recent_changes(struct state *st, size_t max,
+		    struct st_change **out, size_t *n);
+int		 pgd_counters(struct state *st, struct st_counter **out,
+		    size_t *n);
+int		 pgd_notify_counts(struct state *st, const char *notifier,
+		    struct st_notify_counts *out);
+int		 pgd_get_deliveries(struct state *st, const char *notifier,
+		    struct st_delivery **out, size_t *n);
+int		 pgd_put_delivery(struct state *st, const char *notifier,
+		    const struct st_delivery *d, long long now, int ok,
+		    int given_up, const char *error, char *err, size_t errlen);
+
+/* state_pg_schema.c: pg_migrations[i] makes version i + 1. */
+extern const char *const pg_migrations[];
+extern const int	 pg_schema_version;
+
+#endif
