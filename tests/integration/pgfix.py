@@ -15,7 +15,8 @@ time uses it), started at the first test that asks for `pg_server` and
 stopped at the session's end (and at exit, should the session end
 another way).  Each test gets the database `ddup` new, owned by the role
 `ddup` (password PASSWORD over TCP; trusted over the socket, as peer
-authentication would be), with no other connection to it.  A test may
+authentication would be), with no other connection to it, and its clock
+back at the real time (CLOCK_SQL; advance() moves it).  A test may
 stop and start the server (same ports, same data); one left stopped is
 started again for the next test, and one that does not come back is
 replaced.  Durability is off (fsync, synchronous_commit): a test never
@@ -41,6 +42,34 @@ __all__ = ["pg_server", "PgServer", "_pg_shared", "PG_PASSWORD"]
 PG_PASSWORD = "pg-Test-pass-7f3"
 DB = "ddup"
 ROLE = "ddup"
+
+# The clock seam: the slots of SPEC 11 follow the database's now(), and a
+# test steps them without waiting.  ddup's SQL calls now() unqualified;
+# for role ddup in this database the search_path puts ddup_test before
+# pg_catalog, and there now() is pg_catalog.now() plus the offset of
+# ddup_test.clock (one row, 0 at each reset).  public comes first: an
+# unqualified CREATE goes to the path's first schema whatever the
+# privileges (PostgreSQL does not skip one without CREATE), and ddup's
+# tables belong in public.  ddup_test is postgres's: ddup may use it but
+# neither create in it nor move the clock.  STABLE as pg_catalog.now()
+# is: one value within a statement.
+CLOCK_SCHEMA = "ddup_test"
+CLOCK_SQL = f"""
+CREATE SCHEMA {CLOCK_SCHEMA} AUTHORIZATION postgres;
+REVOKE ALL ON SCHEMA {CLOCK_SCHEMA} FROM PUBLIC;
+GRANT USAGE ON SCHEMA {CLOCK_SCHEMA} TO {ROLE};
+CREATE TABLE {CLOCK_SCHEMA}.clock (
+    one boolean PRIMARY KEY DEFAULT true CHECK (one),
+    shift interval NOT NULL);
+INSERT INTO {CLOCK_SCHEMA}.clock (shift) VALUES (interval '0');
+GRANT SELECT ON {CLOCK_SCHEMA}.clock TO {ROLE};
+CREATE FUNCTION {CLOCK_SCHEMA}.now() RETURNS timestamptz
+    LANGUAGE sql STABLE PARALLEL SAFE
+    AS 'SELECT pg_catalog.now() + shift FROM {CLOCK_SCHEMA}.clock';
+REVOKE ALL ON FUNCTION {CLOCK_SCHEMA}.now() FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION {CLOCK_SCHEMA}.now() TO {ROLE};
+ALTER ROLE {ROLE} IN DATABASE {DB} SET search_path = public, {CLOCK_SCHEMA}, pg_catalog;
+"""
 
 
 def _bindir():
@@ -152,10 +181,24 @@ class PgServer:
         self.base = None
 
     def reset(self):
-        """The database ddup as new: dropped with whatever is connected, created again."""
+        """The database ddup as new: dropped with whatever is connected, created again,
+        with the clock seam (CLOCK_SQL) at offset 0."""
         self.psql(f"DROP DATABASE IF EXISTS {DB} WITH (FORCE)", db="postgres")
         self.psql(f"CREATE DATABASE {DB} OWNER {ROLE}", db="postgres")
+        self.psql(CLOCK_SQL)
         return self
+
+    def advance(self, seconds):
+        """Moves the database's clock (now() for role ddup) forward by seconds."""
+        if seconds < 0:
+            raise ValueError("the clock only moves forward")
+        self.psql(f"UPDATE {CLOCK_SCHEMA}.clock SET shift = shift + {float(seconds)!r} "
+                  "* interval '1 second'")
+
+    def clock_offset(self):
+        """How far the database's clock is ahead of the real one, in seconds."""
+        rows = self.psql(f"SELECT extract(epoch FROM shift) FROM {CLOCK_SCHEMA}.clock")
+        return float(rows[0][0])
 
     def psql(self, sql, db=DB, user="postgres"):
         """Rows of sql (one statement), as lists of text."""

@@ -4,6 +4,8 @@ session's server for a fresh zone twice."""
 
 import subprocess
 
+import pytest
+
 ZONE = "example.test"
 
 
@@ -97,3 +99,53 @@ def test_pg_left_stopped_is_started_again(pg_server, _pg_shared):
     again = _pg_shared.get()
     assert again is pg_server and again.running()
     assert again.psql("SELECT count(*) FROM pg_tables WHERE tablename = 'kept'") == [["0"]]
+
+
+def _as_ddup(uri, sql):
+    p = subprocess.run(["psql", "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", "-c", sql, uri],
+                       capture_output=True, text=True, timeout=30)
+    return p.returncode, p.stdout.strip(), p.stderr
+
+
+def _shift(uri):
+    """How far an unqualified now() is from pg_catalog.now() in a session of uri, in seconds."""
+    rc, out, err = _as_ddup(uri, "SELECT extract(epoch FROM now() - pg_catalog.now())")
+    assert rc == 0, err
+    return float(out)
+
+
+def test_pg_clock_seam_shifts_now_for_ddup(pg_server, _pg_shared):
+    assert pg_server.clock_offset() == 0
+    for uri in (pg_server.uri(), pg_server.uri(socket=True)):
+        assert _shift(uri) == 0, uri
+    pg_server.advance(86400)
+    pg_server.advance(1.5)
+    assert pg_server.clock_offset() == 86401.5
+    for uri in (pg_server.uri(), pg_server.uri(socket=True)):
+        assert _shift(uri) == 86401.5, uri
+        assert _as_ddup(uri, "SHOW search_path")[:2] == (0, "public, ddup_test, pg_catalog")
+    # Other roles see the real clock.
+    real = pg_server.psql("SELECT extract(epoch FROM now() - pg_catalog.now())")
+    assert float(real[0][0]) == 0
+    with pytest.raises(ValueError):
+        pg_server.advance(-1)
+
+    # ddup's tables go to public; ddup can neither create in the seam nor move its clock.
+    uri = pg_server.uri()
+    assert _as_ddup(uri, "CREATE TABLE mine (x int)")[0] == 0
+    assert pg_server.psql("SELECT schemaname FROM pg_tables WHERE tablename = 'mine'") \
+        == [["public"]]
+    rc, _, err = _as_ddup(uri, "CREATE TABLE ddup_test.mine (x int)")
+    assert rc != 0 and "permission denied for schema ddup_test" in err, err
+    rc, _, err = _as_ddup(uri, "UPDATE ddup_test.clock SET shift = interval '0'")
+    assert rc != 0 and "permission denied for table clock" in err, err
+    rc, _, err = _as_ddup(uri, "CREATE FUNCTION ddup_test.f() RETURNS int "
+                          "LANGUAGE sql AS 'SELECT 1'")
+    assert rc != 0 and "permission denied for schema ddup_test" in err, err
+
+    # The next test's database has the seam again, at 0.
+    again = _pg_shared.get()
+    assert again is pg_server and again.clock_offset() == 0
+    assert _shift(again.uri()) == 0
+    again.advance(60)
+    assert _shift(again.uri(socket=True)) == 60
