@@ -33,11 +33,11 @@ SRCS	 = util.c log.c config.c config_read.c config_build.c config_notify.c check
 	   providers/hetzner.c providers/digitalocean.c \
 	   providers/route53.c \
 	   vote.c pguri.c config_digest.c
-SRCS	+= state_sqlite.c state_pg.c
+SRCS	+= state_sqlite.c state_pg.c state_pg_q.c state_pg_schema.c
 OBJS	 = $(SRCS:%.c=$(O)/%.o)
 HDRS	 = util.h log.h config.h config_int.h check.h decide.h outcome.h state.h state_int.h status.h dashboard.h \
 	   rrset.h http.h provider.h publish.h run.h outbox.h save.h metrics.h \
-	   vote.h pguri.h proc.h notify.h
+	   vote.h pguri.h proc.h notify.h state_pg_int.h
 
 UNIT	 = test_util test_config test_decide test_outcome test_state test_http test_doc test_dashboard \
 	   test_vote test_pguri test_notify

@@ -19,15 +19,8 @@
 #include "pguri.h"
 #include "state.h"
 #include "state_int.h"
+#include "state_pg_int.h"
 #include "util.h"
-
-/* The schema, by version; pg_migrations[i] makes version i + 1. */
-static const char *const pg_migrations[] = {
-	"CREATE TABLE ddup_meta (key text PRIMARY KEY, value text NOT NULL);"
-	"INSERT INTO ddup_meta VALUES ('schema_version', '1')",
-};
-#define PG_SCHEMA_VERSION \
-	((int)(sizeof(pg_migrations) / sizeof(pg_migrations[0])))
 
 /* Keys of the advisory locks, as text hashed by the server. */
 #define PG_LOCK_SCHEMA	"ddup-check schema"
@@ -39,22 +32,6 @@ pg_handles(const char *where)
 	return pguri_is(where);
 }
 
-/* "state URI: what: libpq's first line", the URI without its password. */
-static void
-pg_err(char *err, size_t errlen, const char *where, const char *what,
-    const char *msg)
-{
-	char line[256], *shown;
-
-	shown = pguri_redact(where);
-	snprintf(line, sizeof(line), "%.*s", (int)strcspn(msg != NULL ? msg :
-	    "", "\n"), msg != NULL ? msg : "");
-	text_printable(line);
-	snprintf(err, errlen, "state %s: %s%s%s", shown, what,
-	    line[0] != '\0' ? ": " : "", line);
-	free(shown);
-}
-
 /* One statement without parameters; 0, or -1 with err set. */
 static int
 pg_exec(PGconn *c, const char *sql, const char *where, const char *what,
@@ -64,7 +41,8 @@ pg_exec(PGconn *c, const char *sql, const char *where, const char *what,
 	int st = PQresultStatus(r), rc = 0;
 
 	if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
-		pg_err(err, errlen, where, what, PQresultErrorMessage(r));
+		pg_format_err(err, errlen, where, what,
+		    PQresultErrorMessage(r));
 		rc = -1;
 	}
 	PQclear(r);
@@ -83,7 +61,8 @@ pg_value(PGconn *c, const char *sql, const char *where, const char *what,
 	    PQnfields(r) == 1)
 		v = xstrdup(PQgetvalue(r, 0, 0));
 	else
-		pg_err(err, errlen, where, what, PQresultErrorMessage(r));
+		pg_format_err(err, errlen, where, what,
+		    PQresultErrorMessage(r));
 	PQclear(r);
 	return v;
 }
@@ -113,25 +92,25 @@ pg_migrate(PGconn *c, const char *where, char *err, size_t errlen)
 		    "version", err, errlen)) == NULL)
 			goto out;
 		if (parse_long(v, 0, 1000000, &lver) == -1) {
-			pg_err(err, errlen, where, "the schema version is not "
-			    "a number", NULL);
+			pg_format_err(err, errlen, where, "the schema "
+			    "version is not a number", NULL);
 			goto out;
 		}
 		ver = (int)lver;
 	}
-	if (ver > PG_SCHEMA_VERSION || ver < 0) {
+	if (ver > pg_schema_version || ver < 0) {
 		snprintf(what, sizeof(what), "schema version %d is not one "
 		    "this ddup-check knows (%d or older)", ver,
-		    PG_SCHEMA_VERSION);
-		pg_err(err, errlen, where, what, NULL);
+		    pg_schema_version);
+		pg_format_err(err, errlen, where, what, NULL);
 		goto out;
 	}
-	for (i = ver; i < PG_SCHEMA_VERSION; i++)
+	for (i = ver; i < pg_schema_version; i++)
 		if (pg_exec(c, pg_migrations[i], where, "cannot upgrade the "
 		    "schema", err, errlen) == -1)
 			goto out;
 	snprintf(sql, sizeof(sql), "UPDATE ddup_meta SET value = '%d' WHERE "
-	    "key = 'schema_version'; COMMIT", PG_SCHEMA_VERSION);
+	    "key = 'schema_version'; COMMIT", pg_schema_version);
 	if (pg_exec(c, sql, where, "cannot upgrade the schema", err,
 	    errlen) == -1)
 		goto out;
@@ -159,8 +138,8 @@ pg_lock_checker(PGconn *c, const char *checker, const char *where,
 	r = PQexecParams(c, "SELECT pg_try_advisory_lock(hashtextextended($1,"
 	    " 0))", 1, NULL, params, NULL, NULL, 0);
 	if (PQresultStatus(r) != PGRES_TUPLES_OK || PQntuples(r) != 1) {
-		pg_err(err, errlen, where, "cannot take the checker's lock",
-		    PQresultErrorMessage(r));
+		pg_format_err(err, errlen, where, "cannot take the "
+		    "checker's lock", PQresultErrorMessage(r));
 		rc = -1;
 	} else
 		rc = strcmp(PQgetvalue(r, 0, 0), "t") == 0;
@@ -184,13 +163,13 @@ pg_open(const char *where, const char *checker, int mode, struct state **out,
 	*out = NULL;
 	c = PQconnectdbParams(kw, val, 1);
 	if (c == NULL || PQstatus(c) != CONNECTION_OK) {
-		pg_err(err, errlen, where, "cannot connect",
+		pg_format_err(err, errlen, where, "cannot connect",
 		    c != NULL ? PQerrorMessage(c) : "out of memory");
 		goto out;
 	}
 	if (mode == STATE_RW) {
 		if (checker == NULL) {
-			pg_err(err, errlen, where, "no checker", NULL);
+			pg_format_err(err, errlen, where, "no checker", NULL);
 			goto out;
 		}
 		if ((locked = pg_lock_checker(c, checker, where, err,
@@ -199,14 +178,14 @@ pg_open(const char *where, const char *checker, int mode, struct state **out,
 		if (locked == 0) {
 			snprintf(what, sizeof(what), "checker %s: another run "
 			    "of this checker holds its lock", checker);
-			pg_err(err, errlen, where, what, NULL);
+			pg_format_err(err, errlen, where, what, NULL);
 			rc = STATE_LOCKED;
 			goto out;
 		}
 		if (pg_migrate(c, where, err, errlen) == -1)
 			goto out;
 	}
-	pg_err(err, errlen, where, "this version of ddup-check reaches "
+	pg_format_err(err, errlen, where, "this version of ddup-check reaches "
 	    "PostgreSQL but does not run on it yet (the rounds of several "
 	    "checkers, SPEC 11, are not built): nothing was checked or "
 	    "changed", NULL);

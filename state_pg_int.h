@@ -73,6 +73,12 @@ const char	*pg_getstr(const PGresult *r, int row, int col);
 /* "state URI: what[: message]" into st->err, the URI without its password. */
 void		 pg_set_err(struct state *st, const char *what,
 		    const char *msg);
+/*
+ * The same into err, for where there is no struct state yet (the open):
+ * the message's first line only, made printable.
+ */
+void		 pg_format_err(char *err, size_t errlen, const char *where,
+		    const char *what, const char *msg);
 
 /*
  * state_pg_data.c: the rows of the state, as the SQLite backend keeps

@@ -1,0 +1,303 @@
+/*
+ * Batches of statements for the PostgreSQL backend (state_pg_int.h), in
+ * libpq's pipeline mode: every statement of a batch goes out before the
+ * first answer is read, so a batch costs one round trip however many
+ * statements it holds.
+ *
+ * A batch of thousands of statements must not deadlock: the server
+ * answers while it reads, and stops reading when its answers are not
+ * read.  So the connection is non-blocking while the batch goes out, and
+ * whenever libpq cannot write everything the answers that arrived are
+ * taken in (PQconsumeInput) until it can, as libpq's documentation of
+ * non-blocking connections says.
+ */
+
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libpq-fe.h>
+
+#include "pguri.h"
+#include "state.h"
+#include "state_int.h"
+#include "state_pg_int.h"
+#include "util.h"
+
+/* Statements added between two flushes while a batch goes out. */
+#define PGQ_FLUSH_EVERY	64
+
+struct pgq_stmt {
+	char		*what;
+	char		*sql;
+	int		 nparams;
+	char		**params;	/* NULL entries are SQL NULL */
+	PGresult	*res;
+};
+
+struct pgq {
+	struct state	*st;
+	struct pgq_stmt	*s;
+	size_t		 n, cap;
+	size_t		 sent;		/* run (or given up) so far */
+};
+
+void
+pg_format_err(char *err, size_t errlen, const char *where, const char *what,
+    const char *msg)
+{
+	char line[256], *shown;
+
+	shown = pguri_redact(where != NULL ? where : "");
+	snprintf(line, sizeof(line), "%.*s", (int)strcspn(msg != NULL ? msg :
+	    "", "\n"), msg != NULL ? msg : "");
+	text_printable(line);
+	snprintf(err, errlen, "state %s: %s%s%s", shown, what,
+	    line[0] != '\0' ? ": " : "", line);
+	free(shown);
+}
+
+void
+pg_set_err(struct state *st, const char *what, const char *msg)
+{
+	pg_format_err(st->err, sizeof(st->err), st->pg != NULL ?
+	    st->pg->where : NULL, what, msg);
+}
+
+const char *
+pg_lld(char buf[32], long long v)
+{
+	snprintf(buf, 32, "%lld", v);
+	return buf;
+}
+
+const char *
+pg_bool(int v)
+{
+	return v ? "t" : "f";
+}
+
+long long
+pg_getlld(const PGresult *r, int row, int col)
+{
+	if (r == NULL || PQgetisnull(r, row, col))
+		return 0;
+	return strtoll(PQgetvalue(r, row, col), NULL, 10);
+}
+
+int
+pg_getbool(const PGresult *r, int row, int col)
+{
+	return r != NULL && !PQgetisnull(r, row, col) &&
+	    PQgetvalue(r, row, col)[0] == 't';
+}
+
+const char *
+pg_getstr(const PGresult *r, int row, int col)
+{
+	if (r == NULL || PQgetisnull(r, row, col))
+		return "";
+	return PQgetvalue(r, row, col);
+}
+
+struct pgq *
+pgq_new(struct state *st)
+{
+	struct pgq *q = xcalloc(1, sizeof(*q));
+
+	q->st = st;
+	return q;
+}
+
+void
+pgq_free(struct pgq *q)
+{
+	size_t i;
+	int j;
+
+	if (q == NULL)
+		return;
+	for (i = 0; i < q->n; i++) {
+		for (j = 0; j < q->s[i].nparams; j++)
+			free(q->s[i].params[j]);
+		free(q->s[i].params);
+		free(q->s[i].what);
+		free(q->s[i].sql);
+		PQclear(q->s[i].res);
+	}
+	free(q->s);
+	free(q);
+}
+
+void
+pgq_add(struct pgq *q, const char *what, const char *sql, int nparams,
+    const char *const *params)
+{
+	struct pgq_stmt *s;
+	int j;
+
+	if (q->n == q->cap) {
+		q->cap = q->cap != 0 ? q->cap * 2 : 16;
+		q->s = xrealloc(q->s, q->cap * sizeof(*q->s));
+	}
+	s = &q->s[q->n++];
+	s->what = xstrdup(what);
+	s->sql = xstrdup(sql);
+	s->nparams = nparams;
+	s->params = nparams > 0 ? xcalloc((size_t)nparams,
+	    sizeof(*s->params)) : NULL;
+	for (j = 0; j < nparams; j++)
+		s->params[j] = params[j] != NULL ? xstrdup(params[j]) : NULL;
+	s->res = NULL;
+}
+
+size_t
+pgq_count(const struct pgq *q)
+{
+	return q->n;
+}
+
+PGresult *
+pgq_result(const struct pgq *q, size_t i)
+{
+	return i < q->n ? q->s[i].res : NULL;
+}
+
+/*
+ * Writes what libpq holds for the server, taking in the server's answers
+ * whenever the socket is readable so that the server never waits on us.
+ * 0, or -1 (the connection's message says why).
+ */
+static int
+pgq_push(PGconn *c)
+{
+	struct pollfd p;
+	int f;
+
+	while ((f = PQflush(c)) == 1) {
+		p.fd = PQsocket(c);
+		p.events = POLLIN | POLLOUT;
+		p.revents = 0;
+		if (poll(&p, 1, -1) == -1) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if ((p.revents & (POLLIN | POLLERR | POLLHUP)) != 0 &&
+		    PQconsumeInput(c) == 0)
+			return -1;
+	}
+	return f;
+}
+
+/* Sends statements sent..n-1 and the sync; 0, or -1 with st->err. */
+static int
+pgq_send(struct pgq *q, PGconn *c)
+{
+	struct pgq_stmt *s;
+	size_t i;
+
+	for (i = q->sent; i < q->n; i++) {
+		s = &q->s[i];
+		if (PQsendQueryParams(c, s->sql, s->nparams, NULL,
+		    (const char *const *)s->params, NULL, NULL, 0) == 0) {
+			pg_set_err(q->st, s->what, PQerrorMessage(c));
+			return -1;
+		}
+		if ((i - q->sent) % PGQ_FLUSH_EVERY == PGQ_FLUSH_EVERY - 1 &&
+		    pgq_push(c) == -1) {
+			pg_set_err(q->st, s->what, PQerrorMessage(c));
+			return -1;
+		}
+	}
+	if (PQpipelineSync(c) == 0 || pgq_push(c) == -1) {
+		pg_set_err(q->st, "cannot send a batch", PQerrorMessage(c));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Reads the answers of statements sent..n-1 and the sync's; the first
+ * failure goes to st->err.  0, or -1.
+ */
+static int
+pgq_read(struct pgq *q, PGconn *c)
+{
+	struct pgq_stmt *s;
+	PGresult *r;
+	size_t i;
+	int rc = 0, status;
+
+	for (i = q->sent; i < q->n; i++) {
+		s = &q->s[i];
+		if ((r = PQgetResult(c)) == NULL) {
+			/* The connection broke: nothing more will come. */
+			if (rc == 0)
+				pg_set_err(q->st, s->what, PQerrorMessage(c));
+			return -1;
+		}
+		status = PQresultStatus(r);
+		if (status == PGRES_PIPELINE_ABORTED) {
+			PQclear(r);
+			r = NULL;
+		} else if (status != PGRES_COMMAND_OK &&
+		    status != PGRES_TUPLES_OK && rc == 0) {
+			pg_set_err(q->st, s->what, PQresultErrorMessage(r));
+			rc = -1;
+		}
+		s->res = r;
+		/* The end of this statement's answers. */
+		while ((r = PQgetResult(c)) != NULL)
+			PQclear(r);
+	}
+	if ((r = PQgetResult(c)) == NULL ||
+	    PQresultStatus(r) != PGRES_PIPELINE_SYNC) {
+		if (rc == 0)
+			pg_set_err(q->st, "cannot end a batch",
+			    r != NULL ? PQresultErrorMessage(r) :
+			    PQerrorMessage(c));
+		rc = -1;
+	}
+	PQclear(r);
+	return rc;
+}
+
+int
+pgq_run(struct pgq *q)
+{
+	PGconn *c = q->st->pg->conn;
+	int rc = -1, piped = 0;
+
+	if (q->sent == q->n)
+		return 0;
+	q->st->pg->round_trips++;
+	if (PQenterPipelineMode(c) == 0 || PQsetnonblocking(c, 1) == -1) {
+		pg_set_err(q->st, q->s[q->sent].what, PQerrorMessage(c));
+		goto out;
+	}
+	piped = 1;
+	if (pgq_send(q, c) == -1)
+		goto out;
+	/* The answers are read blocking: everything has gone out. */
+	if (PQsetnonblocking(c, 0) == -1) {
+		pg_set_err(q->st, q->s[q->sent].what, PQerrorMessage(c));
+		goto out;
+	}
+	rc = pgq_read(q, c);
+out:
+	q->sent = q->n;
+	PQsetnonblocking(c, 0);
+	if (piped && PQexitPipelineMode(c) == 0 && rc == 0) {
+		pg_set_err(q->st, "cannot end a batch", PQerrorMessage(c));
+		rc = -1;
+	}
+	if (rc == -1 && PQstatus(c) == CONNECTION_OK &&
+	    PQtransactionStatus(c) != PQTRANS_IDLE) {
+		q->st->pg->round_trips++;
+		PQclear(PQexec(c, "ROLLBACK"));
+	}
+	return rc;
+}
