@@ -14,6 +14,7 @@ struct outcome {
 	long long		 now;
 	long long		 last_run;
 	struct outcome_control	 control;
+	struct outcome_fleet	 fleet;
 	struct outcome_domain	*doms;
 	size_t			 ndoms;
 	struct outcome_event	*ev;
@@ -39,6 +40,7 @@ outcome_fill(struct outcome *o, size_t i, const struct domain_cfg *cfg)
 	struct outcome_domain *d = &o->doms[i];
 
 	d->cfg = cfg;
+	d->decided = 1;
 	d->neps = cfg->neps;
 	d->eps = xcalloc(cfg->neps ? cfg->neps : 1, sizeof(*d->eps));
 	return d;
@@ -48,6 +50,18 @@ struct outcome_control *
 outcome_control_fill(struct outcome *o)
 {
 	return &o->control;
+}
+
+void
+outcome_set_fleet(struct outcome *o, const struct outcome_fleet *f)
+{
+	o->fleet = *f;
+}
+
+const struct outcome_fleet *
+outcome_fleet(const struct outcome *o)
+{
+	return &o->fleet;
 }
 
 void
@@ -110,7 +124,7 @@ outcome_seal(struct outcome *o)
 		return;
 	o->sealed = 1;
 	for (i = 0; i < o->ndoms; i++)
-		if (o->doms[i].cfg != NULL)
+		if (o->doms[i].cfg != NULL && o->doms[i].decided)
 			outcome_domain_events(&o->doms[i], o->now,
 			    o->control.failed, &o->ev, &o->nev);
 }

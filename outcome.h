@@ -73,6 +73,22 @@ struct outcome_ep {
 	long long	 last_check;	/* ms, 0: never */
 	const char	*last_result;	/* NULL: never */
 	long		 latency_ms;	/* <0: none */
+
+	/* SPEC 11: the votes of the round (of this run, or the last one stored). */
+	int		 has_votes;
+	long		 votes_pass;
+	long		 votes_fail;
+	int		 verdict;	/* enum vote_verdict */
+};
+
+/* SPEC 11: a domain's round, this run's or the last one stored. */
+struct outcome_round {
+	int		 has;		/* 0: none known */
+	long long	 slot;
+	long long	 at;		/* ms, database clock; 0: not known */
+	const char	*checker;	/* who took it */
+	long		 heard;		/* checkers counted */
+	int		 void_all;	/* fewer than quorum: nothing counted */
 };
 
 struct outcome_domain {
@@ -113,6 +129,10 @@ struct outcome_domain {
 	long long	 last_change;	/* ms of the last successful change, 0: never */
 	const char	*last_error;	/* NULL: none */
 	const char	*why;		/* dry run: what would happen; else NULL */
+	int		 decided;	/* this run took its round (SPEC 11; always
+					   with one checker): 0 shows it as stored,
+					   with no event */
+	struct outcome_round round;
 
 	struct outcome_ep *eps;		/* the domain's endpoints, file order */
 	size_t		 neps;
@@ -135,6 +155,24 @@ struct outcome_control {
 	const char	*result;	/* with since: why */
 };
 
+/* SPEC 11: one checker of the fleet as the store last heard from it. */
+struct outcome_checker {
+	const char	*name;
+	long long	 at;		/* ms of its latest report, 0: none */
+	long long	 slot;
+	int		 in_step;	/* its configuration's digest is this run's */
+	long		 passes;	/* in that report */
+	long		 failures;
+};
+
+struct outcome_fleet {
+	int		 shared;	/* 0: one checker, every run decides */
+	long		 quorum;
+	long long	 slot;		/* the database's, at this run */
+	const struct outcome_checker *checkers;	/* the fleet, config order */
+	size_t		 ncheckers;
+};
+
 struct outcome;
 
 /* Making one (run.c). */
@@ -148,6 +186,9 @@ struct outcome_domain *outcome_fill(struct outcome *o, size_t i,
 struct outcome_control *outcome_control_fill(struct outcome *o);
 /* Stores the time of the last completed run (for --status). */
 void		 outcome_set_last_run(struct outcome *o, long long ms);
+/* SPEC 11: the fleet (borrowed; shared 0 by default). */
+void		 outcome_set_fleet(struct outcome *o,
+		    const struct outcome_fleet *f);
 /* Works out the events from the filled domains; call once, after all. */
 void		 outcome_seal(struct outcome *o);
 void		 outcome_free(struct outcome *o);
@@ -157,6 +198,7 @@ int		 outcome_kind(const struct outcome *o);
 long long	 outcome_time(const struct outcome *o);	/* the run's now, ms */
 long long	 outcome_last_run(const struct outcome *o); /* 0: never */
 const struct outcome_control *outcome_control(const struct outcome *o);
+const struct outcome_fleet *outcome_fleet(const struct outcome *o);
 size_t		 outcome_ndomains(const struct outcome *o);
 const struct outcome_domain *outcome_domain(const struct outcome *o,
 	    size_t i);

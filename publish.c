@@ -187,6 +187,24 @@ out:
 	return rc;
 }
 
+int
+publication_may_write(const struct publication *p)
+{
+	int i;
+
+	for (i = 0; i < RR_NTYPES; i++)
+		if (publication_managed(p, i) && (!trusted(p, i) ||
+		    !rrset_same(&p->want[i], &p->st->pub[i])))
+			return 1;
+	return 0;
+}
+
+char *
+publication_want_text(const struct publication *p)
+{
+	return join_sets(p->want);
+}
+
 void
 publish(struct publication *p, struct provider *prov)
 {

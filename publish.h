@@ -55,6 +55,14 @@ void	 publication_add(struct publication *p, const struct endpoint_cfg *e);
 int	 publication_managed(const struct publication *p, int i);
 
 /* Brings DNS to want through prov; logs the change or the failure. */
+/*
+ * Whether publish() may send an update: a managed set to publish differs
+ * from the stored one, or the stored one is not trusted (then the
+ * provider is read first).  No I/O.
+ */
+int	 publication_may_write(const struct publication *p);
+/* The sets to publish as one line of text, malloc'd ("" for none). */
+char	*publication_want_text(const struct publication *p);
 void	 publish(struct publication *p, struct provider *prov);
 /* Records and logs a failure that happened before publish() could run. */
 void	 publish_failed(struct publication *p, const char *fmt, ...)

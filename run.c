@@ -26,6 +26,7 @@
 #include "state.h"
 #include "status.h"
 #include "util.h"
+#include "vote.h"
 
 /*
  * One endpoint during a run.  Of what is stored, decide() takes the
@@ -41,6 +42,10 @@ struct ep_run {
 	char			*last_result;	/* stored; NULL unless reporting */
 	int			 before;/* state before the run */
 	const struct st_drain	*drain;	/* NULL: not drained */
+	int			 checked;	/* res holds this run's check */
+	struct st_ep_snap	 stored_votes;	/* the last round's, as stored */
+	char			 vote_why[96];	/* the round's verdict, when the
+						   fleet's is not this check's */
 };
 
 #define RUN_WHY_MAX	600	/* bytes of a dry run's explanation */
@@ -54,6 +59,10 @@ struct dom_run {
 	struct dec_ep		*dep;	/* parallel to eps, for decide() */
 	struct publication	 pub;
 	char			*why;	/* dry run: what would happen */
+	int			 decides;	/* this run takes its round */
+	struct vote_ep		*votes;	/* the round's tally; NULL: own checks */
+	size_t			 heard;	/* checkers counted */
+	int			 void_all;	/* fewer than quorum heard */
 };
 
 /* A provider section's provider, made when a domain first needs it. */
@@ -77,6 +86,9 @@ struct run {
 	struct st_notify_counts	*counts;	/* --status: per [notify] */
 	struct outcome		*out;		/* what the run found and did */
 	long long		 started;	/* mono_ms() at its start */
+	struct st_round		 round;		/* SPEC 11: the rounds taken */
+	struct st_fleet		*fleet;		/* what the store knows of the fleet */
+	struct outcome_checker	*checkers;	/* for the outcome */
 };
 
 /* Whether the set last published holds e's address or CNAME. */
@@ -91,32 +103,46 @@ stored_has(const struct st_domain *st, const struct endpoint_cfg *e)
 	    e->ip.s);
 }
 
+/* The run's domains and endpoints as configured, before anything is read. */
+static void
+prepare(struct run *r)
+{
+	size_t	 i, j;
+
+	r->ndoms = r->cfg->ndomains;
+	r->doms = xcalloc(r->ndoms + 1, sizeof(*r->doms));
+	for (i = 0; i < r->ndoms; i++) {
+		r->doms[i].cfg = &r->cfg->domains[i];
+		r->doms[i].eps = xcalloc(r->doms[i].cfg->neps + 1,
+		    sizeof(*r->doms[i].eps));
+		r->doms[i].dep = xcalloc(r->doms[i].cfg->neps + 1,
+		    sizeof(*r->doms[i].dep));
+		for (j = 0; j < r->doms[i].cfg->neps; j++)
+			r->doms[i].eps[j].cfg = &r->doms[i].cfg->eps[j];
+		r->doms[i].decides = 1;
+	}
+}
+
 /*
- * Loads counters and published sets; st NULL means an empty state.
- * report: a report will be made, which shows each endpoint's last check.
+ * Takes counters and published sets from a snapshot (state.h), which it
+ * empties; the checks' results in eps[].res stay.
  */
 static void
-load(struct run *r, int report)
+load(struct run *r, struct st_snapshot *snap)
 {
-	struct st_snapshot snap;
 	size_t	 i, j, k = 0;
 
-	/* What could be read is used all the same (and logged). */
-	if (state_load(r->st, r->cfg, report, now_ms(), &snap) == -1)
-		logx(LOG_ERR, NULL, NULL, "reading the state: %s",
-		    state_errmsg(r->st));
-	r->last_run = snap.last_run;
+	r->last_run = snap->last_run;
 	/* The run takes over what the snapshot holds. */
-	r->req = *snap.req;
-	memset(snap.req, 0, sizeof(*snap.req));
-	r->ndoms = r->cfg->ndomains;
-	r->doms = xcalloc(r->ndoms, sizeof(*r->doms));
+	r->req = *snap->req;
+	memset(snap->req, 0, sizeof(*snap->req));
+	r->fleet = snap->fleet;
+	snap->fleet = NULL;
 	for (i = 0; i < r->ndoms; i++) {
 		struct dom_run *d = &r->doms[i];
 
-		d->cfg = &r->cfg->domains[i];
-		d->st = snap.doms[i];
-		memset(&snap.doms[i], 0, sizeof(snap.doms[i]));
+		d->st = snap->doms[i];
+		memset(&snap->doms[i], 0, sizeof(snap->doms[i]));
 		d->dec.attempts = d->cfg->pol.attempts;
 		d->dec.recover_after = d->cfg->pol.recover_after;
 		d->dec.min_healthy = d->cfg->pol.min_healthy;
@@ -127,18 +153,20 @@ load(struct run *r, int report)
 		d->dec.current.rank = d->st.tier_rank >= 0 ? d->st.tier_rank :
 		    0;
 		d->dec.failback_now = state_has_failback(&r->req, d->cfg->name);
-		d->eps = xcalloc(d->cfg->neps, sizeof(*d->eps));
-		d->dep = xcalloc(d->cfg->neps, sizeof(*d->dep));
 		for (j = 0; j < d->cfg->neps; j++) {
 			struct ep_run *e = &d->eps[j];
 			struct dec_ep *de = &d->dep[j];
-			struct st_ep_snap *se = &snap.eps[k++];
+			struct st_ep_snap *se = &snap->eps[k++];
 
 			e->cfg = &d->cfg->eps[j];
 			e->last_check = se->last_check;
 			e->latency_ms = se->latency_ms;
 			e->last_result = se->last_result;
 			se->last_result = NULL;
+			e->stored_votes.has_votes = se->has_votes;
+			e->stored_votes.votes_pass = se->votes_pass;
+			e->stored_votes.votes_fail = se->votes_fail;
+			e->stored_votes.verdict = se->verdict;
 			de->priority = e->cfg->priority;
 			de->rank = e->cfg->rank;
 			e->drain = state_find_drain(&r->req, d->cfg->name,
@@ -153,6 +181,19 @@ load(struct run *r, int report)
 			de->result = CR_NONE;
 		}
 	}
+}
+
+/* Reads the stored state (--status); st NULL means an empty state. */
+static void
+load_stored(struct run *r)
+{
+	struct st_snapshot snap;
+
+	/* What could be read is used all the same (and logged). */
+	if (state_load(r->st, r->cfg, 1, now_ms(), &snap) == -1)
+		logx(LOG_ERR, NULL, NULL, "reading the state: %s",
+		    state_errmsg(r->st));
+	load(r, &snap);
 	state_snapshot_free(r->cfg, &snap);
 }
 
@@ -287,7 +328,7 @@ run_checks(struct run *r)
 		struct dom_run *d = &r->doms[i];
 
 		for (j = 0; j < d->cfg->neps; j++) {
-			d->dep[j].result = d->eps[j].res.ok ? CR_PASS : CR_FAIL;
+			d->eps[j].checked = 1;
 			logx(LOG_DEBUG, d->cfg->name, d->eps[j].cfg->name,
 			    "%s (%ld ms)", d->eps[j].res.reason,
 			    d->eps[j].res.latency_ms);
@@ -429,13 +470,27 @@ fill_endpoint(struct run *r, const struct dom_run *d, size_t j,
 	oe->last_check_before = e->last_check;
 	oe->last_result_before = e->last_result;
 	oe->latency_before = e->latency_ms;
-	if (de->result != CR_NONE) {
+	if (e->checked) {
 		oe->check.done = 1;
 		oe->check.counted = de->counted;
-		oe->check.ok = e->res.ok;
+		/* With a fleet, the round's verdict is the endpoint's result. */
+		oe->check.ok = de->result != CR_NONE ? de->result == CR_PASS :
+		    e->res.ok;
 		oe->check.status = e->res.status;
 		oe->check.latency_ms = e->res.latency_ms;
-		oe->check.reason = e->res.reason;
+		oe->check.reason = e->vote_why[0] != '\0' ? e->vote_why :
+		    e->res.reason;
+	}
+	if (d->votes != NULL) {
+		oe->has_votes = 1;
+		oe->votes_pass = (long)d->votes[j].npass;
+		oe->votes_fail = (long)d->votes[j].nfail;
+		oe->verdict = d->votes[j].verdict;
+	} else if (e->stored_votes.has_votes) {
+		oe->has_votes = 1;
+		oe->votes_pass = e->stored_votes.votes_pass;
+		oe->votes_fail = e->stored_votes.votes_fail;
+		oe->verdict = e->stored_votes.verdict;
 	}
 	oe->state = de->state;
 	oe->healthy = de->healthy;
@@ -453,6 +508,31 @@ fill_endpoint(struct run *r, const struct dom_run *d, size_t j,
 		oe->latency_ms = e->latency_ms;
 	} else
 		oe->latency_ms = -1;
+}
+
+/* Domain i's round: this run's, or the last one the store holds. */
+static void
+fill_round(struct run *r, size_t i, struct outcome_domain *od)
+{
+	const struct dom_run *d = &r->doms[i];
+
+	if (r->round.shared && d->decides && outcome_kind(r->out) !=
+	    OUTCOME_STATUS) {
+		od->round.has = 1;
+		od->round.slot = r->round.slot;
+		od->round.checker = r->cfg->checker;
+		od->round.heard = (long)d->heard;
+		od->round.void_all = d->void_all;
+	} else if (r->fleet != NULL && r->fleet->rounds[i].slot > 0) {
+		const struct st_last_round *lr = &r->fleet->rounds[i];
+
+		od->round.has = 1;
+		od->round.slot = lr->slot;
+		od->round.at = lr->at;
+		od->round.checker = lr->checker;
+		od->round.heard = lr->heard;
+		od->round.void_all = lr->void_all;
+	}
 }
 
 /*
@@ -527,6 +607,8 @@ fill_domain(struct run *r, size_t i, int kind)
 		} else if (oe->published)
 			addrset_add_addr(&od->published, &oe->cfg->ip);
 	}
+	od->decided = d->decides;
+	fill_round(r, i, od);
 	/* DNS before: unchanged, or what the update replaced, or stored. */
 	if (od->synced && !od->changed) {
 		addrset_copy(&od->previous, &od->published);
@@ -724,6 +806,7 @@ free_run(struct run *r)
 			free(d->eps[j].last_result);
 		}
 		free(d->why);
+		free(d->votes);
 		free(d->eps);
 		free(d->dep);
 	}
@@ -732,11 +815,54 @@ free_run(struct run *r)
 	free(r->counts);
 	check_res_free(&r->control);
 	state_requests_free(&r->req);
+	state_round_free(r->cfg, &r->round);
+	free(r->checkers);
+	if (r->fleet != NULL) {
+		struct st_snapshot s;
+
+		memset(&s, 0, sizeof(s));
+		s.fleet = r->fleet;
+		state_snapshot_free(r->cfg, &s);
+	}
 	if (r->provs != NULL)
 		for (i = 0; i < r->cfg->nproviders; i++)
 			provider_free(r->provs[i].p);
 	free(r->provs);
 	state_close(r->st);
+}
+
+/* The fleet as the outcome shows it (SPEC 11); nothing with one checker. */
+static void
+set_fleet(struct run *r)
+{
+	struct outcome_fleet f;
+	const struct st_checker *c;
+	size_t	 i, j, n;
+
+	memset(&f, 0, sizeof(f));
+	if (r->fleet == NULL && !r->round.shared)
+		return;
+	n = r->round.shared ? r->round.ncheckers : r->fleet->ncheckers;
+	c = r->round.shared ? r->round.checkers : r->fleet->checkers;
+	r->checkers = xcalloc(n + 1, sizeof(*r->checkers));
+	for (i = 0; i < n; i++) {
+		struct outcome_checker *oc = &r->checkers[i];
+
+		oc->name = c[i].name;
+		oc->at = c[i].at;
+		oc->slot = c[i].slot;
+		oc->in_step = c[i].in_step;
+		for (j = 0; c[i].results != NULL && j < c[i].nresults; j++) {
+			oc->passes += c[i].results[j] == VOTE_PASS;
+			oc->failures += c[i].results[j] == VOTE_FAIL;
+		}
+	}
+	f.shared = 1;
+	f.quorum = r->cfg->quorum;
+	f.slot = r->round.slot;
+	f.checkers = r->checkers;
+	f.ncheckers = n;
+	outcome_set_fleet(r->out, &f);
 }
 
 /* --status: the stored state, no checks, no DNS. */
@@ -751,9 +877,11 @@ do_status(struct run *r, int json)
 		logx(LOG_ERR, NULL, NULL, "%s", err);
 		return RUN_STATE;
 	}
-	load(r, 1);
+	prepare(r);
+	load_stored(r);
 	r->out = outcome_create(OUTCOME_STATUS, now_ms(), r->ndoms);
 	outcome_set_last_run(r->out, r->last_run);
+	set_fleet(r);
 	for (i = 0; i < r->ndoms; i++) {
 		struct dom_run *d = &r->doms[i];
 
@@ -773,14 +901,134 @@ do_status(struct run *r, int json)
 	return print_report(r, json) == 0 ? 0 : RUN_FAILED;
 }
 
+/*
+ * The run's report for the fleet (SPEC 11): one VOTE_* per endpoint in
+ * the configuration's order.  A run whose controlUrl failed reports no
+ * failure.
+ */
+static char *
+report_results(const struct run *r, size_t *n)
+{
+	char	*v;
+	size_t	 i, j, k = 0;
+
+	*n = 0;
+	for (i = 0; i < r->ndoms; i++)
+		*n += r->doms[i].cfg->neps;
+	v = xmalloc(*n + 1);
+	for (i = 0; i < r->ndoms; i++)
+		for (j = 0; j < r->doms[i].cfg->neps; j++)
+			v[k++] = r->doms[i].eps[j].res.ok ? VOTE_PASS :
+			    r->control_failed ? VOTE_NONE : VOTE_FAIL;
+	v[k] = '\0';
+	return v;
+}
+
+/*
+ * Domain d's results: its own checks, or with a fleet the round's tally
+ * of the window's reports (first: d's first endpoint in them).  A void
+ * endpoint keeps its counters; a round with fewer checkers heard than
+ * quorum changes nothing, DNS included.
+ */
+static void
+set_results(struct run *r, struct dom_run *d, size_t first)
+{
+	struct vote_round vr;
+	size_t	 j, n = d->cfg->neps;
+
+	if (!r->round.shared) {
+		for (j = 0; j < n; j++)
+			d->dep[j].result = d->eps[j].res.ok ? CR_PASS : CR_FAIL;
+		return;
+	}
+	memset(&vr, 0, sizeof(vr));
+	vr.slot = r->round.slot;
+	vr.quorum = r->cfg->quorum;
+	vr.ncheckers = r->cfg->ncheckers;
+	vr.heard = xcalloc(vr.ncheckers + 1, sizeof(*vr.heard));
+	d->votes = xcalloc(n + 1, sizeof(*d->votes));
+	vote_tally(&vr, r->round.reports, r->round.nreports, first, n,
+	    d->votes);
+	d->heard = vr.nheard;
+	d->void_all = vr.void_all;
+	free(vr.heard);
+	for (j = 0; j < n; j++) {
+		const struct vote_ep *v = &d->votes[j];
+		struct ep_run *e = &d->eps[j];
+
+		d->dep[j].result = v->verdict == VERDICT_PASS ? CR_PASS :
+		    v->verdict == VERDICT_FAIL ? CR_FAIL : CR_NONE;
+		if (v->verdict == VERDICT_VOID)
+			snprintf(e->vote_why, sizeof(e->vote_why), "void round "
+			    "(%zu pass, %zu fail, quorum %ld)", v->npass,
+			    v->nfail, r->cfg->quorum);
+		else if ((v->verdict == VERDICT_PASS) != e->res.ok)
+			snprintf(e->vote_why, sizeof(e->vote_why), "%zu of %zu "
+			    "checkers saw it %s (this one: %s)",
+			    v->verdict == VERDICT_PASS ? v->npass : v->nfail,
+			    d->heard, v->verdict == VERDICT_PASS ? "pass" :
+			    "fail", e->res.reason);
+	}
+	if (d->void_all)
+		logx(LOG_WARN, d->cfg->name, NULL, "round void: %zu of %zu "
+		    "checkers heard, quorum %ld: nothing counted, DNS left as "
+		    "it is", d->heard, r->cfg->ncheckers, r->cfg->quorum);
+}
+
+/* Whether the run writes d's DNS: its round, something healthy, counted. */
+static int
+may_publish(const struct run *r, const struct dom_run *d)
+{
+	return d->decides && d->dec.any_healthy && !r->control_failed &&
+	    !d->void_all;
+}
+
+/*
+ * Records the rounds taken before any provider is called (SPEC 11):
+ * the sets about to be written, with their domains unsure.  Nothing to
+ * do with one checker, whose publish() marks the domain unsure itself.
+ */
+static int
+commit_rounds(struct run *r)
+{
+	struct st_round_dom	*rd;
+	char			 err[512];
+	size_t			 i;
+	int			 rc;
+
+	rd = xcalloc(r->ndoms + 1, sizeof(*rd));
+	for (i = 0; i < r->ndoms; i++) {
+		struct dom_run *d = &r->doms[i];
+
+		rd[i].decides = d->decides;
+		rd[i].heard = d->heard;
+		rd[i].void_all = d->void_all;
+		rd[i].votes = d->votes;
+		rd[i].will_write = may_publish(r, d) &&
+		    publication_may_write(&d->pub);
+		rd[i].pending = rd[i].will_write ? publication_want_text(
+		    &d->pub) : NULL;
+	}
+	rc = state_round_commit(r->st, r->cfg, &r->round, rd, err,
+	    sizeof(err));
+	if (rc == -1)
+		logx(LOG_ERR, NULL, NULL, "%s", err);
+	for (i = 0; i < r->ndoms; i++)
+		free((char *)rd[i].pending);
+	free(rd);
+	return rc;
+}
+
 /* A check run: real, or dry (nothing written, no provider called). */
 static int
 do_run(struct run *r, int dry_run, int json)
 {
-	char		 err[512];
-	size_t		 i;
-	long long	 last_run;
-	int		 rc, kind;
+	struct st_report_in	 in;
+	struct st_snapshot	 snap;
+	char			 err[512], digest[CONFIG_DIGEST_LEN];
+	char			*results = NULL;
+	size_t			 i, first;
+	int			 rc, kind;
 
 	r->dry_run = dry_run;
 	r->started = mono_ms();
@@ -794,40 +1042,85 @@ do_run(struct run *r, int dry_run, int json)
 			logx(LOG_ERR, NULL, NULL, "%s", err);
 		return rc;
 	}
-	load(r, dry_run);
-	last_run = r->last_run;
-	for (i = 0; i < r->ndoms; i++)
-		states_before(&r->doms[i], last_run);
+	prepare(r);
 	r->now = now_ms();
 	if (r->cfg->control_url != NULL && control_check(r) == -1)
 		return RUN_FAILED;
 	if (run_checks(r) == -1)
 		return RUN_FAILED;
+	/* The report, the rounds and the snapshot read under their locks. */
+	memset(&in, 0, sizeof(in));
+	config_decision_digest(r->cfg, digest);
+	in.digest = digest;
+	in.results = results = report_results(r, &in.nresults);
+	in.control_failed = r->control_failed;
+	in.dry_run = dry_run;
+	rc = state_round_begin(r->st, r->cfg, &in, &snap, &r->round);
+	free(results);
+	if (rc == -1) {
+		state_snapshot_free(r->cfg, &snap);
+		if (r->round.shared) {
+			/* A shared store that cannot be read: change nothing. */
+			logx(LOG_ERR, NULL, NULL, "%s", state_errmsg(r->st));
+			return RUN_STATE;
+		}
+		/* What could be read is used all the same (and logged). */
+		logx(LOG_ERR, NULL, NULL, "reading the state: %s",
+		    state_errmsg(r->st));
+	}
+	load(r, &snap);
+	state_snapshot_free(r->cfg, &snap);
+	for (i = 0, first = 0; i < r->ndoms; first += r->doms[i].cfg->neps,
+	    i++) {
+		struct dom_run *d = &r->doms[i];
+
+		d->decides = r->round.decides[i];
+		states_before(d, r->last_run);
+		/* Not this run's: shown as stored, its checks only reported. */
+		if (d->decides)
+			set_results(r, d, first);
+		else
+			for (size_t j = 0; j < d->cfg->neps; j++)
+				d->eps[j].checked = 0;
+	}
 	r->provs = xcalloc(r->cfg->nproviders + 1, sizeof(r->provs[0]));
 	kind = dry_run ? OUTCOME_DRY_RUN : OUTCOME_RUN;
 	r->out = outcome_create(kind, r->now, r->ndoms);
+	set_fleet(r);
 	fill_control(r, kind);
+	for (i = 0; i < r->ndoms; i++) {
+		decide(&r->doms[i].dec, r->doms[i].dep, r->doms[i].cfg->neps);
+		build_want(r, &r->doms[i]);
+	}
+	if (!dry_run && commit_rounds(r) == -1)
+		return RUN_STATE;
 	rc = 0;
 	for (i = 0; i < r->ndoms; i++) {
 		struct dom_run *d = &r->doms[i];
 
-		decide(&d->dec, d->dep, d->cfg->neps);
-		build_want(r, d);
 		if (dry_run) {
 			d->why = xmalloc(RUN_WHY_MAX);
 			if (r->control_failed)
 				snprintf(d->why, RUN_WHY_MAX, "the controlUrl "
 				    "failed: DNS would be left as it is");
+			else if (d->void_all)
+				snprintf(d->why, RUN_WHY_MAX, "the round would "
+				    "be void (%zu of %zu checkers heard, quorum "
+				    "%ld): DNS would be left as it is", d->heard,
+				    r->cfg->ncheckers, r->cfg->quorum);
 			else
 				publish_explain(&d->pub, d->dec.any_healthy,
 				    d->why, RUN_WHY_MAX);
-		} else if (d->dec.any_healthy && !r->control_failed)
+		} else if (may_publish(r, d))
 			publish_domain(r, d);
 		if (d->pub.failed)
 			rc = RUN_FAILED;
-		settle(r, d);
-		fill_domain(r, i, kind);
-		if (!dry_run)
+		if (d->decides)
+			settle(r, d);
+		else
+			decide_states(&d->dec, d->dep, d->cfg->neps);
+		fill_domain(r, i, d->decides ? kind : OUTCOME_STATUS);
+		if (!dry_run && d->decides)
 			log_transitions(r->out, outcome_domain(r->out, i));
 	}
 	outcome_seal(r->out);
