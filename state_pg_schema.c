@@ -14,6 +14,129 @@
 const char *const pg_migrations[] = {
 	"CREATE TABLE ddup_meta (key text PRIMARY KEY, value text NOT NULL);"
 	"INSERT INTO ddup_meta VALUES ('schema_version', '1')",
+	/*
+	 * 2: the state of SPEC 6 (what the SQLite file holds) and the
+	 * rounds of SPEC 11.  Times are timestamptz, written from the
+	 * run's clock as SQLite's are; a round's slot is the database's.
+	 * A streak's last and checks are kept up to date by every check
+	 * (a row per check would be the SQLite file's history without
+	 * its streaks); ddup_endpoint.streak is the open one, NULL once
+	 * a run did not count the endpoint (its next check begins a new
+	 * streak).  meta keeps runs and last_run.
+	 */
+	"CREATE TABLE ddup_domain ("
+	"  name text PRIMARY KEY,"
+	"  provider text NOT NULL,"
+	"  ttl integer NOT NULL,"
+	"  tier integer,"			/* priority published; NULL: none */
+	"  tier_rank integer,"			/* NULL: no location */
+	"  tier_location text,"			/* NULL: none, or the others */
+	"  last_change timestamptz,"		/* of the last successful update */
+	"  last_error text,"			/* NULL: the last update worked */
+	"  unhealthy boolean NOT NULL,"
+	"  unsure boolean NOT NULL);"		/* an update went out unrecorded */
+	"CREATE TABLE ddup_published ("		/* what DNS holds, as last written */
+	"  domain text NOT NULL,"
+	"  type text NOT NULL CHECK (type IN ('A', 'AAAA', 'CNAME')),"
+	"  ttl integer NOT NULL,"
+	"  addresses text NOT NULL,"		/* space-separated; CNAME: target */
+	"  proxied boolean NOT NULL,"
+	"  PRIMARY KEY (domain, type));"
+	"CREATE TABLE ddup_streak ("		/* history, kept for `history` */
+	"  id bigserial PRIMARY KEY,"
+	"  domain text NOT NULL,"
+	"  endpoint text NOT NULL,"
+	"  ip text NOT NULL,"
+	"  first timestamptz NOT NULL,"
+	"  last timestamptz NOT NULL,"
+	"  checks integer NOT NULL,"
+	"  ok boolean NOT NULL,"
+	"  status integer,"			/* HTTP status; NULL: no answer */
+	"  reason text NOT NULL,"
+	"  latency_min integer NOT NULL,"
+	"  latency_mean double precision NOT NULL,"
+	"  latency_max integer NOT NULL);"
+	"CREATE INDEX ddup_streak_endpoint ON ddup_streak"
+	"  (domain, endpoint, first);"
+	"CREATE INDEX ddup_streak_last ON ddup_streak (last);"
+	"CREATE TABLE ddup_endpoint ("
+	"  domain text NOT NULL,"
+	"  name text NOT NULL,"
+	"  ip text NOT NULL,"			/* address or CNAME target */
+	"  url text NOT NULL,"
+	"  priority integer NOT NULL,"
+	"  failures integer NOT NULL,"		/* consecutive failed rounds */
+	"  passes integer NOT NULL,"		/* consecutive passed rounds */
+	"  removed boolean NOT NULL,"
+	"  last_check timestamptz,"		/* NULL: never checked */
+	"  last_ok boolean,"
+	"  last_status integer,"
+	"  latency_ms integer,"
+	"  last_result text,"
+	"  streak bigint,"			/* its open streak; NULL: none */
+	"  PRIMARY KEY (domain, name));"
+	"CREATE INDEX ddup_endpoint_streak ON ddup_endpoint (streak);"
+	"CREATE TABLE ddup_change ("		/* DNS update attempts, a year */
+	"  id bigserial PRIMARY KEY,"
+	"  time timestamptz NOT NULL,"
+	"  domain text NOT NULL,"
+	"  type text NOT NULL CHECK (type IN ('A', 'AAAA', 'CNAME')),"
+	"  ttl integer NOT NULL,"
+	"  old text NOT NULL,"
+	"  new text NOT NULL,"
+	"  tier integer,"
+	"  tier_rank integer,"
+	"  tier_location text,"
+	"  ok boolean NOT NULL,"
+	"  error text);"
+	"CREATE INDEX ddup_change_time ON ddup_change (time);"
+	"CREATE TABLE ddup_drain ("		/* --drain: out of DNS */
+	"  domain text NOT NULL,"
+	"  endpoint text NOT NULL,"
+	"  since timestamptz NOT NULL,"
+	"  until timestamptz,"			/* NULL: until --undrain */
+	"  PRIMARY KEY (domain, endpoint));"
+	"CREATE TABLE ddup_failback ("		/* --failback, not yet done */
+	"  domain text PRIMARY KEY,"
+	"  time timestamptz NOT NULL);"
+	"CREATE TABLE ddup_control ("		/* a failing controlUrl, per host */
+	"  checker text PRIMARY KEY,"
+	"  since timestamptz NOT NULL,"
+	"  result text NOT NULL);"
+	"CREATE TABLE ddup_event ("		/* the outbox of SPEC 10 */
+	"  id bigserial PRIMARY KEY,"		/* the order of delivery */
+	"  time timestamptz NOT NULL,"
+	"  domain text NOT NULL,"
+	"  event text NOT NULL,"
+	"  endpoint text,"
+	"  body text NOT NULL);"
+	"CREATE INDEX ddup_event_time ON ddup_event (time);"
+	"CREATE TABLE ddup_delivery ("
+	"  event bigint NOT NULL REFERENCES ddup_event (id) ON DELETE CASCADE,"
+	"  notifier text NOT NULL,"
+	"  attempts integer NOT NULL,"
+	"  next_attempt timestamptz,"		/* NULL: at the next run */
+	"  delivered timestamptz,"
+	"  given_up timestamptz,"
+	"  last_error text,"
+	"  PRIMARY KEY (notifier, event));"
+	"CREATE INDEX ddup_delivery_event ON ddup_delivery (event);"
+	"CREATE TABLE ddup_counter ("		/* + the streaks: totals */
+	"  domain text NOT NULL,"
+	"  endpoint text NOT NULL,"		/* '' for a domain's */
+	"  name text NOT NULL,"
+	"  value bigint NOT NULL,"
+	"  PRIMARY KEY (domain, endpoint, name));"
+	"CREATE TABLE ddup_report (seq bigserial PRIMARY KEY, checker text NOT"
+	"  NULL, at timestamptz NOT NULL, slot bigint NOT NULL, digest text NOT"
+	"  NULL, results text NOT NULL);"
+	"CREATE INDEX ddup_report_checker ON ddup_report (checker, seq);"
+	"CREATE TABLE ddup_round (domain text PRIMARY KEY, slot bigint NOT NULL,"
+	"  at timestamptz NOT NULL, checker text NOT NULL, heard integer NOT"
+	"  NULL, void_all boolean NOT NULL, pending text);"
+	"CREATE TABLE ddup_vote (domain text NOT NULL, endpoint text NOT NULL,"
+	"  slot bigint NOT NULL, npass integer NOT NULL, nfail integer NOT NULL,"
+	"  verdict integer NOT NULL, PRIMARY KEY (domain, endpoint))",
 };
 
 const int pg_schema_version =

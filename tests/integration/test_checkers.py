@@ -100,6 +100,10 @@ def pg_ready(ddup, bind_server, http_server, pg, socket=False, checker="b"):
             f.write(text)
 
 
+# The schema version this ddup-check makes (state_pg_schema.c).
+PG_SCHEMA = "2"
+
+
 def schema_version(pg):
     rows = pg.psql("SELECT to_regclass('ddup_meta') IS NOT NULL")
     if rows != [["t"]]:
@@ -119,7 +123,7 @@ def test_pg_schema_made_then_run_refused(ddup, bind_server, http_server, pg_serv
         assert r.rc == 4, r
         assert NOT_YET in r.err and "nothing was checked or changed" in r.err
         assert PG_PASSWORD not in r.err and "ddup:***@127.0.0.1" in r.err
-        assert schema_version(pg_server) == "1"
+        assert schema_version(pg_server) == PG_SCHEMA
     r = ddup.run("--failback", NAME)
     assert r.rc == 4 and NOT_YET in r.err, r
     assert bind_server.serial() == serial
@@ -132,15 +136,27 @@ def test_pg_newer_schema_refused(ddup, bind_server, http_server, pg_server):
     pg_server.psql("UPDATE ddup_meta SET value = '99'", user="ddup")
     r = ddup.run()
     assert r.rc == 4, r
-    assert "schema version 99 is not one this ddup-check knows (1 or older)" in r.err
+    assert "schema version 99 is not one this ddup-check knows (" + PG_SCHEMA + " or older)" in r.err
     assert schema_version(pg_server) == "99"
+
+
+def test_pg_schema_upgraded_from_version_1(ddup, bind_server, http_server, pg_server):
+    pg_ready(ddup, bind_server, http_server, pg_server)
+    pg_server.psql("CREATE TABLE ddup_meta (key text PRIMARY KEY, value text NOT NULL);"
+                   "INSERT INTO ddup_meta VALUES ('schema_version', '1')", user="ddup")
+    ddup.run()
+    assert schema_version(pg_server) == PG_SCHEMA
+    tables = {r[0] for r in pg_server.psql(
+        "SELECT tablename FROM pg_tables WHERE schemaname = 'public'")}
+    assert {"ddup_endpoint", "ddup_streak", "ddup_domain", "ddup_published", "ddup_event",
+            "ddup_delivery", "ddup_report", "ddup_round", "ddup_vote"} <= tables
 
 
 def test_pg_over_the_unix_socket(ddup, bind_server, http_server, pg_server):
     pg_ready(ddup, bind_server, http_server, pg_server, socket=True)
     r = ddup.run()
     assert r.rc == 4 and NOT_YET in r.err, r
-    assert schema_version(pg_server) == "1"
+    assert schema_version(pg_server) == PG_SCHEMA
 
 
 def test_pg_second_run_of_a_checker_exits_3(ddup, bind_server, http_server, pg_server):
