@@ -150,7 +150,8 @@ class PgServer:
         if not self.started:
             self.psql(f"CREATE ROLE {ROLE} LOGIN PASSWORD '{PG_PASSWORD}'", db="postgres")
             self.started = True
-        return self.reset()
+            return self.reset()
+        return self     # started again by a test: its data as it left them
 
     def running(self):
         if self.proc is None or self.proc.poll() is not None:
@@ -240,7 +241,6 @@ class _SharedPg:
         try:
             if not srv.running():
                 srv.start()         # a test left it stopped
-                return srv
             return srv.reset()
         except (RuntimeError, OSError, subprocess.SubprocessError):
             srv.destroy()

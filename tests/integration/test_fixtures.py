@@ -101,6 +101,36 @@ def test_pg_left_stopped_is_started_again(pg_server, _pg_shared):
     assert again.psql("SELECT count(*) FROM pg_tables WHERE tablename = 'kept'") == [["0"]]
 
 
+def test_pg_stopped_and_started_by_a_test_keeps_its_data(pg_server):
+    pg_server.psql("CREATE TABLE kept (x int)", user="ddup")
+    pg_server.psql("INSERT INTO kept VALUES (7)", user="ddup")
+    pg_server.advance(90)
+    pg_server.stop()
+    assert not pg_server.running()
+    assert pg_server.start() is pg_server and pg_server.running()
+    assert pg_server.psql("SELECT x FROM kept") == [["7"]]
+    assert pg_server.clock_offset() == 90
+
+
+def test_pg_socket_reached_from_a_network_namespace(pg_server, http_server):
+    """What a checker cut off from the servers keeps (test_fleet.py): the
+    Unix socket of PostgreSQL, and nothing on the host's loopback."""
+    srv = http_server()
+    for up in ("ip link set lo up && ", ""):
+        p = subprocess.run(["unshare", "-n", "--", "/bin/sh", "-c",
+                            up + 'psql -X -At -c "SELECT current_user" "$1"; '
+                            'curl -sS -m 5 -o /dev/null "$2"; echo "curl $?"',
+                            "sh", pg_server.uri(socket=True), srv.url],
+                           capture_output=True, text=True, timeout=60)
+        lines = p.stdout.split()
+        assert lines[0] == "ddup", p
+        assert lines[-2] == "curl" and lines[-1] != "0", p
+        rc = subprocess.run(["psql", "-X", "-At", "-c", "SELECT 1", pg_server.uri()],
+                            capture_output=True, text=True, timeout=30).returncode
+        assert rc == 0
+    assert srv.requests == []
+
+
 def _as_ddup(uri, sql):
     p = subprocess.run(["psql", "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", "-c", sql, uri],
                        capture_output=True, text=True, timeout=30)
