@@ -258,6 +258,97 @@ test_rounds(void **state)
 	}
 }
 
+/*
+ * The window across slots, as the fleet runs: in each slot checker 0
+ * decides first with its fresh report while the others' latest are from
+ * the slot before (then they report too).  A server that stops before
+ * slot 1 is removed in round attempts + 1; one that comes back is
+ * published again one round later than with one checker.
+ */
+static const struct {
+	long		 attempts;
+	const char	*up;		/* per slot: 1 the server answers */
+	const char	*published;	/* per slot, after its round */
+} windows[] = {
+	{ 1, "1000", "1100" },
+	{ 2, "10000", "11100" },
+	{ 3, "100000", "111100" },
+	{ 1, "100111", "110011" },
+	{ 2, "1000011", "1110001" },
+};
+
+static void
+test_window(void **state)
+{
+	struct vote_report reps[3];
+	char res[3][2];
+	struct vote_round r;
+	struct vote_ep out;
+	struct dec_domain d;
+	struct dec_ep e;
+	int heard[3];
+	char got[16];
+	size_t i, k, c;
+
+	(void)state;
+	for (i = 0; i < sizeof(windows) / sizeof(windows[0]); i++) {
+		memset(&e, 0, sizeof(e));
+		e.has_state = 1;
+		e.published = 1;
+		memset(reps, 0, sizeof(reps));
+		for (c = 0; c < 3; c++) {
+			/* Every checker saw it pass in slot 0. */
+			res[c][0] = VOTE_PASS;
+			res[c][1] = '\0';
+			reps[c].checker = c;
+			reps[c].slot = 0;
+			reps[c].seq = (long long)c;
+			reps[c].in_step = 1;
+			reps[c].results = res[c];
+			reps[c].nresults = 1;
+		}
+		got[0] = '1';
+		for (k = 1; windows[i].up[k] != '\0'; k++) {
+			char v = windows[i].up[k] == '1' ? VOTE_PASS : VOTE_FAIL;
+
+			/* The decider's report of slot k, the others' of k - 1. */
+			res[0][0] = v;
+			reps[0].slot = (long long)k;
+			reps[0].seq = (long long)(k * 3);
+			memset(&r, 0, sizeof(r));
+			r.slot = (long long)k;
+			r.quorum = 2;
+			r.ncheckers = 3;
+			r.heard = heard;
+			vote_tally(&r, reps, 3, 0, 1, &out);
+			memset(&d, 0, sizeof(d));
+			d.attempts = windows[i].attempts;
+			d.recover_after = 1;
+			d.min_healthy = 1;
+			e.result = out.verdict == VERDICT_PASS ? CR_PASS :
+			    out.verdict == VERDICT_FAIL ? CR_FAIL : CR_NONE;
+			decide(&d, &e, 1);
+			e.failures = e.new_failures;
+			e.passes = e.new_passes;
+			e.removed = e.new_removed;
+			e.published = e.publish || (!d.any_healthy &&
+			    e.published);
+			got[k] = e.publish ? '1' : '0';
+			/* Then the others report in slot k. */
+			for (c = 1; c < 3; c++) {
+				res[c][0] = v;
+				reps[c].slot = (long long)k;
+				reps[c].seq = (long long)(k * 3 + c);
+			}
+		}
+		got[k] = '\0';
+		if (strcmp(got, windows[i].published) != 0)
+			fail_msg("attempts %ld, up %s: published %s; wanted %s",
+			    windows[i].attempts, windows[i].up, got,
+			    windows[i].published);
+	}
+}
+
 int
 main(void)
 {
@@ -265,6 +356,7 @@ main(void)
 		cmocka_unit_test(test_cases),
 		cmocka_unit_test(test_counts),
 		cmocka_unit_test(test_rounds),
+		cmocka_unit_test(test_window),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
