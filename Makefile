@@ -65,7 +65,7 @@ PYTEST_JOBS ?= 2
 VALGRIND_TESTS ?= test_run.py
 
 .PHONY: all clean install uninstall deb check-package check check-full check-deps demo demo-deps unit integration \
-	check-asan check-valgrind lint prism node-deps
+	integration-pg check-asan check-valgrind lint prism node-deps
 
 all: ddup-check
 
@@ -125,6 +125,14 @@ $(PRISM):
 # the serial ones alone (tests/pytest-passes says why).
 integration: $(O)/ddup-check $(PRISM)
 	cd tests/integration && DDUP_CHECK=$(CURDIR)/$(O)/ddup-check PYTHON=$(PYTHON) \
+	    sh ../pytest-passes $(PYTEST_JOBS) $(PYTEST_ARGS)
+
+# The same suite with a PostgreSQL state (a fresh database per test, one
+# checker) instead of the SQLite file; the tests about the file itself
+# (marked sqlite_file) are skipped (tests/integration/conftest.py).
+integration-pg: $(O)/ddup-check $(PRISM)
+	cd tests/integration && DDUP_TEST_STATE=postgresql \
+	    DDUP_CHECK=$(CURDIR)/$(O)/ddup-check PYTHON=$(PYTHON) \
 	    sh ../pytest-passes $(PYTEST_JOBS) $(PYTEST_ARGS)
 
 # The whole suite, with gcc, then clang under ASan + UBSan; each phase

@@ -8,6 +8,8 @@ ovhfix.py, route53fix.py). Every server a test starts is stopped by it.
 
 import json
 import os
+import re
+import sqlite3
 import subprocess
 import textwrap
 
@@ -24,10 +26,32 @@ from digitaloceanfix import *  # noqa: F401,F403  (fixtures)
 from hookfix import *  # noqa: F401,F403  (fixtures)
 from route53fix import *  # noqa: F401,F403  (fixtures)
 
+# The state backend of the `ddup` fixture: "sqlite" (the default: a file
+# in the test's folder) or "postgresql" (a fresh database per test from
+# pg_server, with one checker, `solo`).  make integration-pg runs the
+# suite the second way.
+STATE_BACKEND = os.environ.get("DDUP_TEST_STATE", "sqlite")
+if STATE_BACKEND not in ("sqlite", "postgresql"):
+    raise RuntimeError(f"DDUP_TEST_STATE={STATE_BACKEND}: expected sqlite or postgresql")
+ON_PG = STATE_BACKEND == "postgresql"
+
+
 def pytest_configure(config):
     config.addinivalue_line(
         "markers", "serial: bounds its own wall time or needs the machine to itself; "
         "make integration runs these one at a time after the others (tests/pytest-passes)")
+    config.addinivalue_line(
+        "markers", "sqlite_file: about the SQLite state file itself (opens it with sqlite3, "
+        "checks its mode, locks or pages, damages it); skipped with DDUP_TEST_STATE=postgresql")
+
+
+def pytest_collection_modifyitems(config, items):
+    if not ON_PG:
+        return
+    skip = pytest.mark.skip(reason="about the SQLite state file (DDUP_TEST_STATE=postgresql)")
+    for item in items:
+        if item.get_closest_marker("sqlite_file"):
+            item.add_marker(skip)
 
 
 # Wall-time bounds in tests are multiplied by this: the valgrind pass of
@@ -50,22 +74,112 @@ class Result:
         return f"<rc={self.rc} out={self.out!r} err={self.err!r}>"
 
 
-class Ddup:
-    """Writes a configuration into a temporary folder and runs ddup-check on it."""
+# Runs that never write the state: with PostgreSQL every other run first
+# moves the database's clock a day on, so that each run takes a round of
+# a slot of its own, as each run is a round of its own with SQLite.
+READ_ONLY_ARGS = {"-n", "--check-config", "--dry-run", "--status", "-h", "--help", "--version"}
 
-    def __init__(self, tmp_path):
+
+def _writes_state(args):
+    for a in args:
+        if a in READ_ONLY_ARGS:
+            return False
+        if a.startswith("-") and not a.startswith("--") and ("n" in a or "h" in a):
+            return False            # -nv, -vh...
+    return True
+
+
+class Ddup:
+    """Writes a configuration into a temporary folder and runs ddup-check on it.
+
+    state is the SQLite path (a test may set another); with pg (a
+    PgServer, DDUP_TEST_STATE=postgresql) write() puts the server's URI
+    and a fleet of one instead, and a test that reads state was meant
+    for the file: pytest_runtest_teardown says so."""
+
+    def __init__(self, tmp_path, pg=None):
         self.dir = tmp_path
         self.config = str(tmp_path / "ddup.ini")
-        self.state = str(tmp_path / "state" / "ddup.db")
+        self._state = str(tmp_path / "state" / "ddup.db")
+        self.pg = pg
+        self.pg_prefix = None         # the state and fleet lines write() put for pg
+        self.path_read = False        # the test read state
+        self.own_path = False         # the test set state
+
+    @property
+    def state(self):
+        self.path_read = True
+        return self._state
+
+    @state.setter
+    def state(self, path):
+        """A SQLite path of the test's own: write() puts it, whatever the backend."""
+        self._state = path
+        self.own_path = True
 
     def write(self, text, state=True):
         text = textwrap.dedent(text).lstrip()
-        if state:
-            text = f"state = {self.state}\n" + text
+        if state and self.pg is not None and not self.own_path:
+            top = re.split(r"^\s*\[", text, maxsplit=1, flags=re.M)[0]
+            fleet = "" if re.search(r"^\s*(checkers|checker|quorum)\s*=", top, re.M) else \
+                "checkers = solo\nchecker = solo\n"
+            self.pg_prefix = f"state = {self.pg.uri()}\n{fleet}"
+            text = self.pg_prefix + text
+        elif state:
+            text = f"state = {self._state}\n" + text
         with open(self.config, "w") as f:
             f.write(text)
         os.chmod(self.config, 0o600)     # it holds secrets, as a real one would
         return self.config
+
+    def on_pg(self):
+        """Whether the configuration holds the state line write() put for pg and a fleet
+        of one, solo (a test that writes its own state or fleet keeps its own clock)."""
+        if self.pg_prefix is None:
+            return False
+        try:
+            with open(self.config) as f:
+                lines = set(f.read().splitlines())
+        except OSError:
+            return False
+        return {f"state = {self.pg.uri()}", "checkers = solo", "checker = solo"} <= lines
+
+    def state_made(self):
+        """Whether any of the state exists: with SQLite its folder (made with the file),
+        with PostgreSQL a table of ddup's."""
+        if self.on_pg():
+            return self.pg.psql("SELECT count(*) FROM pg_tables WHERE schemaname = 'public'") \
+                != [["0"]]
+        return os.path.exists(os.path.dirname(self._state))
+
+    def state_dump(self):
+        """Every row of the state as text, to look for what it must or must not hold:
+        sqlite3's dump of the file, or pg_dump's of ddup's tables."""
+        if self.on_pg():
+            return self.state_snapshot().decode("utf-8", "replace")
+        con = sqlite3.connect(f"file:{self._state}?mode=ro", uri=True)
+        try:
+            return "\n".join(con.iterdump())
+        finally:
+            con.close()
+
+    def state_snapshot(self):
+        """Everything the state holds, to compare before and after a run: the SQLite
+        file's bytes, or the rows of ddup's tables in PostgreSQL."""
+        if self.on_pg():
+            p = subprocess.run([os.path.join(self.pg.bin, "pg_dump"), "--data-only",
+                                "--schema=public", "-h", self.pg.sock, "-p", str(self.pg.port),
+                                "-U", "postgres", "-d", "ddup"],
+                               capture_output=True, timeout=60, check=True)
+            return p.stdout
+        with open(self._state, "rb") as f:
+            return f.read()
+
+    def next_slot(self):
+        """On pg (on_pg()), moves the database's clock a day on (see READ_ONLY_ARGS);
+        for a test that starts ddup-check itself rather than through run()."""
+        if self.on_pg():
+            self.pg.advance(86400)
 
     def run(self, *args, env=None, timeout=60, config=True):
         timeout *= TIME_SCALE
@@ -76,6 +190,8 @@ class Ddup:
         e = dict(os.environ)
         if env:
             e.update(env)
+        if config and _writes_state(args):
+            self.next_slot()
         proc = subprocess.run(cmd, capture_output=True, text=True, env=e, timeout=timeout)
         return Result(proc)
 
@@ -86,5 +202,9 @@ class Ddup:
 
 
 @pytest.fixture
-def ddup(tmp_path):
-    return Ddup(tmp_path)
+def ddup(request, tmp_path):
+    d = Ddup(tmp_path, request.getfixturevalue("pg_server") if ON_PG else None)
+    yield d
+    if d.path_read and d.on_pg():
+        pytest.fail("the test reads the SQLite path of ddup while its state is PostgreSQL: "
+                    "mark it sqlite_file, or write its own state line", pytrace=False)

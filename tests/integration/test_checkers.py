@@ -6,6 +6,7 @@ is a secret, whose password no output shows.
 """
 
 import os
+import re
 
 from pgfix import PG_PASSWORD
 from test_failover import NAME, write_config
@@ -13,13 +14,28 @@ from test_failover import NAME, write_config
 PASSWORD = "pg-s3cret-Zq9"
 
 
-def test_sqlite_fleet_keys_validated_and_ignored(ddup, bind_server, http_server):
+def without_state(ddup):
+    """The configuration without the state line (and the fleet) the ddup fixture puts first."""
+    with open(ddup.config) as f:
+        lines = f.read().split("\n")
+    while lines and re.match(r"(state|checkers|checker) = ", lines[0]):
+        lines.pop(0)
+    return "\n".join(lines)
+
+
+def sqlite_config(ddup, bind_server, http_server, fleet):
+    """A configuration of one endpoint with a SQLite state and the keys fleet first."""
     p = http_server()
     write_config(ddup, bind_server, [("a", p, "192.0.2.1", 0)])
-    with open(ddup.config) as f:
-        text = f.read()
+    text = without_state(ddup)
     with open(ddup.config, "w") as f:
-        f.write("checkers = east, west, north\nchecker = west\nquorum = 2\n" + text)
+        f.write(fleet + f"state = {ddup.state}\n" + text)
+    return p
+
+
+def test_sqlite_fleet_keys_validated_and_ignored(ddup, bind_server, http_server):
+    p = sqlite_config(ddup, bind_server, http_server,
+                      "checkers = east, west, north\nchecker = west\nquorum = 2\n")
     r = ddup.run()
     assert r.rc == 0, r
     assert bind_server.query(NAME) == ["192.0.2.1"]
@@ -31,12 +47,7 @@ def test_sqlite_fleet_keys_validated_and_ignored(ddup, bind_server, http_server)
 
 
 def test_bad_fleet_exit_2_naming_lines(ddup, bind_server, http_server):
-    p = http_server()
-    write_config(ddup, bind_server, [("a", p, "192.0.2.1", 0)])
-    with open(ddup.config) as f:
-        text = f.read()
-    with open(ddup.config, "w") as f:
-        f.write("checkers = a, b, a\nchecker = z\nquorum = 9\n" + text)
+    sqlite_config(ddup, bind_server, http_server, "checkers = a, b, a\nchecker = z\nquorum = 9\n")
     for args in (["-n"], []):
         r = ddup.run(*args)
         assert r.rc == 2, r
@@ -49,8 +60,7 @@ def test_bad_fleet_exit_2_naming_lines(ddup, bind_server, http_server):
 def pg_config(ddup, bind_server, http_server, state):
     p = http_server()
     write_config(ddup, bind_server, [("a", p, "192.0.2.1", 0)])
-    with open(ddup.config) as f:
-        text = f.read().split("\n", 1)[1]       # without the SQLite state line
+    text = without_state(ddup)
     with open(ddup.config, "w") as f:
         f.write(f"state = {state}\ncheckers = a, b, c\nchecker = b\n" + text)
 
