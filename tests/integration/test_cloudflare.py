@@ -215,6 +215,7 @@ def test_rate_limit_longer_than_timeout_fails_at_once(ddup, cloudflare, http_ser
     assert "rate limited" in ddup.status()["domains"][0]["lastError"]
 
 
+@pytest.mark.sqlite_file
 def test_wrong_token_and_no_secret_anywhere(ddup, cloudflare, http_server):
     cf = cloudflare()
     a = http_server()
@@ -285,6 +286,7 @@ def test_bad_values_are_config_errors(ddup, cloudflare, http_server, lines, word
 # ---------------------------------------------------------------- proxied
 
 
+@pytest.mark.sqlite_file
 def test_proxied_records_get_ttl_automatic(ddup, cloudflare, http_server):
     cf = cloudflare()
     a, b = http_server(), http_server()

@@ -27,6 +27,9 @@ import pytest
 from conftest import DDUP, TIME_SCALE
 from test_failover import NAME, write_config
 
+# The file's integrity after a kill: SQLite only.
+pytestmark = pytest.mark.sqlite_file
+
 # name, address, priority: two in the preferred tier, two backups.
 EPS = [("p1", "192.0.2.1", 0), ("p2", "192.0.2.2", 0),
        ("b1", "192.0.2.3", 10), ("b2", "192.0.2.4", 20)]

@@ -66,6 +66,7 @@ def test_first_run_finds_the_right_set_and_writes_nothing(ddup, hetzner, http_se
     assert hetzner.writes() == []
 
 
+@pytest.mark.sqlite_file
 def test_records_replaced_with_set_records_and_ttl_changed(ddup, hetzner, http_server):
     hetzner.set_records("A", "app", ["203.0.113.9", "192.0.2.1"], ttl=300)
     a, b = http_server(), http_server()

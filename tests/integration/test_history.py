@@ -9,6 +9,9 @@ import pytest
 
 from test_failover import NAME, nsupdate, write_config
 
+# The file's tables, views and migrations: SQLite only.
+pytestmark = pytest.mark.sqlite_file
+
 # Schema 1 as it shipped (state_schema.c, migration 1), to build old files.
 V1_SCHEMA = """
 CREATE TABLE endpoints (

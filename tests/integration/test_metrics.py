@@ -14,6 +14,8 @@ import stat
 import subprocess
 import time
 
+import pytest
+
 from scenefix import APP, DOWN, ODD, scene_servers, write_scene
 from scenefix import failover as scene_failover
 
@@ -128,6 +130,7 @@ def test_values_after_failover(ddup, bind_server, http_server):
     assert bind_server.key_secret not in text
 
 
+@pytest.mark.sqlite_file
 def test_counters_outlive_history(ddup, bind_server, http_server):
     """history = 1s: the primary's passing streak is pruned, its check
     stays counted; the counters only grow, run after run."""

@@ -59,6 +59,7 @@ def prog(ddup):
     return Program(str(ddup.dir / "bin"))
 
 
+@pytest.mark.sqlite_file
 def test_down_two_runs_then_up_gets_each_event_once_in_order(ddup, prog, http_server,
                                                             receiver):
     a, b = http_server(), http_server()
@@ -147,6 +148,7 @@ def got(folder):
         return []
 
 
+@pytest.mark.sqlite_file
 def test_run_killed_after_commit_delivers_at_next_run(ddup, prog, http_server):
     a, b = http_server(), http_server()
     folder = str(ddup.dir / "hook")
@@ -187,6 +189,7 @@ timeout = {round(60 * TIME_SCALE)}s
 
 
 @pytest.mark.serial
+@pytest.mark.sqlite_file
 def test_receiver_that_never_answers_costs_at_most_timeout(ddup, prog, http_server, receiver):
     a, b = http_server(), http_server()
     hook = receiver().hang()
@@ -210,6 +213,7 @@ timeout = 1s
 
 
 @pytest.mark.serial
+@pytest.mark.sqlite_file
 def test_slow_receiver_shares_the_timeout_and_keeps_order(ddup, prog, http_server, receiver):
     a, b = http_server(), http_server()
     hook = receiver()
@@ -278,6 +282,7 @@ events = endpoint_down endpoint_up
     assert [e["state"] for e in un["endpoints"]] == ["down", "down"]
 
 
+@pytest.mark.sqlite_file
 def test_header_secret_never_in_state_logs_or_status(ddup, prog, http_server, receiver):
     secret = "hook-s3cret-" + os.urandom(6).hex()
     a, b = http_server(), http_server()
@@ -305,6 +310,7 @@ attempts = 1
     assert deliveries(ddup) == [("dns_updated", "ops", 1, 0, 1)]
 
 
+@pytest.mark.sqlite_file
 def test_status_shows_pending_and_given_up(ddup, prog, http_server, receiver):
     a, b = http_server(), http_server()
     hook = receiver()
@@ -354,6 +360,7 @@ command = /bin/false
                     (2, NAME, "dns_updated", "quiet", 1, 0)], rows
 
 
+@pytest.mark.sqlite_file
 def test_secret_url_never_shown(ddup, prog, http_server, receiver):
     token = "T0K3N" + os.urandom(6).hex()
     a, b = http_server(), http_server()

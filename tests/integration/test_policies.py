@@ -9,6 +9,8 @@ dig what it serves, and reads --status --json.
 
 import sqlite3
 
+import pytest
+
 from test_failover import NAME, provider_section
 
 # The directory-sync failover example: six servers in this file order.
@@ -151,6 +153,7 @@ def test_failover_boston_manual_failback(ddup, bind_server, http_server):
     step(ddup, bind_server, s, "111111", ["austin1"], None, False)
 
 
+@pytest.mark.sqlite_file
 def test_failover_boston_publish_all(ddup, bind_server, http_server):
     """publish = all: a location's healthy servers together; the tier shows
     its location in status and in the log line."""
@@ -248,6 +251,7 @@ def test_drain(ddup, bind_server, http_server):
     assert "drained" not in r.out
 
 
+@pytest.mark.sqlite_file
 def test_drain_for_duration_runs_out(ddup, bind_server, http_server):
     eps = [("web1", "", "192.0.2.1"), ("web2", "", "192.0.2.2")]
     IP.update({n: ip for n, _, ip in eps})
@@ -287,8 +291,7 @@ def test_requests_unknown_names(ddup, bind_server, http_server):
         assert r.rc == 2, (args, r)
         assert msg in r.err, (args, r)
     # Nothing was created.
-    import os
-    assert not os.path.exists(ddup.state)
+    assert not ddup.state_made()
     # A trailing dot and another case name the same domain.
     assert ddup.run("--drain", f"{NAME.upper()}./WEB1").rc == 0
     assert ddup.status()["domains"][0]["endpoints"][0]["drained"] is True
@@ -328,6 +331,7 @@ def test_control_url(ddup, bind_server, http_server):
                                 "lastResult": None}
 
 
+@pytest.mark.sqlite_file
 def test_control_url_failing_adds_no_check_to_a_streak(ddup, bind_server, http_server):
     """Runs excused by a failed control URL are no checks of the endpoints
     whose checks failed: their open streaks end at their last counted check

@@ -5,6 +5,8 @@ older than three intervals, in text and JSON (and in --dry-run)."""
 import sqlite3
 import time
 
+import pytest
+
 from test_failover import NAME, write_config
 
 KEYS = "attempts = 3\ntimeout = 2500ms\n"
@@ -38,6 +40,7 @@ def test_failover_time(ddup, bind_server, http_server):
     assert line in r.out.splitlines(), r
 
 
+@pytest.mark.sqlite_file
 def test_stale_last_run(ddup, bind_server, http_server):
     """Fresh: no warning.  The last run set back 100 s with an interval
     of 30 s: the warning, and stale in JSON with the time it began."""

@@ -4,7 +4,12 @@ day before the last run, flapping endpoints, a domain's DNS changes."""
 
 import sqlite3
 
+import pytest
+
 from test_failover import NAME, write_config
+
+# The file's views: SQLite only.
+pytestmark = pytest.mark.sqlite_file
 
 
 def q(path, sql, *args):
