@@ -78,8 +78,8 @@ event_body(const struct outcome_event *oe)
 }
 
 int
-outbox_save(struct state *st, const struct outcome *o,
-    const struct config *cfg)
+outbox_each(const struct outcome *o, const struct config *cfg,
+    outbox_fn fn, void *arg)
 {
 	const char **names;
 	char *body;
@@ -97,11 +97,33 @@ outbox_save(struct state *st, const struct outcome *o,
 				names[n++] = cfg->notifiers[j].name;
 		if ((body = event_body(ev)) == NULL)
 			continue;
-		rc = state_add_event(st, ev->time, ev->domain->cfg->name,
-		    event_type_str(ev->kind), ev->ep != NULL ?
-		    ev->ep->cfg->name : NULL, body, names, n);
+		rc = fn(arg, ev, body, names, n);
 		free(body);
 	}
+	free((void *)names);
+	return rc;
+}
+
+/* One event into the SQLite outbox. */
+static int
+add_event(void *arg, const struct outcome_event *ev, const char *body,
+    const char *const *names, size_t n)
+{
+	return state_add_event(arg, ev->time, ev->domain->cfg->name,
+	    event_type_str(ev->kind), ev->ep != NULL ? ev->ep->cfg->name :
+	    NULL, body, names, n);
+}
+
+int
+outbox_save(struct state *st, const struct outcome *o,
+    const struct config *cfg)
+{
+	const char **names;
+	size_t j;
+	int rc;
+
+	rc = outbox_each(o, cfg, add_event, st);
+	names = xcalloc(cfg->nnotifiers + 1, sizeof(*names));
 	for (j = 0; j < cfg->nnotifiers; j++)
 		names[j] = cfg->notifiers[j].name;
 	if (rc == 0)

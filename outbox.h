@@ -6,9 +6,23 @@
  * file, inside the run's transaction, before any delivery (SPEC 10).
  */
 
+#include <stddef.h>
+
 struct config;
 struct outcome;
+struct outcome_event;
 struct state;
+
+/*
+ * Calls fn for each event of o that some [notify] section wants, with
+ * its JSON and the names of those sections (n of them), in the
+ * outcome's order; stops at the first fn that does not return 0 and
+ * returns what it returned.  Both backends store their outbox from it.
+ */
+typedef int	(*outbox_fn)(void *arg, const struct outcome_event *ev,
+		    const char *body, const char *const *names, size_t n);
+int	 outbox_each(const struct outcome *o, const struct config *cfg,
+	    outbox_fn fn, void *arg);
 
 /* 0, or -1 on a database error (the caller rolls back). */
 int	 outbox_save(struct state *st, const struct outcome *o,
