@@ -33,7 +33,8 @@ SRCS	 = util.c log.c config.c config_read.c config_build.c config_notify.c check
 	   providers/hetzner.c providers/digitalocean.c \
 	   providers/route53.c \
 	   vote.c pguri.c config_digest.c
-SRCS	+= state_sqlite.c state_pg.c state_pg_q.c state_pg_schema.c
+SRCS	+= state_sqlite.c state_pg.c state_pg_q.c state_pg_schema.c state_pg_data.c \
+	   state_pg_save.c state_pg_ops.c
 OBJS	 = $(SRCS:%.c=$(O)/%.o)
 HDRS	 = util.h log.h config.h config_int.h check.h decide.h outcome.h state.h state_int.h status.h dashboard.h \
 	   rrset.h http.h provider.h publish.h run.h outbox.h save.h metrics.h \

@@ -70,6 +70,22 @@ long long	 pg_getlld(const PGresult *r, int row, int col);
 int		 pg_getbool(const PGresult *r, int row, int col);
 const char	*pg_getstr(const PGresult *r, int row, int col);
 
+/*
+ * A text array parameter ("{...}"), for statements that take a column
+ * of values through unnest() or = ANY(): one statement whatever N is.
+ * Zeroed to begin; pga_add(a, NULL) adds an SQL NULL.
+ */
+struct pg_arr {
+	char		*s;
+	size_t		 len, cap, n;
+};
+
+void		 pga_add(struct pg_arr *a, const char *v);
+void		 pga_lld(struct pg_arr *a, long long v);
+/* The array as text, valid until the next add or pga_free(). */
+const char	*pga_text(struct pg_arr *a);
+void		 pga_free(struct pg_arr *a);
+
 /* "state URI: what[: message]" into st->err, the URI without its password. */
 void		 pg_set_err(struct state *st, const char *what,
 		    const char *msg);

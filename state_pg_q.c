@@ -102,6 +102,64 @@ pg_getstr(const PGresult *r, int row, int col)
 	return PQgetvalue(r, row, col);
 }
 
+static void
+pga_put(struct pg_arr *a, char c)
+{
+	if (a->len + 2 >= a->cap) {
+		a->cap = a->cap != 0 ? a->cap * 2 : 256;
+		a->s = xrealloc(a->s, a->cap);
+	}
+	a->s[a->len++] = c;
+	a->s[a->len] = '\0';
+}
+
+void
+pga_add(struct pg_arr *a, const char *v)
+{
+	const char *p;
+
+	pga_put(a, a->n++ == 0 ? '{' : ',');
+	if (v == NULL) {
+		for (p = "NULL"; *p != '\0'; p++)
+			pga_put(a, *p);
+		return;
+	}
+	/* Quoted whole, so that no element reads as NULL or splits. */
+	pga_put(a, '"');
+	for (p = v; *p != '\0'; p++) {
+		if (*p == '"' || *p == '\\')
+			pga_put(a, '\\');
+		pga_put(a, *p);
+	}
+	pga_put(a, '"');
+}
+
+void
+pga_lld(struct pg_arr *a, long long v)
+{
+	char buf[32];
+
+	pga_add(a, pg_lld(buf, v));
+}
+
+const char *
+pga_text(struct pg_arr *a)
+{
+	if (a->n == 0)
+		return "{}";
+	/* The closing brace comes and goes, so that adding can go on. */
+	pga_put(a, '}');
+	a->len--;
+	return a->s;
+}
+
+void
+pga_free(struct pg_arr *a)
+{
+	free(a->s);
+	memset(a, 0, sizeof(*a));
+}
+
 struct pgq *
 pgq_new(struct state *st)
 {

@@ -1,0 +1,298 @@
+/*
+ * The rows of the PostgreSQL backend (state_pg_int.h): the snapshot a
+ * round reads and the record a run saves, in the tables of schema 2
+ * (state_pg_schema.c), as the SQLite backend keeps them (state.h).
+ *
+ * Both go out as a batch of the caller's: the snapshot is a handful of
+ * SELECTs whatever the number of endpoints, their rows matched to the
+ * configuration here; the save is a statement per decided domain and a
+ * handful for all the endpoints (columns of arrays through unnest()),
+ * so a run costs the same few round trips at N = 10 as at N = 10,000.
+ *
+ * Unlike the SQLite file, which derives a steady endpoint's counters
+ * from its open streak to write nothing, every round writes its
+ * endpoints' rows and extends their streaks: the rows are few per
+ * round, and a round's domain may be decided by any checker of the
+ * fleet, with no run count of its own to derive from.
+ */
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libpq-fe.h>
+
+#include "config.h"
+#include "state.h"
+#include "state_int.h"
+#include "state_pg_int.h"
+#include "util.h"
+
+/* ms since the epoch, a parameter, as timestamptz; and back. */
+#define PG_TS(p)	"to_timestamp(" p "::bigint / 1000.0)"
+#define PG_MS(c)	"(extract(epoch FROM " c ") * 1000)::bigint"
+
+
+/* The snapshot's statements, in the order pgd_load_queue() adds them. */
+enum {
+	L_META,
+	L_DOMAINS,
+	L_PUBLISHED,
+	L_ENDPOINTS,
+	L_VOTES,
+	L_DRAINS,
+	L_FAILBACKS,
+	L_CONTROL,
+	L_MAX
+};
+
+/* Rows come in byte order, as strcmp() and the matching below expect. */
+static const char *const load_sql[L_MAX] = {
+	[L_META] = "SELECT (SELECT value FROM ddup_meta WHERE key = 'runs'),"
+	    " (SELECT " PG_MS("value::timestamptz") " FROM ddup_meta"
+	    " WHERE key = 'last_run')",
+	[L_DOMAINS] = "SELECT name, tier, tier_rank, tier_location, "
+	    PG_MS("last_change") ", last_error, unhealthy, unsure"
+	    " FROM ddup_domain WHERE name = ANY ($1::text[])"
+	    " ORDER BY name COLLATE \"C\"",
+	[L_PUBLISHED] = "SELECT domain, type, ttl, addresses, proxied"
+	    " FROM ddup_published WHERE domain = ANY ($1::text[])"
+	    " ORDER BY domain COLLATE \"C\", type COLLATE \"C\"",
+	[L_ENDPOINTS] = "SELECT e.domain, e.name, e.ip, e.url, e.failures,"
+	    " e.passes, e.removed, " PG_MS("e.last_check") ", e.last_ok,"
+	    " coalesce(round(s.latency_mean)::integer, e.latency_ms),"
+	    " CASE WHEN $2::boolean THEN e.last_result END"
+	    " FROM ddup_endpoint e LEFT JOIN ddup_streak s ON s.id = e.streak"
+	    " WHERE e.domain = ANY ($1::text[])"
+	    " ORDER BY e.domain COLLATE \"C\", e.name COLLATE \"C\"",
+	[L_VOTES] = "SELECT domain, endpoint, npass, nfail, verdict"
+	    " FROM ddup_vote WHERE domain = ANY ($1::text[])"
+	    " ORDER BY domain COLLATE \"C\", endpoint COLLATE \"C\"",
+	/* Those in force: one whose time ran out is back by itself. */
+	[L_DRAINS] = "SELECT domain, endpoint, " PG_MS("since") ", "
+	    PG_MS("until") " FROM ddup_drain WHERE until IS NULL OR until > "
+	    PG_TS("$1") " ORDER BY domain COLLATE \"C\","
+	    " endpoint COLLATE \"C\"",
+	[L_FAILBACKS] = "SELECT domain FROM ddup_failback"
+	    " ORDER BY domain COLLATE \"C\"",
+	[L_CONTROL] = "SELECT " PG_MS("since") ", result FROM ddup_control"
+	    " WHERE checker = $1",
+};
+
+size_t
+pgd_load_queue(struct pgq *q, const struct config *c, int results,
+    long long now)
+{
+	struct pg_arr names;
+	const char *p[2];
+	char buf[32];
+	size_t first = pgq_count(q), i;
+
+	memset(&names, 0, sizeof(names));
+	for (i = 0; i < c->ndomains; i++)
+		pga_add(&names, c->domains[i].name);
+	pgq_add(q, "cannot read the runs", load_sql[L_META], 0, NULL);
+	p[0] = pga_text(&names);
+	pgq_add(q, "cannot read the domains", load_sql[L_DOMAINS], 1, p);
+	pgq_add(q, "cannot read the published sets", load_sql[L_PUBLISHED], 1,
+	    p);
+	p[1] = pg_bool(results);
+	pgq_add(q, "cannot read the endpoints", load_sql[L_ENDPOINTS], 2, p);
+	pgq_add(q, "cannot read the votes", load_sql[L_VOTES], 1, p);
+	p[0] = pg_lld(buf, now);
+	pgq_add(q, "cannot read the drains", load_sql[L_DRAINS], 1, p);
+	pgq_add(q, "cannot read the failbacks", load_sql[L_FAILBACKS], 0,
+	    NULL);
+	p[0] = c->checker != NULL ? c->checker : "";
+	pgq_add(q, "cannot read the controlUrl's state", load_sql[L_CONTROL],
+	    1, p);
+	pga_free(&names);
+	return first;
+}
+
+/*
+ * The first row of r (in byte order of columns 0 and 1) not before
+ * (k0, k1); k1 NULL: by column 0 alone.
+ */
+static int
+row_lower(const PGresult *r, const char *k0, const char *k1)
+{
+	int lo = 0, hi = PQntuples(r), mid, c;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		c = strcmp(PQgetvalue(r, mid, 0), k0);
+		if (c == 0 && k1 != NULL)
+			c = strcmp(PQgetvalue(r, mid, 1), k1);
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The row of (k0, k1) in r, -1 if none. */
+static int
+row_find(const PGresult *r, const char *k0, const char *k1)
+{
+	int i = row_lower(r, k0, k1);
+
+	if (i >= PQntuples(r) || strcmp(PQgetvalue(r, i, 0), k0) != 0 ||
+	    (k1 != NULL && strcmp(PQgetvalue(r, i, 1), k1) != 0))
+		return -1;
+	return i;
+}
+
+static void
+parse_domain(const PGresult *dr, const PGresult *pr, const char *name,
+    struct st_domain *d, struct state *st, int *rc)
+{
+	char what[320];
+	enum rrtype t;
+	int i;
+
+	for (i = 0; i < RR_NTYPES; i++)
+		d->pub[i].type = (enum rrtype)i;
+	if ((i = row_find(dr, name, NULL)) >= 0) {
+		d->found = 1;
+		d->has_tier = !PQgetisnull(dr, i, 1);
+		d->tier = (long)pg_getlld(dr, i, 1);
+		d->tier_rank = PQgetisnull(dr, i, 2) ? -1 :
+		    (long)pg_getlld(dr, i, 2);
+		snprintf(d->tier_location, sizeof(d->tier_location), "%s",
+		    pg_getstr(dr, i, 3));
+		d->last_change = pg_getlld(dr, i, 4);
+		snprintf(d->last_error, sizeof(d->last_error), "%s",
+		    pg_getstr(dr, i, 5));
+		d->unhealthy = pg_getbool(dr, i, 6);
+		d->unsure = pg_getbool(dr, i, 7);
+	}
+	for (i = row_lower(pr, name, NULL); i < PQntuples(pr) &&
+	    strcmp(PQgetvalue(pr, i, 0), name) == 0; i++) {
+		if (rrtype_parse(PQgetvalue(pr, i, 1), &t) == -1 ||
+		    rrset_parse(&d->pub[t], PQgetvalue(pr, i, 3)) == -1) {
+			snprintf(what, sizeof(what), "published %s: a bad "
+			    "record set", name);
+			pg_set_err(st, what, NULL);
+			*rc = -1;
+			continue;
+		}
+		d->has_pub[t] = 1;
+		d->pub[t].ttl = (long)pg_getlld(pr, i, 2);
+		d->pub[t].proxied = pg_getbool(pr, i, 4);
+	}
+}
+
+static void
+parse_endpoints(const PGresult *er, const PGresult *vr,
+    const struct config *c, int results, struct st_snapshot *out)
+{
+	size_t i, j, k = 0;
+	int r;
+
+	for (i = 0; i < c->ndomains; i++) {
+		const struct domain_cfg *d = &c->domains[i];
+
+		for (j = 0; j < d->neps; j++, k++) {
+			const struct endpoint_cfg *e = &d->eps[j];
+			struct st_ep_snap *o = &out->eps[k];
+
+			if ((r = row_find(vr, d->name, e->name)) >= 0) {
+				o->has_votes = 1;
+				o->votes_pass = (long)pg_getlld(vr, r, 2);
+				o->votes_fail = (long)pg_getlld(vr, r, 3);
+				o->verdict = (int)pg_getlld(vr, r, 4);
+			}
+			/* Another address or URL: someone else's counters. */
+			if ((r = row_find(er, d->name, e->name)) < 0 ||
+			    strcmp(PQgetvalue(er, r, 2), endpoint_target(e))
+			    != 0 || strcmp(PQgetvalue(er, r, 3), e->url) != 0)
+				continue;
+			o->found = 1;
+			o->failures = (long)pg_getlld(er, r, 4);
+			o->passes = (long)pg_getlld(er, r, 5);
+			o->removed = pg_getbool(er, r, 6);
+			o->last_ok = pg_getbool(er, r, 8);
+			if ((o->last_check = pg_getlld(er, r, 7)) > 0) {
+				o->latency_ms = (long)pg_getlld(er, r, 9);
+				if (results)
+					o->last_result = xstrdup(
+					    pg_getstr(er, r, 10));
+			}
+		}
+	}
+}
+
+static void
+parse_requests(const PGresult *dr, const PGresult *fr, const PGresult *cr,
+    struct st_requests *req)
+{
+	int i, n;
+
+	n = PQntuples(dr);
+	req->drains = xcalloc((size_t)n + 1, sizeof(*req->drains));
+	for (i = 0; i < n; i++) {
+		struct st_drain *d = &req->drains[req->ndrains++];
+
+		d->domain = xstrdup(pg_getstr(dr, i, 0));
+		d->endpoint = xstrdup(pg_getstr(dr, i, 1));
+		d->since = pg_getlld(dr, i, 2);
+		d->until = pg_getlld(dr, i, 3);
+	}
+	n = PQntuples(fr);
+	req->failbacks = xcalloc((size_t)n + 1, sizeof(*req->failbacks));
+	for (i = 0; i < n; i++)
+		req->failbacks[req->nfailbacks++] = xstrdup(pg_getstr(fr, i,
+		    0));
+	if (PQntuples(cr) == 1) {
+		req->control_since = pg_getlld(cr, 0, 0);
+		snprintf(req->control_result, sizeof(req->control_result),
+		    "%s", pg_getstr(cr, 0, 1));
+	}
+}
+
+int
+pgd_load_parse(struct state *st, const struct pgq *q, size_t first,
+    const struct config *c, int results, long long now,
+    struct st_snapshot *out)
+{
+	const PGresult *r[L_MAX];
+	size_t i;
+	int rc = 0;
+
+	(void)now;
+	for (i = 0; i < L_MAX; i++)
+		if ((r[i] = pgq_result(q, first + i)) == NULL ||
+		    PQresultStatus(r[i]) != PGRES_TUPLES_OK) {
+			pg_set_err(st, "cannot read the state", "no answer");
+			return -1;
+		}
+	if (PQntuples(r[L_META]) == 1) {
+		st->runs = pg_getlld(r[L_META], 0, 0);
+		st->last_run = pg_getlld(r[L_META], 0, 1);
+	}
+	out->last_run = st->last_run;
+	for (i = 0; i < c->ndomains; i++)
+		parse_domain(r[L_DOMAINS], r[L_PUBLISHED], c->domains[i].name,
+		    &out->doms[i], st, &rc);
+	parse_endpoints(r[L_ENDPOINTS], r[L_VOTES], c, results, out);
+	parse_requests(r[L_DRAINS], r[L_FAILBACKS], r[L_CONTROL], out->req);
+	return rc;
+}
+
+void
+pgd_mark_unsure_queue(struct pgq *q, const char *domain,
+    const char *provider, long ttl)
+{
+	const char *p[3];
+	char buf[32];
+
+	p[0] = domain;
+	p[1] = provider;
+	p[2] = pg_lld(buf, ttl);
+	pgq_add(q, "cannot mark the domain unsure", "INSERT INTO ddup_domain"
+	    " (name, provider, ttl, unhealthy, unsure)"
+	    " VALUES ($1, $2, $3, false, true)"
+	    " ON CONFLICT (name) DO UPDATE SET unsure = true", 3, p);
+}

@@ -1,0 +1,274 @@
+/*
+ * The PostgreSQL backend's operations of one transaction each
+ * (state_pg_int.h): the operator's requests (SPEC 9), the reads of the
+ * run's outputs (DNS changes, counters, the outbox's counts) and the
+ * outbox's deliveries (SPEC 10).  Each is one statement, so one round
+ * trip: a statement of a batch with no BEGIN is a transaction of its
+ * own.
+ */
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libpq-fe.h>
+
+#include "state.h"
+#include "state_int.h"
+#include "state_pg_int.h"
+#include "util.h"
+
+#define PG_TS(p)	"to_timestamp(" p "::bigint / 1000.0)"
+#define PG_TS0(p)	"CASE WHEN " p "::bigint = 0 THEN NULL ELSE " \
+			PG_TS(p) " END"
+#define PG_MS(c)	"(extract(epoch FROM " c ") * 1000)::bigint"
+
+/*
+ * Runs one statement; its answer (pgq_result(*q, 0)) or NULL with
+ * st->err set, and err too when given.  *q is to be freed either way.
+ */
+static const PGresult *
+one(struct state *st, struct pgq **q, const char *what, const char *sql,
+    int nparams, const char *const *params, char *err, size_t errlen)
+{
+	*q = pgq_new(st);
+	pgq_add(*q, what, sql, nparams, params);
+	if (pgq_run(*q) == -1) {
+		if (err != NULL)
+			snprintf(err, errlen, "%s", st->err);
+		return NULL;
+	}
+	return pgq_result(*q, 0);
+}
+
+/* A write of one statement; 0, or -1 with err set. */
+static int
+write1(struct state *st, const char *what, const char *sql, int nparams,
+    const char *const *params, char *err, size_t errlen)
+{
+	struct pgq *q;
+	int rc;
+
+	rc = one(st, &q, what, sql, nparams, params, err, errlen) != NULL ?
+	    0 : -1;
+	pgq_free(q);
+	return rc;
+}
+
+int
+pgd_request_drain(struct state *st, const char *domain, const char *endpoint,
+    long long now, long long until, char *err, size_t errlen)
+{
+	const char *p[4];
+	char b[2][32];
+
+	p[0] = domain;
+	p[1] = endpoint;
+	p[2] = pg_lld(b[0], now);
+	p[3] = pg_lld(b[1], until);
+	return write1(st, "cannot record the drain", "INSERT INTO ddup_drain"
+	    " (domain, endpoint, since, until) VALUES ($1, $2, " PG_TS("$3")
+	    ", " PG_TS0("$4") ") ON CONFLICT (domain, endpoint) DO UPDATE SET"
+	    " since = excluded.since, until = excluded.until", 4, p, err,
+	    errlen);
+}
+
+int
+pgd_request_undrain(struct state *st, const char *domain,
+    const char *endpoint, char *err, size_t errlen)
+{
+	const char *p[2];
+
+	p[0] = domain;
+	p[1] = endpoint;
+	return write1(st, "cannot record the undrain", "DELETE FROM ddup_drain"
+	    " WHERE domain = $1 AND endpoint = $2", 2, p, err, errlen);
+}
+
+int
+pgd_request_failback(struct state *st, const char *domain, long long now,
+    char *err, size_t errlen)
+{
+	const char *p[2];
+	char buf[32];
+
+	p[0] = domain;
+	p[1] = pg_lld(buf, now);
+	return write1(st, "cannot record the failback", "INSERT INTO"
+	    " ddup_failback (domain, time) VALUES ($1, " PG_TS("$2") ")"
+	    " ON CONFLICT (domain) DO UPDATE SET time = excluded.time", 2, p,
+	    err, errlen);
+}
+
+int
+pgd_recent_changes(struct state *st, size_t max, struct st_change **out,
+    size_t *n)
+{
+	const PGresult *r;
+	struct st_change *v, *c;
+	struct pgq *q;
+	const char *p[1];
+	char buf[32];
+	int i, rows;
+
+	*out = NULL;
+	*n = 0;
+	if (max == 0)
+		return 0;
+	p[0] = pg_lld(buf, (long long)max);
+	if ((r = one(st, &q, "cannot read the DNS changes", "SELECT "
+	    PG_MS("time") ", domain, type, ttl, old, new, tier, ok, error"
+	    " FROM ddup_change ORDER BY time DESC, id DESC LIMIT $1", 1, p,
+	    NULL, 0)) == NULL) {
+		pgq_free(q);
+		return -1;
+	}
+	rows = PQntuples(r);
+	v = xcalloc((size_t)rows + 1, sizeof(*v));
+	for (i = 0; i < rows; i++) {
+		c = &v[i];
+		c->when = pg_getlld(r, i, 0);
+		c->domain = xstrdup(pg_getstr(r, i, 1));
+		c->type = xstrdup(pg_getstr(r, i, 2));
+		c->ttl = (long)pg_getlld(r, i, 3);
+		c->old_set = xstrdup(pg_getstr(r, i, 4));
+		c->new_set = xstrdup(pg_getstr(r, i, 5));
+		c->tier = PQgetisnull(r, i, 6) ? -1 : (long)pg_getlld(r, i, 6);
+		c->ok = pg_getbool(r, i, 7);
+		c->error = PQgetisnull(r, i, 8) ? NULL :
+		    xstrdup(pg_getstr(r, i, 8));
+	}
+	*out = v;
+	*n = (size_t)rows;
+	pgq_free(q);
+	return 0;
+}
+
+int
+pgd_counters(struct state *st, struct st_counter **out, size_t *n)
+{
+	const PGresult *r;
+	struct st_counter *v;
+	struct pgq *q;
+	int i, rows;
+
+	*out = NULL;
+	*n = 0;
+	/* Byte order: state_counter() searches it. */
+	if ((r = one(st, &q, "cannot read the counters", "SELECT domain,"
+	    " endpoint, name, sum(value)::bigint FROM (SELECT domain, endpoint,"
+	    " name, value FROM ddup_counter UNION ALL SELECT domain, endpoint,"
+	    " CASE WHEN ok THEN 'checks_pass' ELSE 'checks_fail' END, checks"
+	    " FROM ddup_streak) u GROUP BY domain, endpoint, name"
+	    " ORDER BY domain COLLATE \"C\", endpoint COLLATE \"C\","
+	    " name COLLATE \"C\"", 0, NULL, NULL, 0)) == NULL) {
+		pgq_free(q);
+		return -1;
+	}
+	rows = PQntuples(r);
+	v = xcalloc((size_t)rows + 1, sizeof(*v));
+	for (i = 0; i < rows; i++) {
+		v[i].domain = xstrdup(pg_getstr(r, i, 0));
+		v[i].endpoint = xstrdup(pg_getstr(r, i, 1));
+		v[i].name = xstrdup(pg_getstr(r, i, 2));
+		v[i].value = pg_getlld(r, i, 3);
+	}
+	*out = v;
+	*n = (size_t)rows;
+	pgq_free(q);
+	return 0;
+}
+
+int
+pgd_notify_counts(struct state *st, const char *notifier,
+    struct st_notify_counts *out)
+{
+	const PGresult *r;
+	struct pgq *q;
+	const char *p[1];
+	int rc = -1;
+
+	memset(out, 0, sizeof(*out));
+	p[0] = notifier;
+	if ((r = one(st, &q, "cannot count deliveries", "SELECT"
+	    " count(*) FILTER (WHERE given_up IS NULL),"
+	    " count(*) FILTER (WHERE given_up IS NOT NULL),"
+	    " " PG_MS("min(e.time) FILTER (WHERE given_up IS NULL)") ","
+	    " (SELECT last_error FROM ddup_delivery WHERE notifier = $1 AND"
+	    "  delivered IS NULL AND last_error IS NOT NULL"
+	    "  ORDER BY coalesce(given_up, next_attempt) DESC NULLS LAST,"
+	    "  event DESC LIMIT 1)"
+	    " FROM ddup_delivery d JOIN ddup_event e ON e.id = d.event"
+	    " WHERE d.notifier = $1 AND d.delivered IS NULL", 1, p, NULL,
+	    0)) == NULL || PQntuples(r) != 1)
+		goto out;
+	out->pending = (long)pg_getlld(r, 0, 0);
+	out->given_up = (long)pg_getlld(r, 0, 1);
+	out->oldest_pending = pg_getlld(r, 0, 2);
+	if (!PQgetisnull(r, 0, 3))
+		text_printable_copy(out->last_error, sizeof(out->last_error),
+		    pg_getstr(r, 0, 3));
+	rc = 0;
+out:
+	pgq_free(q);
+	return rc;
+}
+
+int
+pgd_get_deliveries(struct state *st, const char *notifier,
+    struct st_delivery **out, size_t *n)
+{
+	const PGresult *r;
+	struct st_delivery *v;
+	struct pgq *q;
+	const char *p[1];
+	int i, rows;
+
+	*out = NULL;
+	*n = 0;
+	p[0] = notifier;
+	if ((r = one(st, &q, "cannot read deliveries", "SELECT d.event,"
+	    " e.body, d.attempts, " PG_MS("d.next_attempt")
+	    " FROM ddup_delivery d JOIN ddup_event e ON e.id = d.event"
+	    " WHERE d.notifier = $1 AND d.delivered IS NULL AND"
+	    " d.given_up IS NULL ORDER BY d.event", 1, p, NULL, 0)) == NULL) {
+		pgq_free(q);
+		return -1;
+	}
+	rows = PQntuples(r);
+	v = xcalloc((size_t)rows + 1, sizeof(*v));
+	for (i = 0; i < rows; i++) {
+		v[i].event = pg_getlld(r, i, 0);
+		v[i].body = xstrdup(pg_getstr(r, i, 1));
+		v[i].attempts = (long)pg_getlld(r, i, 2);
+		v[i].next_attempt = pg_getlld(r, i, 3);
+	}
+	*out = v;
+	*n = (size_t)rows;
+	pgq_free(q);
+	return 0;
+}
+
+int
+pgd_put_delivery(struct state *st, const char *notifier,
+    const struct st_delivery *d, long long now, int ok, int given_up,
+    const char *error, char *err, size_t errlen)
+{
+	const char *p[8];
+	char b[4][32];
+
+	p[0] = notifier;
+	p[1] = pg_lld(b[0], d->event);
+	p[2] = pg_lld(b[1], d->attempts);
+	p[3] = pg_lld(b[2], d->next_attempt);
+	p[4] = pg_bool(ok);
+	p[5] = pg_lld(b[3], now);
+	p[6] = pg_bool(given_up);
+	p[7] = error;
+	return write1(st, "cannot record a delivery", "UPDATE ddup_delivery"
+	    " SET attempts = $3, next_attempt = " PG_TS0("$4") ","
+	    " delivered = CASE WHEN $5::boolean THEN " PG_TS("$6") " END,"
+	    " given_up = CASE WHEN $7::boolean THEN " PG_TS("$6") " END,"
+	    " last_error = coalesce($8, last_error)"
+	    " WHERE notifier = $1 AND event = $2", 8, p, err, errlen);
+}
