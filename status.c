@@ -14,6 +14,7 @@
 #include "outcome.h"
 #include "status.h"
 #include "util.h"
+#include "vote.h"
 
 void
 report_from_outcome(struct report *rep, const struct outcome *o,
@@ -31,6 +32,7 @@ report_from_outcome(struct report *rep, const struct outcome *o,
 	rep->control_url = c->url;
 	rep->control_since = c->since;
 	rep->control_result = c->since != 0 ? c->result : NULL;
+	rep->fleet = outcome_fleet(o)->shared ? outcome_fleet(o) : NULL;
 	rep->ndomains = outcome_ndomains(o);
 	rep->domains = xcalloc(rep->ndomains ? rep->ndomains : 1,
 	    sizeof(*rep->domains));
@@ -59,6 +61,7 @@ report_from_outcome(struct report *rep, const struct outcome *o,
 		rd->attempts = od->cfg->pol.attempts;
 		rd->timeout_ms = od->cfg->pol.timeout_ms;
 		rd->recover_after = od->cfg->pol.recover_after;
+		rd->round = rep->fleet != NULL ? &od->round : NULL;
 		addrset_copy(&rd->published, &od->published);
 		rd->published_cname = od->published_cname;
 		for (j = 0; j < od->neps; j++) {
@@ -81,6 +84,10 @@ report_from_outcome(struct report *rep, const struct outcome *o,
 			re->last_check = e->last_check;
 			re->last_result = e->last_result;
 			re->latency_ms = e->latency_ms;
+			re->has_votes = e->has_votes;
+			re->votes_pass = e->votes_pass;
+			re->votes_fail = e->votes_fail;
+			re->verdict = e->verdict;
 		}
 	}
 }
@@ -136,13 +143,15 @@ json_seconds(long long ms)
 /*
  * How long clients may be sent to a dead server: attempts checks an
  * interval apart, then caches hold the old records for ttl; a server
- * that stops answering costs each check its timeout on top.
+ * that stops answering costs each check its timeout on top.  With
+ * several checkers (SPEC 11) the others' votes come from the slot
+ * before: one interval more.
  */
 static long long
 failover_ms(const struct report *r, const struct report_domain *d, int slow)
 {
-	return r->interval_ms * d->attempts + d->ttl * 1000LL +
-	    (slow ? d->timeout_ms : 0);
+	return r->interval_ms * (d->attempts + (r->fleet != NULL)) +
+	    d->ttl * 1000LL + (slow ? d->timeout_ms : 0);
 }
 
 static json_t *
@@ -157,11 +166,13 @@ failover_json(const struct report *r, const struct report_domain *d)
 	json_object_set_new(o, "attempts", json_integer(d->attempts));
 	json_object_set_new(o, "ttl", json_integer(d->ttl));
 	json_object_set_new(o, "timeout", json_seconds(d->timeout_ms));
+	if (r->fleet != NULL)
+		json_object_set_new(o, "severalCheckers", json_true());
 	return o;
 }
 
 static json_t *
-endpoint_json(const struct report_ep *e)
+endpoint_json(const struct report_ep *e, int fleet)
 {
 	json_t *o = json_object();
 
@@ -184,6 +195,68 @@ endpoint_json(const struct report_ep *e)
 	json_object_set_new(o, "lastResult", json_text(e->last_result));
 	json_object_set_new(o, "latencyMs", e->latency_ms >= 0 ?
 	    json_integer(e->latency_ms) : json_null());
+	if (fleet) {
+		json_t *v = json_null();
+
+		if (e->has_votes) {
+			v = json_object();
+			json_object_set_new(v, "pass",
+			    json_integer(e->votes_pass));
+			json_object_set_new(v, "fail",
+			    json_integer(e->votes_fail));
+			json_object_set_new(v, "verdict",
+			    json_string(vote_verdict_str(e->verdict)));
+		}
+		json_object_set_new(o, "votes", v);
+	}
+	return o;
+}
+
+/* SPEC 11: a domain's last round, null when none is known. */
+static json_t *
+round_json(const struct outcome_round *rd)
+{
+	json_t *o;
+
+	if (rd == NULL || !rd->has)
+		return json_null();
+	o = json_object();
+	json_object_set_new(o, "slot", json_integer(rd->slot));
+	json_object_set_new(o, "at", json_time(rd->at));
+	json_object_set_new(o, "checker", json_text(rd->checker));
+	json_object_set_new(o, "heard", json_integer(rd->heard));
+	json_object_set_new(o, "void", json_boolean(rd->void_all));
+	return o;
+}
+
+/* SPEC 11: the fleet, each checker's last report, who is out of step. */
+static json_t *
+fleet_json(const struct outcome_fleet *f)
+{
+	json_t	*o = json_object(), *a = json_array(), *out = json_array(), *c;
+	size_t	 i;
+
+	for (i = 0; i < f->ncheckers; i++) {
+		const struct outcome_checker *k = &f->checkers[i];
+
+		c = json_object();
+		json_object_set_new(c, "name", json_text(k->name));
+		json_object_set_new(c, "lastReport", json_time(k->at));
+		json_object_set_new(c, "slot", k->at > 0 ?
+		    json_integer(k->slot) : json_null());
+		json_object_set_new(c, "inStep", k->at > 0 ?
+		    json_boolean(k->in_step) : json_null());
+		json_object_set_new(c, "passes", json_integer(k->passes));
+		json_object_set_new(c, "failures", json_integer(k->failures));
+		json_array_append_new(a, c);
+		if (k->at > 0 && !k->in_step)
+			json_array_append_new(out, json_text(k->name));
+	}
+	json_object_set_new(o, "quorum", json_integer(f->quorum));
+	json_object_set_new(o, "slot", f->slot > 0 ? json_integer(f->slot) :
+	    json_null());
+	json_object_set_new(o, "checkers", a);
+	json_object_set_new(o, "outOfStep", out);
 	return o;
 }
 
@@ -198,7 +271,8 @@ domain_json(const struct report *r, const struct report_domain *d)
 	if (d->published_cname != NULL)
 		json_array_append_new(pub, json_text(d->published_cname));
 	for (i = 0; i < d->neps; i++)
-		json_array_append_new(eps, endpoint_json(&d->eps[i]));
+		json_array_append_new(eps, endpoint_json(&d->eps[i],
+		    r->fleet != NULL));
 	json_object_set_new(o, "name", json_text(d->name));
 	json_object_set_new(o, "provider", json_text(d->provider));
 	json_object_set_new(o, "ttl", json_integer(d->ttl));
@@ -220,6 +294,8 @@ domain_json(const struct report *r, const struct report_domain *d)
 	json_object_set_new(o, "lastChange", json_time(d->last_change));
 	json_object_set_new(o, "lastError", json_text(d->last_error));
 	json_object_set_new(o, "failover", failover_json(r, d));
+	if (r->fleet != NULL)
+		json_object_set_new(o, "round", round_json(d->round));
 	json_object_set_new(o, "endpoints", eps);
 	return o;
 }
@@ -279,6 +355,8 @@ report_print_json(FILE *f, const struct report *r)
 		json_array_append_new(doms, domain_json(r, &r->domains[i]));
 	json_object_set(root, "domains", doms);
 	json_object_set_new(root, "notifications", notifiers_json(r));
+	if (r->fleet != NULL)
+		json_object_set_new(root, "fleet", fleet_json(r->fleet));
 	if (json_dumpf(root, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0)
 		goto out;
 	fputc('\n', f);
@@ -384,9 +462,62 @@ print_failover(FILE *f, const struct report *r, const struct report_domain *d)
 	fmt_duration(failover_ms(r, d, 1), slow, sizeof(slow));
 	fmt_duration(r->interval_ms, iv, sizeof(iv));
 	fmt_duration(d->timeout_ms, to, sizeof(to));
-	fprintf(f, "  failover: %s (interval %s x attempts %ld + ttl %lds), "
-	    "%s when checks time out (+ timeout %s)\n", fast, iv, d->attempts,
-	    d->ttl, slow, to);
+	fprintf(f, "  failover: %s (interval %s x %sattempts %ld%s + ttl "
+	    "%lds), %s when checks time out (+ timeout %s)\n", fast, iv,
+	    r->fleet != NULL ? "(" : "", d->attempts, r->fleet != NULL ?
+	    " + 1, several checkers)" : "", d->ttl, slow, to);
+}
+
+/* SPEC 11: a domain's last round and its endpoints' votes. */
+static void
+print_round(FILE *f, const struct report_domain *d)
+{
+	char	 t1[256];
+	size_t	 j;
+
+	if (d->round == NULL)
+		return;
+	if (!d->round->has) {
+		fprintf(f, "  round: none yet\n");
+		return;
+	}
+	fprintf(f, "  round: slot %lld by %s, %ld checkers heard%s\n",
+	    d->round->slot, text_printable_copy(t1, sizeof(t1),
+	    d->round->checker), d->round->heard, d->round->void_all ?
+	    ", void: fewer than quorum, nothing counted, DNS left as it is" :
+	    "");
+	for (j = 0; j < d->neps; j++)
+		if (d->eps[j].has_votes)
+			fprintf(f, "  %s: votes %ld pass, %ld fail: %s\n",
+			    text_printable_copy(t1, sizeof(t1),
+			    d->eps[j].name), d->eps[j].votes_pass,
+			    d->eps[j].votes_fail,
+			    vote_verdict_str(d->eps[j].verdict));
+}
+
+/* SPEC 11: each checker's last report, and who is out of step. */
+static void
+print_fleet(FILE *f, const struct outcome_fleet *fl)
+{
+	char	 t1[256], when[32];
+	size_t	 i;
+
+	fprintf(f, "\ncheckers (quorum %ld of %zu):\n", fl->quorum,
+	    fl->ncheckers);
+	for (i = 0; i < fl->ncheckers; i++) {
+		const struct outcome_checker *k = &fl->checkers[i];
+
+		text_printable_copy(t1, sizeof(t1), k->name);
+		if (k->at <= 0) {
+			fprintf(f, "  %-20s no report\n", t1);
+			continue;
+		}
+		iso_time(k->at, when, sizeof(when));
+		fprintf(f, "  %-20s last report %s (slot %lld), %ld pass, %ld "
+		    "fail%s\n", t1, when, k->slot, k->passes, k->failures,
+		    k->in_step ? "" : ", OUT OF STEP: another configuration, "
+		    "not counted");
+	}
 }
 
 void
@@ -435,6 +566,7 @@ report_print_text(FILE *f, const struct report *r)
 			fprintf(f, "  published: %s\n", pub[0] ? pub : "nothing");
 		free(pub);
 		print_failover(f, r, d);
+		print_round(f, d);
 		if (d->last_change > 0) {
 			iso_time(d->last_change, when, sizeof(when));
 			fprintf(f, "  last change: %s\n", when);
@@ -481,5 +613,7 @@ report_print_text(FILE *f, const struct report *r)
 				    e->name);
 		}
 	}
+	if (r->fleet != NULL)
+		print_fleet(f, r->fleet);
 	print_notifiers(f, r);
 }

@@ -29,7 +29,14 @@ struct report_ep {
 	long long	 last_check;	/* ms, 0: never */
 	const char	*last_result;	/* NULL: never checked */
 	long		 latency_ms;	/* <0: none */
+	int		 has_votes;	/* SPEC 11: the last round's */
+	long		 votes_pass;
+	long		 votes_fail;
+	int		 verdict;	/* enum vote_verdict */
 };
+
+struct outcome_round;
+struct outcome_fleet;
 
 struct report_domain {
 	const char	*name;
@@ -53,6 +60,7 @@ struct report_domain {
 	long		 attempts;	/* for the streak shown while failing */
 	long long	 timeout_ms;	/* a check's; with attempts, the failover time */
 	long		 recover_after;	/* likewise while recovering */
+	const struct outcome_round *round; /* SPEC 11: its last round */
 	struct report_ep *eps;
 	size_t		 neps;
 };
@@ -98,6 +106,7 @@ struct report {
 	size_t		 nchanges;
 	struct report_notify *notifiers;
 	size_t		 nnotifiers;
+	const struct outcome_fleet *fleet; /* SPEC 11; NULL: one checker */
 };
 
 struct outcome;
