@@ -126,7 +126,8 @@ outcome_seal(struct outcome *o)
 	for (i = 0; i < o->ndoms; i++)
 		if (o->doms[i].cfg != NULL && o->doms[i].decided)
 			outcome_domain_events(&o->doms[i], o->now,
-			    o->control.failed, &o->ev, &o->nev);
+			    o->control.failed || o->doms[i].round.void_all,
+			    &o->ev, &o->nev);
 }
 
 void

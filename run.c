@@ -578,7 +578,8 @@ fill_domain(struct run *r, size_t i, int kind)
 		od->error = d->pub.failed ? d->pub.error : NULL;
 	}
 	if (kind == OUTCOME_RUN) {
-		if (!r->control_failed)
+		/* A void round (SPEC 11) learnt nothing of the endpoints. */
+		if (!r->control_failed && !d->void_all)
 			od->unhealthy = !d->dec.any_healthy;
 		/* An update that failed may still have reached DNS. */
 		if (d->pub.synced)
@@ -658,7 +659,7 @@ log_transitions(const struct outcome *o, const struct outcome_domain *od)
 		    ep_state_str(e->state), e->check.reason);
 	}
 	/* A run that blames its own network says so once, for all. */
-	if (outcome_control(o)->failed)
+	if (outcome_control(o)->failed || od->round.void_all)
 		return;
 	if (!od->any_healthy && !od->was_unhealthy)
 		logx(LOG_ERR, od->cfg->name, NULL, "no healthy endpoint: DNS "
@@ -1019,6 +1020,18 @@ commit_rounds(struct run *r)
 	return rc;
 }
 
+/* Whether the run took the round of some domain. */
+static int
+took_round(const struct run *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->ndoms; i++)
+		if (r->doms[i].decides)
+			return 1;
+	return r->ndoms == 0;
+}
+
 /* A check run: real, or dry (nothing written, no provider called). */
 static int
 do_run(struct run *r, int dry_run, int json)
@@ -1129,8 +1142,12 @@ do_run(struct run *r, int dry_run, int json)
 	if (save_outcome(r->st, r->out, r->cfg) == -1)
 		return RUN_STATE;
 	write_dashboard(r);
-	/* After the commit: what is sent is in the file already. */
-	notify_deliver(r->cfg, r->st);
+	/*
+	 * After the commit: what is sent is in the file already.  With a
+	 * fleet, only a run that took a round delivers (SPEC 11).
+	 */
+	if (took_round(r))
+		notify_deliver(r->cfg, r->st);
 	/* Last: its duration is the whole run's, deliveries included. */
 	write_metrics(r, rc);
 	return rc;

@@ -29,7 +29,10 @@ save_outcome(struct state *st, const struct outcome *o,
 		return -1;
 	}
 	state_last_writes(st, &rows, &pages);
-	logx(LOG_DEBUG, NULL, NULL, "state saved: %lld rows changed, %lld pages"
-	    " written", rows, pages);
+	if (rows < 0)		/* a store that does not count them */
+		logx(LOG_DEBUG, NULL, NULL, "state saved");
+	else
+		logx(LOG_DEBUG, NULL, NULL, "state saved: %lld rows changed, "
+		    "%lld pages written", rows, pages);
 	return 0;
 }
