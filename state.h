@@ -300,7 +300,7 @@ int	 state_add_change(struct state *st, long long when, const char *domain,
 int	 state_finish_run(struct state *st, long long now,
 	    const struct config *c);
 
-/* Rows changed and database pages written by the last commit. */
+/* Rows changed and database pages written by the last commit; -1: not counted. */
 void	 state_last_writes(struct state *st, long long *rows,
 	    long long *pages);
 

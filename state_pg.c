@@ -1,13 +1,15 @@
 /*
  * The PostgreSQL backend (state_int.h), for a `state` that is a
- * postgresql:// or postgres:// URI (SPEC 11).  This version goes as far
- * as the parts every run needs first: it connects (connect_timeout 5 s
- * unless the URI sets it), creates or upgrades its schema under an
- * advisory lock so that checkers starting together do not race, and
- * takes the session advisory lock of the checker, so that a second run
- * of the same checker exits 3.  The rounds of several checkers are not
- * built yet: every open then refuses with a clear error, before any
- * check, so that nothing is changed anywhere.
+ * postgresql:// or postgres:// URI (SPEC 11): connecting (connect_timeout
+ * 5 s unless the URI sets it), the checker's session advisory lock (a
+ * second run of the same checker exits 3), the schema (made or upgraded
+ * under an advisory lock, so that checkers starting together do not
+ * race), and the rounds: the report, the round's transaction under the
+ * domains' transaction-scoped advisory locks, and the outcome's.  The
+ * rows themselves are state_pg_data.c's.
+ *
+ * The slot is always the database's: floor(now() in ms / interval), for
+ * reports as for rounds, so the checkers' own clocks do not matter.
  */
 
 #include <stdio.h>
@@ -16,15 +18,30 @@
 
 #include <libpq-fe.h>
 
+#include "config.h"
+#include "log.h"
 #include "pguri.h"
 #include "state.h"
 #include "state_int.h"
 #include "state_pg_int.h"
 #include "util.h"
+#include "vote.h"
 
 /* Keys of the advisory locks, as text hashed by the server. */
 #define PG_LOCK_SCHEMA	"ddup-check schema"
 #define PG_LOCK_CHECKER	"ddup-check checker "
+#define PG_LOCK_ROUND	"ddup-check round "
+
+/* The database's slot now, and its time in ms; $1 the interval in ms. */
+#define PG_SLOT_NOW	"floor(extract(epoch FROM now()) * 1000 / $1)::bigint"
+
+/*
+ * The domains' round locks ($1 a text array), taken in one order by
+ * every checker, so that two never wait for each other.
+ */
+#define PG_LOCK_DOMAINS	"SELECT d, pg_advisory_xact_lock(hashtextextended(" \
+	"'" PG_LOCK_ROUND "' || d, 0)) FROM (SELECT d FROM " \
+	"unnest($1::text[]) AS d ORDER BY d) AS s"
 
 static int
 pg_handles(const char *where)
@@ -32,14 +49,18 @@ pg_handles(const char *where)
 	return pguri_is(where);
 }
 
-/* One statement without parameters; 0, or -1 with err set. */
+/*
+ * One statement without parameters; 0, or -1 with err set.  *rt counts
+ * the round trips of an open, before its struct state exists.
+ */
 static int
-pg_exec(PGconn *c, const char *sql, const char *where, const char *what,
-    char *err, size_t errlen)
+pg_exec(PGconn *c, long long *rt, const char *sql, const char *where,
+    const char *what, char *err, size_t errlen)
 {
 	PGresult *r = PQexec(c, sql);
 	int st = PQresultStatus(r), rc = 0;
 
+	(*rt)++;
 	if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
 		pg_format_err(err, errlen, where, what,
 		    PQresultErrorMessage(r));
@@ -51,12 +72,13 @@ pg_exec(PGconn *c, const char *sql, const char *where, const char *what,
 
 /* The first value of a one-row answer to sql; NULL with err set. */
 static char *
-pg_value(PGconn *c, const char *sql, const char *where, const char *what,
-    char *err, size_t errlen)
+pg_value(PGconn *c, long long *rt, const char *sql, const char *where,
+    const char *what, char *err, size_t errlen)
 {
 	PGresult *r = PQexec(c, sql);
 	char *v = NULL;
 
+	(*rt)++;
 	if (PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1 &&
 	    PQnfields(r) == 1)
 		v = xstrdup(PQgetvalue(r, 0, 0));
@@ -68,26 +90,63 @@ pg_value(PGconn *c, const char *sql, const char *where, const char *what,
 }
 
 /*
- * The schema as this version needs it, made or upgraded in one
- * transaction under the schema's advisory lock; a newer one is refused.
+ * The schema's version, in one round trip outside a transaction: 0 when
+ * there is no schema yet, -1 with err on an error.
+ */
+static long
+pg_version(PGconn *c, long long *rt, const char *where, char *err,
+    size_t errlen)
+{
+	PGresult	*r;
+	const char	*state;
+	long		 ver = -1;
+
+	r = PQexec(c, "SELECT value FROM ddup_meta WHERE key = "
+	    "'schema_version'");
+	(*rt)++;
+	state = PQresultErrorField(r, PG_DIAG_SQLSTATE);
+	if (PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1) {
+		if (parse_long(PQgetvalue(r, 0, 0), 0, 1000000, &ver) == -1) {
+			pg_format_err(err, errlen, where, "the schema version "
+			    "is not a number", NULL);
+			ver = -1;
+		}
+	} else if (state != NULL && strcmp(state, "42P01") == 0)
+		ver = 0;		/* undefined_table: none yet */
+	else
+		pg_format_err(err, errlen, where, "cannot read the schema "
+		    "version", PQresultErrorMessage(r));
+	PQclear(r);
+	return ver;
+}
+
+/*
+ * The schema as this version needs it: read first, and when it must be
+ * made or upgraded, that is done in one transaction under the schema's
+ * advisory lock; a newer one is refused.
  */
 static int
-pg_migrate(PGconn *c, const char *where, char *err, size_t errlen)
+pg_migrate(PGconn *c, long long *rt, const char *where, char *err,
+    size_t errlen)
 {
 	char sql[128], what[96], *v = NULL;
 	long lver;
 	int ver = 0, i, rc = -1;
 
-	if (pg_exec(c, "BEGIN; SELECT pg_advisory_xact_lock("
+	if ((lver = pg_version(c, rt, where, err, errlen)) == -1)
+		return -1;
+	if (lver == pg_schema_version)
+		return 0;
+	if (pg_exec(c, rt, "BEGIN; SELECT pg_advisory_xact_lock("
 	    "hashtextextended('" PG_LOCK_SCHEMA "', 0))", where,
 	    "cannot lock the schema", err, errlen) == -1)
 		goto out;
-	if ((v = pg_value(c, "SELECT to_regclass('ddup_meta') IS NOT NULL",
-	    where, "cannot read the schema", err, errlen)) == NULL)
+	if ((v = pg_value(c, rt, "SELECT to_regclass('ddup_meta') IS NOT "
+	    "NULL", where, "cannot read the schema", err, errlen)) == NULL)
 		goto out;
 	if (strcmp(v, "t") == 0) {
 		free(v);
-		if ((v = pg_value(c, "SELECT value FROM ddup_meta WHERE key ="
+		if ((v = pg_value(c, rt, "SELECT value FROM ddup_meta WHERE key ="
 		    " 'schema_version'", where, "cannot read the schema "
 		    "version", err, errlen)) == NULL)
 			goto out;
@@ -106,12 +165,12 @@ pg_migrate(PGconn *c, const char *where, char *err, size_t errlen)
 		goto out;
 	}
 	for (i = ver; i < pg_schema_version; i++)
-		if (pg_exec(c, pg_migrations[i], where, "cannot upgrade the "
+		if (pg_exec(c, rt, pg_migrations[i], where, "cannot upgrade the "
 		    "schema", err, errlen) == -1)
 			goto out;
 	snprintf(sql, sizeof(sql), "UPDATE ddup_meta SET value = '%d' WHERE "
 	    "key = 'schema_version'; COMMIT", pg_schema_version);
-	if (pg_exec(c, sql, where, "cannot upgrade the schema", err,
+	if (pg_exec(c, rt, sql, where, "cannot upgrade the schema", err,
 	    errlen) == -1)
 		goto out;
 	rc = 0;
@@ -124,8 +183,8 @@ out:
 
 /* The checker's session lock: 1 taken, 0 held by another run, -1 error. */
 static int
-pg_lock_checker(PGconn *c, const char *checker, const char *where,
-    char *err, size_t errlen)
+pg_lock_checker(PGconn *c, long long *rt, const char *checker,
+    const char *where, char *err, size_t errlen)
 {
 	const char *params[1];
 	char *key;
@@ -137,6 +196,7 @@ pg_lock_checker(PGconn *c, const char *checker, const char *where,
 	params[0] = key;
 	r = PQexecParams(c, "SELECT pg_try_advisory_lock(hashtextextended($1,"
 	    " 0))", 1, NULL, params, NULL, NULL, 0);
+	(*rt)++;
 	if (PQresultStatus(r) != PGRES_TUPLES_OK || PQntuples(r) != 1) {
 		pg_format_err(err, errlen, where, "cannot take the "
 		    "checker's lock", PQresultErrorMessage(r));
@@ -148,6 +208,484 @@ pg_lock_checker(PGconn *c, const char *checker, const char *where,
 	return rc;
 }
 
+/*
+ * A read-only open's check of the schema: 1 as this version needs it, 0
+ * none yet (nothing was ever written: an empty state), -1 with err.
+ */
+static int
+pg_schema_ready(PGconn *c, long long *rt, const char *where, char *err,
+    size_t errlen)
+{
+	char	 what[160];
+	long	 ver;
+
+	if ((ver = pg_version(c, rt, where, err, errlen)) <= 0)
+		return (int)ver;
+	if (ver != pg_schema_version) {
+		snprintf(what, sizeof(what), "schema version %ld, this "
+		    "ddup-check's is %d: a run (not --status or --dry-run) "
+		    "upgrades an older one", ver, pg_schema_version);
+		pg_format_err(err, errlen, where, what, NULL);
+		return -1;
+	}
+	return 1;
+}
+
+/* A text array literal of n strings, for unnest(); malloc'd. */
+static char *
+pg_text_array(const char *const *v, size_t n)
+{
+	size_t	 i, len = 3;
+	char	*a, *p;
+	const char *s;
+
+	for (i = 0; i < n; i++)
+		len += 2 * strlen(v[i]) + 3;
+	p = a = xmalloc(len);
+	*p++ = '{';
+	for (i = 0; i < n; i++) {
+		if (i > 0)
+			*p++ = ',';
+		*p++ = '"';
+		for (s = v[i]; *s != '\0'; s++) {
+			if (*s == '"' || *s == '\\')
+				*p++ = '\\';
+			*p++ = *s;
+		}
+		*p++ = '"';
+	}
+	*p++ = '}';
+	*p = '\0';
+	return a;
+}
+
+/* The names of c's domains (mask NULL: all), as a text array literal. */
+static char *
+pg_domains(const struct config *c, const unsigned char *mask)
+{
+	const char	**v;
+	char		 *a;
+	size_t		  i, n = 0;
+
+	v = xcalloc(c->ndomains + 1, sizeof(*v));
+	for (i = 0; i < c->ndomains; i++)
+		if (mask == NULL || mask[i])
+			v[n++] = c->domains[i].name;
+	a = pg_text_array(v, n);
+	free(v);
+	return a;
+}
+
+/* Index of the domain or checker named s in c, or (size_t)-1. */
+static size_t
+pg_domain_index(const struct config *c, const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < c->ndomains; i++)
+		if (strcmp(c->domains[i].name, s) == 0)
+			return i;
+	return (size_t)-1;
+}
+
+static size_t
+pg_checker_index(const struct config *c, const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < c->ncheckers; i++)
+		if (strcmp(c->checkers[i], s) == 0)
+			return i;
+	return (size_t)-1;
+}
+
+/*
+ * Appends the reads of the fleet: each checker's latest report (a
+ * checker's latest is in the window exactly when any of its reports
+ * is, slots only growing), each domain's last round and each endpoint's
+ * last votes.  Returns the index of the first.
+ */
+static size_t
+pg_fleet_queue(struct pgq *q, const struct config *c, const char *doms)
+{
+	const char	*p[1];
+	size_t		 first = pgq_count(q);
+
+	pgq_add(q, "cannot read the reports", "SELECT DISTINCT ON (checker) "
+	    "checker, seq, slot, digest, results, floor(extract(epoch FROM "
+	    "at) * 1000)::bigint FROM ddup_report ORDER BY checker, seq DESC",
+	    0, NULL);
+	p[0] = doms;
+	pgq_add(q, "cannot read the rounds", "SELECT domain, slot, floor("
+	    "extract(epoch FROM at) * 1000)::bigint, checker, heard, void_all "
+	    "FROM ddup_round WHERE domain = ANY($1::text[])", 1, p);
+	pgq_add(q, "cannot read the votes", "SELECT domain, endpoint, npass, "
+	    "nfail, verdict FROM ddup_vote WHERE domain = ANY($1::text[])", 1,
+	    p);
+	(void)c;
+	return first;
+}
+
+/* The latest reports (the first of pg_fleet_queue()'s answers) into f. */
+static void
+pg_fleet_checkers(const PGresult *r, const struct config *c,
+    const char *digest, struct st_checker *v)
+{
+	int	 i;
+	size_t	 k;
+
+	for (k = 0; k < c->ncheckers; k++)
+		v[k].name = c->checkers[k];
+	for (i = 0; r != NULL && i < PQntuples(r); i++) {
+		if ((k = pg_checker_index(c, pg_getstr(r, i, 0))) ==
+		    (size_t)-1)
+			continue;	/* not of this fleet */
+		v[k].slot = pg_getlld(r, i, 2);
+		v[k].in_step = digest != NULL &&
+		    strcmp(pg_getstr(r, i, 3), digest) == 0;
+		free(v[k].results);
+		v[k].results = xstrdup(pg_getstr(r, i, 4));
+		v[k].nresults = strlen(v[k].results);
+		v[k].at = pg_getlld(r, i, 5);
+	}
+}
+
+/* The fleet of the snapshot: checkers, rounds, votes into out. */
+static void
+pg_fleet_parse(const struct pgq *q, size_t first, const struct config *c,
+    const char *digest, struct st_snapshot *out)
+{
+	const PGresult	*r;
+	struct st_fleet	*f;
+	size_t		 i, j, k, base;
+	int		 row;
+
+	f = xcalloc(1, sizeof(*f));
+	f->ncheckers = c->ncheckers;
+	f->checkers = xcalloc(c->ncheckers + 1, sizeof(*f->checkers));
+	f->rounds = xcalloc(c->ndomains + 1, sizeof(*f->rounds));
+	pg_fleet_checkers(pgq_result(q, first), c, digest, f->checkers);
+	r = pgq_result(q, first + 1);
+	for (row = 0; r != NULL && row < PQntuples(r); row++) {
+		struct st_last_round *lr;
+
+		if ((i = pg_domain_index(c, pg_getstr(r, row, 0))) ==
+		    (size_t)-1)
+			continue;
+		lr = &f->rounds[i];
+		lr->slot = pg_getlld(r, row, 1);
+		lr->at = pg_getlld(r, row, 2);
+		snprintf(lr->checker, sizeof(lr->checker), "%s",
+		    pg_getstr(r, row, 3));
+		lr->heard = (long)pg_getlld(r, row, 4);
+		lr->void_all = pg_getbool(r, row, 5);
+	}
+	r = pgq_result(q, first + 2);
+	for (row = 0; r != NULL && row < PQntuples(r); row++) {
+		if ((i = pg_domain_index(c, pg_getstr(r, row, 0))) ==
+		    (size_t)-1)
+			continue;
+		for (base = 0, k = 0; k < i; k++)
+			base += c->domains[k].neps;
+		for (j = 0; j < c->domains[i].neps; j++) {
+			struct st_ep_snap *e = &out->eps[base + j];
+
+			if (strcmp(c->domains[i].eps[j].name,
+			    pg_getstr(r, row, 1)) != 0)
+				continue;
+			e->has_votes = 1;
+			e->votes_pass = (long)pg_getlld(r, row, 2);
+			e->votes_fail = (long)pg_getlld(r, row, 3);
+			e->verdict = (int)pg_getlld(r, row, 4);
+		}
+	}
+	out->fleet = f;
+}
+
+/* --status: the stored state and what is known of the fleet. */
+static int
+pg_load(struct state *st, const struct config *c, int results,
+    long long now, struct st_snapshot *out)
+{
+	struct pgq	*q = pgq_new(st);
+	char		 digest[CONFIG_DIGEST_LEN], *doms = pg_domains(c, NULL);
+	size_t		 first, fleet;
+	int		 rc = -1;
+
+	pgq_add(q, "cannot begin", "BEGIN ISOLATION LEVEL REPEATABLE READ "
+	    "READ ONLY", 0, NULL);
+	first = pgd_load_queue(q, c, results, now);
+	fleet = pg_fleet_queue(q, c, doms);
+	pgq_add(q, "cannot end", "COMMIT", 0, NULL);
+	if (pgq_run(q) == -1)
+		goto out;
+	if (pgd_load_parse(st, q, first, c, results, now, out) == -1)
+		goto out;
+	config_decision_digest(c, digest);
+	pg_fleet_parse(q, fleet, c, digest, out);
+	rc = 0;
+out:
+	free(doms);
+	pgq_free(q);
+	return rc;
+}
+
+/*
+ * The window's reports for the vote, from the checkers' latest; a dry
+ * run's own results count as this checker's report of this slot.
+ */
+static void
+pg_window(const struct config *c, const struct st_report_in *in,
+    struct st_round *rd)
+{
+	size_t	 k, n = 0, me = pg_checker_index(c, c->checker);
+
+	rd->reports = xcalloc(c->ncheckers + 1, sizeof(*rd->reports));
+	for (k = 0; k < rd->ncheckers; k++) {
+		struct st_checker *ck = &rd->checkers[k];
+
+		if (in->dry_run && k == me) {
+			free(ck->results);
+			ck->results = xstrdup(in->results);
+			ck->nresults = in->nresults;
+			ck->slot = rd->slot;
+			ck->in_step = 1;
+		}
+		if (ck->results == NULL)
+			continue;
+		rd->reports[n].checker = k;
+		rd->reports[n].slot = ck->slot;
+		rd->reports[n].seq = 1;
+		rd->reports[n].in_step = ck->in_step;
+		rd->reports[n].results = ck->results;
+		rd->reports[n].nresults = ck->nresults;
+		n++;
+	}
+	rd->nreports = n;
+}
+
+/*
+ * The run's report, then the round's transaction up to its decision: the
+ * domains' locks, which of them another run took in this slot, the
+ * snapshot and the fleet, in one batch.  The transaction stays open for
+ * pg_round_commit().  A dry run writes and locks nothing.
+ */
+static int
+pg_round_begin(struct state *st, const struct config *c,
+    const struct st_report_in *in, struct st_snapshot *out,
+    struct st_round *rd)
+{
+	struct pg_state	*pg = st->pg;
+	struct pgq	*q = pgq_new(st);
+	const PGresult	*r;
+	const char	*p[5];
+	char		 ival[32], *doms = pg_domains(c, NULL);
+	size_t		 first, fleet, slotq, taken, i;
+	int		 rc = -1, row, takes;
+
+	rd->shared = 1;
+	takes = !in->dry_run && !in->control_failed;
+	pg_lld(ival, c->interval_ms);
+	if (!in->dry_run) {
+		p[0] = ival;
+		p[1] = pg->checker;
+		p[2] = in->digest;
+		p[3] = in->results;
+		pgq_add(q, "cannot record the report", "INSERT INTO ddup_report "
+		    "(checker, at, slot, digest, results) VALUES ($2, now(), "
+		    PG_SLOT_NOW ", $3, $4)", 4, p);
+	}
+	pgq_add(q, "cannot begin the round", in->dry_run ? "BEGIN "
+	    "ISOLATION LEVEL REPEATABLE READ READ ONLY" : "BEGIN", 0, NULL);
+	p[0] = ival;
+	slotq = pgq_count(q);
+	pgq_add(q, "cannot read the database's clock", "SELECT " PG_SLOT_NOW,
+	    1, p);
+	p[0] = doms;
+	if (takes)
+		pgq_add(q, "cannot lock the rounds", PG_LOCK_DOMAINS, 1, p);
+	taken = pgq_count(q);
+	pgq_add(q, "cannot read the rounds", "SELECT domain, slot FROM "
+	    "ddup_round WHERE domain = ANY($1::text[])", 1, p);
+	first = pgd_load_queue(q, c, in->dry_run, now_ms());
+	fleet = pg_fleet_queue(q, c, doms);
+	if (pgq_run(q) == -1)
+		goto out;
+	r = pgq_result(q, slotq);
+	rd->slot = pg->slot = pg_getlld(r, 0, 0);
+	if (pgd_load_parse(st, q, first, c, in->dry_run, now_ms(), out) == -1)
+		goto out;
+	pg_fleet_parse(q, fleet, c, in->digest, out);
+	/* The round's view of the fleet: the same reports as the status's. */
+	rd->ncheckers = c->ncheckers;
+	rd->checkers = xcalloc(c->ncheckers + 1, sizeof(*rd->checkers));
+	pg_fleet_checkers(pgq_result(q, fleet), c, in->digest, rd->checkers);
+	pg_window(c, in, rd);
+	for (i = 0; i < c->ndomains; i++)
+		rd->decides[i] = (unsigned char)(takes || in->dry_run);
+	r = pgq_result(q, taken);
+	for (row = 0; takes && r != NULL && row < PQntuples(r); row++)
+		if ((i = pg_domain_index(c, pg_getstr(r, row, 0))) !=
+		    (size_t)-1 && pg_getlld(r, row, 1) >= rd->slot)
+			rd->decides[i] = 0;	/* another run's, this slot */
+	pg->cfg = c;
+	pg->ndomains = c->ndomains;
+	free(pg->decided);
+	free(pg->marked);
+	pg->decided = xcalloc(c->ndomains + 1, 1);
+	pg->marked = xcalloc(c->ndomains + 1, 1);
+	rc = 0;
+out:
+	free(doms);
+	pgq_free(q);
+	return rc;
+}
+
+/*
+ * Ends the round's transaction: each round taken, with its votes and,
+ * where an update may go out, the set about to be written and the domain
+ * unsure; reports of the fleet older than the window are dropped.
+ */
+static int
+pg_round_commit(struct state *st, const struct config *c,
+    const struct st_round *rd, const struct st_round_dom *doms, char *err,
+    size_t errlen)
+{
+	struct pg_state	*pg = st->pg;
+	struct pgq	*q = pgq_new(st);
+	const char	*p[7];
+	char		 slot[32], heard[32], np[32], nf[32], v[32];
+	size_t		 i, j;
+	int		 rc = -1;
+
+	pg_lld(slot, rd->slot);
+	for (i = 0; i < c->ndomains; i++) {
+		const struct domain_cfg *d = &c->domains[i];
+
+		if (!doms[i].decides)
+			continue;
+		p[0] = d->name;
+		p[1] = slot;
+		p[2] = pg->checker;
+		p[3] = pg_lld(heard, (long long)doms[i].heard);
+		p[4] = pg_bool(doms[i].void_all);
+		p[5] = doms[i].pending;
+		pgq_add(q, "cannot record the round", "INSERT INTO ddup_round "
+		    "(domain, slot, at, checker, heard, void_all, pending) "
+		    "VALUES ($1, $2, now(), $3, $4, $5, $6) ON CONFLICT (domain) "
+		    "DO UPDATE SET slot = $2, at = now(), checker = $3, heard = "
+		    "$4, void_all = $5, pending = $6", 6, p);
+		for (j = 0; doms[i].votes != NULL && j < d->neps; j++) {
+			p[1] = d->eps[j].name;
+			p[2] = slot;
+			p[3] = pg_lld(np, (long long)doms[i].votes[j].npass);
+			p[4] = pg_lld(nf, (long long)doms[i].votes[j].nfail);
+			p[5] = pg_lld(v, doms[i].votes[j].verdict);
+			pgq_add(q, "cannot record the votes", "INSERT INTO "
+			    "ddup_vote (domain, endpoint, slot, npass, nfail, "
+			    "verdict) VALUES ($1, $2, $3, $4, $5, $6) ON "
+			    "CONFLICT (domain, endpoint) DO UPDATE SET slot = "
+			    "$3, npass = $4, nfail = $5, verdict = $6", 6, p);
+		}
+		if (doms[i].will_write) {
+			pgd_mark_unsure_queue(q, d->name, d->provider->name,
+			    d->pol.ttl);
+			pg->marked[i] = 1;
+		}
+		pg->decided[i] = 1;
+	}
+	p[0] = slot;
+	pgq_add(q, "cannot drop old reports", "DELETE FROM ddup_report WHERE "
+	    "slot < $1::bigint - 2", 1, p);
+	pgq_add(q, "cannot commit the round", "COMMIT", 0, NULL);
+	if (pgq_run(q) == -1) {
+		snprintf(err, errlen, "%s", st->err);
+		memset(pg->decided, 0, pg->ndomains);
+		goto out;
+	}
+	rc = 0;
+out:
+	pgq_free(q);
+	return rc;
+}
+
+/*
+ * The outcome's transaction: the domains' locks again, and only those
+ * whose round is still this run's are written (a run slower than an
+ * interval may have seen the next slot's round taken by another).
+ */
+static int
+pg_save(struct state *st, const struct config *c, const struct outcome *o,
+    char *err, size_t errlen)
+{
+	struct pg_state	*pg = st->pg;
+	struct pgq	*q = pgq_new(st);
+	unsigned char	*mine;
+	const PGresult	*r;
+	const char	*p[3];
+	char		 slot[32], *doms;
+	size_t		 i, sel;
+	int		 rc = -1, row;
+
+	mine = xcalloc(c->ndomains + 1, 1);
+	doms = pg_domains(c, pg->decided);
+	pgq_add(q, "cannot begin", "BEGIN", 0, NULL);
+	p[0] = doms;
+	pgq_add(q, "cannot lock the rounds", PG_LOCK_DOMAINS, 1, p);
+	p[1] = pg_lld(slot, pg->slot);
+	p[2] = pg->checker;
+	sel = pgq_count(q);
+	pgq_add(q, "cannot read the rounds", "SELECT domain FROM ddup_round "
+	    "WHERE domain = ANY($1::text[]) AND slot = $2 AND checker = $3",
+	    3, p);
+	if (pgq_run(q) == -1)
+		goto out;
+	r = pgq_result(q, sel);
+	for (row = 0; r != NULL && row < PQntuples(r); row++)
+		if ((i = pg_domain_index(c, pg_getstr(r, row, 0))) !=
+		    (size_t)-1 && pg->decided != NULL && pg->decided[i])
+			mine[i] = 1;
+	pgd_save_queue(st, q, c, o, mine);
+	pgq_add(q, "cannot commit the run", "COMMIT", 0, NULL);
+	if (pgq_run(q) == -1)
+		goto out;
+	rc = 0;
+out:
+	if (rc == -1)
+		snprintf(err, errlen, "%s", st->err);
+	free(mine);
+	free(doms);
+	pgq_free(q);
+	return rc;
+}
+
+/*
+ * publish()'s mark before an update goes out: done in the round's commit
+ * for the domains it expected to change; any other in a statement of
+ * its own.
+ */
+static int
+pg_mark_unsure(struct state *st, const char *domain, const char *provider,
+    long ttl, char *err, size_t errlen)
+{
+	struct pg_state	*pg = st->pg;
+	struct pgq	*q;
+	size_t		 i = pg->cfg != NULL ? pg_domain_index(pg->cfg, domain) :
+			    (size_t)-1;
+	int		 rc = 0;
+
+	if (i != (size_t)-1 && pg->marked != NULL && pg->marked[i])
+		return 0;
+	q = pgq_new(st);
+	pgd_mark_unsure_queue(q, domain, provider, ttl);
+	if (pgq_run(q) == -1) {
+		snprintf(err, errlen, "%s", st->err);
+		rc = -1;
+	}
+	pgq_free(q);
+	return rc;
+}
+
 static int
 pg_open(const char *where, const char *checker, int mode, struct state **out,
     char *err, size_t errlen)
@@ -156,9 +694,11 @@ pg_open(const char *where, const char *checker, int mode, struct state **out,
 	const char *const kw[] = { "connect_timeout", "application_name",
 	    "dbname", NULL };
 	const char *const val[] = { "5", "ddup-check", where, NULL };
-	PGconn *c;
-	char what[320];
-	int rc = STATE_BAD, locked;
+	struct state	*st = NULL;
+	PGconn		*c;
+	char		 what[320];
+	long long	 rt = 0;
+	int		 rc = STATE_BAD, locked, ready;
 
 	*out = NULL;
 	c = PQconnectdbParams(kw, val, 1);
@@ -172,7 +712,7 @@ pg_open(const char *where, const char *checker, int mode, struct state **out,
 			pg_format_err(err, errlen, where, "no checker", NULL);
 			goto out;
 		}
-		if ((locked = pg_lock_checker(c, checker, where, err,
+		if ((locked = pg_lock_checker(c, &rt, checker, where, err,
 		    errlen)) == -1)
 			goto out;
 		if (locked == 0) {
@@ -182,23 +722,49 @@ pg_open(const char *where, const char *checker, int mode, struct state **out,
 			rc = STATE_LOCKED;
 			goto out;
 		}
-		if (pg_migrate(c, where, err, errlen) == -1)
+		if (pg_migrate(c, &rt, where, err, errlen) == -1)
 			goto out;
+	} else if ((ready = pg_schema_ready(c, &rt, where, err, errlen)) !=
+	    1) {
+		rc = ready == 0 ? STATE_OK : STATE_BAD;
+		goto out;
 	}
-	pg_format_err(err, errlen, where, "this version of ddup-check reaches "
-	    "PostgreSQL but does not run on it yet (the rounds of several "
-	    "checkers, SPEC 11, are not built): nothing was checked or "
-	    "changed", NULL);
+	st = xcalloc(1, sizeof(*st));
+	st->be = &state_pg;
+	st->lockfd = -1;
+	st->rw = mode == STATE_RW;
+	st->wrote_rows = st->wrote_pages = -1;	/* not counted here */
+	st->pg = xcalloc(1, sizeof(*st->pg));
+	st->pg->conn = c;
+	st->pg->where = xstrdup(where);
+	st->pg->checker = xstrdup(checker != NULL ? checker : "");
+	st->pg->rw = st->rw;
+	st->pg->slot = -1;
+	/* Those of the lock and the schema; connecting is not counted. */
+	st->pg->round_trips = rt;
+	c = NULL;
+	*out = st;
+	rc = STATE_OK;
 out:
 	/* The session's locks go with it. */
-	PQfinish(c);
+	if (c != NULL)
+		PQfinish(c);
 	return rc;
 }
 
-/* Never called: no open of this backend succeeds yet. */
 static void
 pg_close(struct state *st)
 {
+	struct pg_state *pg = st->pg;
+
+	logx(LOG_DEBUG, NULL, NULL, "postgresql: %lld round trips after "
+	    "connecting", pg->round_trips);
+	PQfinish(pg->conn);
+	free(pg->where);
+	free(pg->checker);
+	free(pg->decided);
+	free(pg->marked);
+	free(pg);
 	free(st);
 }
 
@@ -207,4 +773,17 @@ const struct state_backend state_pg = {
 	.handles = pg_handles,
 	.open = pg_open,
 	.close = pg_close,
+	.load = pg_load,
+	.save = pg_save,
+	.mark_unsure = pg_mark_unsure,
+	.request_drain = pgd_request_drain,
+	.request_undrain = pgd_request_undrain,
+	.request_failback = pgd_request_failback,
+	.recent_changes = pgd_recent_changes,
+	.counters = pgd_counters,
+	.notify_counts = pgd_notify_counts,
+	.get_deliveries = pgd_get_deliveries,
+	.put_delivery = pgd_put_delivery,
+	.round_begin = pg_round_begin,
+	.round_commit = pg_round_commit,
 };

@@ -33,6 +33,7 @@ struct pg_state {
 	long long	 round_trips;	/* waits for the server, for the benchmark */
 
 	/* The round this run took (state_pg.c), per domain of the config. */
+	const struct config *cfg;	/* of the round */
 	long long	 slot;		/* of the database's clock, -1: none yet */
 	size_t		 ndomains;
 	unsigned char	*decided;	/* this run took the domain's round */
