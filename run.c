@@ -1071,10 +1071,10 @@ do_run(struct run *r, int dry_run, int json)
 	rc = state_round_begin(r->st, r->cfg, &in, &snap, &r->round);
 	free(results);
 	if (rc == -1) {
-		state_snapshot_free(r->cfg, &snap);
 		if (r->round.shared) {
 			/* A shared store that cannot be read: change nothing. */
 			logx(LOG_ERR, NULL, NULL, "%s", state_errmsg(r->st));
+			state_snapshot_free(r->cfg, &snap);
 			return RUN_STATE;
 		}
 		/* What could be read is used all the same (and logged). */
