@@ -179,3 +179,41 @@ def test_pg_clock_seam_shifts_now_for_ddup(pg_server, _pg_shared):
     assert _shift(again.uri()) == 0
     again.advance(60)
     assert _shift(again.uri(socket=True)) == 60
+
+
+def _db_oid(pg):
+    return pg.psql("SELECT oid FROM pg_database WHERE datname = 'ddup'")[0][0]
+
+
+def test_pg_reset_ends_other_sessions_and_their_locks(pg_server, _pg_shared):
+    holder = subprocess.Popen(["psql", "-X", "-q", "-At", pg_server.uri(socket=True)],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        holder.stdin.write("SELECT pg_advisory_lock(42);\nSELECT 'held';\n")
+        holder.stdin.flush()
+        while holder.stdout.readline().strip() != "held":
+            pass
+        assert pg_server.psql("SELECT pg_try_advisory_lock(42)") == [["f"]]
+        oid = _db_oid(pg_server)
+        again = _pg_shared.get()
+        assert again is pg_server and _db_oid(again) == oid     # emptied, not made again
+        assert again.psql("SELECT count(*) FROM pg_stat_activity WHERE datname = 'ddup' "
+                          "AND pid <> pg_backend_pid()") == [["0"]]
+        assert again.psql("SELECT pg_try_advisory_lock(42)") == [["t"]]
+    finally:
+        holder.stdin.close()
+        holder.wait(timeout=30)
+
+
+def test_pg_schema_of_a_test_own_is_gone_with_its_database(pg_server, _pg_shared):
+    pg_server.psql("CREATE SCHEMA mine AUTHORIZATION ddup")
+    pg_server.psql("CREATE TABLE mine.t (x int)", user="ddup")
+    pg_server.advance(3600)
+    oid = _db_oid(pg_server)
+    again = _pg_shared.get()
+    assert again is pg_server and _db_oid(again) != oid     # made again
+    assert again.psql("SELECT count(*) FROM pg_namespace WHERE nspname = 'mine'") == [["0"]]
+    assert again.clock_offset() == 0 and _shift(again.uri()) == 0
+    again.psql("CREATE TABLE after (x int)", user="ddup")
+    assert again.psql("SELECT schemaname FROM pg_tables WHERE tablename = 'after'") \
+        == [["public"]]
