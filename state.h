@@ -2,7 +2,7 @@
 #define DDUP_STATE_H
 
 /*
- * The SQLite state file (SPEC section 6): counters per endpoint, the set
+ * The state (SPEC sections 6 and 11): counters per endpoint, the set
  * last published per domain and type, history of checks (as streaks of
  * equal results) and of DNS changes.  A read-write open holds an exclusive lock on the file until
  * state_close(), so runs never overlap.  Everything a run writes goes into
@@ -20,7 +20,7 @@ struct config;
 /*
  * The state is one interface with a backend per kind of store, one
  * const entry each (state_int.h): SQLite, the default, for a path, and
- * PostgreSQL for a URI (which this version refuses once connected).  A
+ * PostgreSQL for a URI, shared by the checkers of a fleet (SPEC 11).  A
  * run reads what it needs in one go, state_load(), and writes what it
  * learnt in one go, state_save() of its outcome, so that a store across
  * a network costs a few round trips per run, however many endpoints
