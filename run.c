@@ -919,8 +919,8 @@ report_results(const struct run *r, size_t *n)
 	v = xmalloc(*n + 1);
 	for (i = 0; i < r->ndoms; i++)
 		for (j = 0; j < r->doms[i].cfg->neps; j++)
-			v[k++] = r->doms[i].eps[j].res.ok ? VOTE_PASS :
-			    r->control_failed ? VOTE_NONE : VOTE_FAIL;
+			v[k++] = (char)(r->doms[i].eps[j].res.ok ? VOTE_PASS :
+			    r->control_failed ? VOTE_NONE : VOTE_FAIL);
 	v[k] = '\0';
 	return v;
 }
