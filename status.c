@@ -147,10 +147,16 @@ json_seconds(long long ms)
  * several checkers (SPEC 11) the others' votes come from the slot
  * before: one interval more.
  */
+static int
+several(const struct report *r)
+{
+	return r->fleet != NULL && r->fleet->ncheckers > 1;
+}
+
 static long long
 failover_ms(const struct report *r, const struct report_domain *d, int slow)
 {
-	return r->interval_ms * (d->attempts + (r->fleet != NULL)) +
+	return r->interval_ms * (d->attempts + several(r)) +
 	    d->ttl * 1000LL + (slow ? d->timeout_ms : 0);
 }
 
@@ -166,7 +172,7 @@ failover_json(const struct report *r, const struct report_domain *d)
 	json_object_set_new(o, "attempts", json_integer(d->attempts));
 	json_object_set_new(o, "ttl", json_integer(d->ttl));
 	json_object_set_new(o, "timeout", json_seconds(d->timeout_ms));
-	if (r->fleet != NULL)
+	if (several(r))
 		json_object_set_new(o, "severalCheckers", json_true());
 	return o;
 }
@@ -464,7 +470,7 @@ print_failover(FILE *f, const struct report *r, const struct report_domain *d)
 	fmt_duration(d->timeout_ms, to, sizeof(to));
 	fprintf(f, "  failover: %s (interval %s x %sattempts %ld%s + ttl "
 	    "%lds), %s when checks time out (+ timeout %s)\n", fast, iv,
-	    r->fleet != NULL ? "(" : "", d->attempts, r->fleet != NULL ?
+	    several(r) ? "(" : "", d->attempts, several(r) ?
 	    " + 1, several checkers)" : "", d->ttl, slow, to);
 }
 
