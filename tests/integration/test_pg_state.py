@@ -1,0 +1,192 @@
+"""The rows of a PostgreSQL state (SPEC 6 and 11): what a run keeps there
+is what it keeps in the SQLite file, read back with psql.
+
+Each test runs a fleet of one (checker solo) on pgfix.py's server, with
+the database's clock moved a slot on before each run (conftest.Ddup).
+The tests of the SQLite file's rows (marked sqlite_file) are the models.
+"""
+
+import re
+import time
+
+import pytest
+
+from conftest import Ddup
+from test_failover import NAME, provider_section, write_config
+
+
+@pytest.fixture
+def pgd(tmp_path, pg_server):
+    return Ddup(tmp_path, pg_server)
+
+
+def two(pgd, bind, http_server, keys=""):
+    p, b = http_server(), http_server()
+    write_config(pgd, bind, [("primary", p, "192.0.2.1", 0), ("backup", b, "192.0.2.2", 10)],
+                 keys)
+    return p, b
+
+
+def streaks(pg, endpoint):
+    return pg.psql("SELECT checks, ok, coalesce(status::text, '-'), reason, last >= first"
+                   f" FROM ddup_streak WHERE endpoint = '{endpoint}' ORDER BY id")
+
+
+def endpoint_row(pg, name):
+    return pg.psql("SELECT failures, passes, removed, streak IS NOT NULL, last_result"
+                   f" FROM ddup_endpoint WHERE name = '{name}'")
+
+
+def test_streaks_of_equal_results(pgd, bind_server, http_server, pg_server):
+    p, b = two(pgd, bind_server, http_server, "attempts = 3\n")
+    for _ in range(3):
+        assert pgd.run().rc == 0
+    assert streaks(pg_server, "primary") == [["3", "t", "200", "ok", "t"]]
+    assert pg_server.psql("SELECT count(*) FROM ddup_streak") == [["2"]]
+    # A failure begins a streak; the same failure goes on with it; another
+    # status code begins one more.  A failed check is never merged into a pass.
+    p.set(status=503)
+    pgd.run()
+    pgd.run()
+    p.set(status=500)
+    pgd.run()
+    assert streaks(pg_server, "primary") == [["3", "t", "200", "ok", "t"],
+                                             ["2", "f", "503", "HTTP 503", "t"],
+                                             ["1", "f", "500", "HTTP 500", "t"]]
+    assert endpoint_row(pg_server, "primary") == [["3", "0", "t", "t", "HTTP 500"]]
+    assert streaks(pg_server, "backup") == [["6", "t", "200", "ok", "t"]]
+    assert bind_server.query(NAME, "A") == ["192.0.2.2"]
+    st = pgd.status()["domains"][0]["endpoints"]
+    assert [(e["state"], e["failures"], e["passes"]) for e in st] == \
+        [("down", 3, 0), ("active", 0, 6)]
+    # Latency: min <= mean <= max over the streak's checks.
+    rows = pg_server.psql("SELECT latency_min <= latency_mean AND latency_mean <= latency_max"
+                          " FROM ddup_streak")
+    assert rows and all(r == ["t"] for r in rows)
+
+
+def test_void_rounds_keep_counters_and_end_the_streak(pgd, bind_server, http_server,
+                                                      pg_server):
+    p, b = two(pgd, bind_server, http_server)
+    with open(pgd.config) as f:
+        base = f.read().replace("checkers = solo\nchecker = solo\n", "")
+
+    def fleet(quorum):
+        with open(pgd.config, "w") as f:
+            f.write(f"checkers = a, b, c\nchecker = a\nquorum = {quorum}\n" + base)
+
+    def run():
+        pg_server.advance(86400)        # a fleet of its own keeps its own clock
+        r = pgd.run()
+        assert r.rc == 0, r
+
+    fleet(1)
+    run()
+    run()
+    assert endpoint_row(pg_server, "primary") == [["0", "2", "f", "t", "ok"]]
+    fleet(2)                    # a alone is heard: every round is void
+    p.set(status=503)
+    run()
+    run()
+    assert endpoint_row(pg_server, "primary") == [["0", "2", "f", "f", "ok"]]
+    assert streaks(pg_server, "primary") == [["2", "t", "200", "ok", "t"]]
+    fleet(1)
+    p.set(status=200)
+    run()
+    assert endpoint_row(pg_server, "primary") == [["0", "3", "f", "t", "ok"]]
+    assert streaks(pg_server, "primary") == [["2", "t", "200", "ok", "t"],
+                                             ["1", "t", "200", "ok", "t"]]
+
+
+def test_what_is_no_longer_configured_is_dropped(pgd, bind_server, http_server, pg_server):
+    p, b = two(pgd, bind_server, http_server)
+    assert pgd.run().rc == 0
+    assert pgd.run("--drain", f"{NAME}/backup").rc == 0
+    write_config(pgd, bind_server, [("primary", p, "192.0.2.1", 0)])
+    assert pgd.run().rc == 0
+    assert pg_server.psql("SELECT name FROM ddup_endpoint") == [["primary"]]
+    assert pg_server.psql("SELECT endpoint FROM ddup_vote") == [["primary"]]
+    assert pg_server.psql("SELECT count(*) FROM ddup_drain") == [["0"]]
+    # History stays.
+    assert pg_server.psql("SELECT endpoint FROM ddup_streak ORDER BY id") == \
+        [["primary"], ["backup"]]
+    other = "other.example.test"
+    text = open(pgd.config).read().replace(f"[domain {NAME}]", f"[domain {other}]")
+    with open(pgd.config, "w") as f:
+        f.write(text)
+    assert pgd.run().rc == 0
+    for table, col in (("ddup_domain", "name"), ("ddup_published", "domain"),
+                       ("ddup_round", "domain"), ("ddup_endpoint", "domain"),
+                       ("ddup_vote", "domain")):
+        assert pg_server.psql(f"SELECT DISTINCT {col} FROM {table}") == [[other]], table
+    assert pg_server.psql("SELECT count(*) FROM ddup_change WHERE domain = "
+                          f"'{NAME}'") == [["1"]]
+
+
+def test_counters_outlive_history(pgd, bind_server, http_server, pg_server):
+    """history = 1s: streaks that ended go, their checks into the counters;
+    an open streak stays whatever its age."""
+    p, b = two(pgd, bind_server, http_server, "attempts = 1\n")
+    text = open(pgd.config).read().replace("interval = 30s\n", "interval = 30s\nhistory = 1s\n")
+    with open(pgd.config, "w") as f:
+        f.write(text)
+    pgd.run()
+    pgd.run()
+    p.set(status=503)
+    pgd.run()
+    time.sleep(1.5)
+    pgd.run()
+    assert streaks(pg_server, "primary") == [["2", "f", "503", "HTTP 503", "t"]]
+    assert streaks(pg_server, "backup") == [["4", "t", "200", "ok", "t"]]
+    assert pg_server.psql("SELECT endpoint, name, value FROM ddup_counter WHERE endpoint <> ''"
+                          " ORDER BY 1, 2") == [["primary", "checks_pass", "2"]]
+    assert pg_server.psql("SELECT name, value FROM ddup_counter WHERE endpoint = ''") == \
+        [["dns_ok", "2"]]
+
+
+def test_drain_runs_out_and_control_url_per_checker(pgd, bind_server, http_server, pg_server):
+    p, b = two(pgd, bind_server, http_server)
+    ctl = http_server(status=503)
+    text = open(pgd.config).read().replace("interval = 30s\n",
+                                           f"interval = 30s\ncontrolUrl = {ctl.url}\n")
+    with open(pgd.config, "w") as f:
+        f.write(text)
+    assert pgd.run("--drain", f"{NAME}/primary", "--for", "1h").rc == 0
+    assert pg_server.psql("SELECT endpoint, until > since FROM ddup_drain") == [["primary", "t"]]
+    pgd.run()
+    assert pg_server.psql("SELECT checker, result FROM ddup_control") == [["solo", "HTTP 503"]]
+    assert pgd.status()["controlUrl"]["lastResult"] == "HTTP 503"
+    ctl.set(status=200)
+    pgd.run()
+    assert pg_server.psql("SELECT count(*) FROM ddup_control") == [["0"]]
+    assert bind_server.query(NAME, "A") == ["192.0.2.2"]
+    pg_server.psql("UPDATE ddup_drain SET until = '2000-01-01'")     # as an hour would pass
+    pgd.run()
+    assert pg_server.psql("SELECT count(*) FROM ddup_drain") == [["0"]]
+    assert bind_server.query(NAME, "A") == ["192.0.2.1"]
+
+
+def round_trips(pgd):
+    r = pgd.run("-v")
+    assert r.rc == 0, r
+    m = re.search(r"postgresql: (\d+) round trips", r.err)
+    assert m, r
+    return int(m.group(1))
+
+
+@pytest.mark.parametrize("n", [3, 300])
+def test_round_trips_do_not_grow_with_endpoints(pgd, bind_server, http_server, pg_server, n):
+    """A steady run costs the same round trips with 3 endpoints as with 300."""
+    srv = http_server()
+    text = "interval = 30s\n" + provider_section(bind_server)
+    text += f"\n[domain {NAME}]\nprovider = bind\nttl = 60\nattempts = 3\n"
+    for i in range(n):
+        text += (f"\n[endpoint e{i}]\nurl = {srv.url}?{i}\nip = 192.0.{2 + i // 250}."
+                 f"{1 + i % 250}\npriority = {i}\n")
+    pgd.write(text)
+    assert pgd.run().rc == 0
+    steady = [round_trips(pgd) for _ in range(2)]
+    assert steady[0] == steady[1] and steady[0] <= 8, steady
+    rows = pg_server.psql("SELECT count(*), sum(passes) FROM ddup_endpoint")
+    assert rows == [[str(n), str(3 * n)]]
+    assert pg_server.psql("SELECT count(*) FROM ddup_streak") == [[str(n)]]
