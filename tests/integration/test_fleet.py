@@ -123,6 +123,67 @@ def test_cut_off_checker_changes_nothing(fleet, pair, bind_server, lo):
     assert report(checker(inside, "c")) == (0, 2)
 
 
+def test_cut_off_checker_with_a_control_url_takes_no_round(fleet, pair, http_server):
+    """controlUrl is a host key: c alone has one, and stays in step.  Cut
+    off, it fails, so c reports no failure and leaves the round to the
+    next run of the slot (SPEC 11)."""
+    f = fleet(eps(pair))
+    control = http_server()
+    with open(f.config("c")) as fh:
+        text = fh.read()
+    with open(f.config("c"), "w") as fh:
+        fh.write(f"controlUrl = {control.url}\n" + text)
+    settle(f)
+    for order in ("cab", "cba"):
+        slot = f.next_slot()
+        f.round(order, netns={"c": "lo"})
+        st = f.status("a")
+        rd = last_round(st)
+        assert rd["checker"] == order[1] and rd["slot"] == slot, (order, rd)
+        assert rd["heard"] == 3 and rd["void"] is False, rd
+        for name in ("primary", "backup"):
+            # c's report counts no endpoint: two passes, no failure.
+            assert votes(endpoint(st, name)) == (2, 0, "pass"), name
+    assert report(checker(st, "c")) == (0, 0)
+    assert checker(st, "c")["inStep"] is True
+    assert f.dns() == [P]
+    assert len(control.requests) == 2      # c's runs while settling only
+
+
+def test_failover_with_a_checker_cut_off(fleet, pair):
+    """Two checkers that see the servers are a majority: a real failure is
+    failed over whatever the cut-off one says.  The cut-off one cannot
+    reach the provider either: the round it takes to fail over is lost,
+    and the next round's decider writes DNS (SPEC 11)."""
+    f = fleet(eps(pair), attempts=2)
+    settle(f)
+    pair[0].stop()
+    for order in ("cab", "abc"):
+        f.next_slot()
+        f.round(order, netns={"c": "lo"})
+        assert f.dns() == [P], order
+    # c decides the primary's second failing round and cannot write.
+    f.next_slot()
+    r = f.run("c", netns="lo")
+    assert r.rc == 1, r
+    assert "app.example.test: provider bind: unreachable" in r.err, r
+    f.round("ab")
+    assert f.dns() == [P]
+    assert "unreachable" in f.status("a")["domains"][0]["lastError"]
+    f.next_slot()
+    f.round("abc", netns={"c": "lo"})
+    assert f.dns() == [B]
+    assert f.status("a")["domains"][0]["lastError"] is None
+    pair[0].start()
+    seen = []
+    for order in ("abc", "bca", "cab", "abc"):
+        f.next_slot()
+        f.round(order, netns={"c": "lo"})
+        seen.append(f.dns())
+    # Back once a and b agree, though c never sees it pass.
+    assert seen == [[B], [P], [P], [P]], seen
+
+
 # ---------------------------------------------------------------- failover
 
 def test_stopped_server_failed_over_by_the_majority_and_back(fleet, pair):
@@ -292,6 +353,41 @@ def test_database_down_every_checker_exits_4_then_recovers(fleet, pair, bind_ser
     assert f.dns() == [B]
     e = endpoint(f.status("a"), "primary")
     assert votes(e) == (0, 3, "fail")
+
+
+def test_database_lost_during_the_provider_call(fleet, pair, bind_server, pg_server,
+                                               tmp_path):
+    """PostgreSQL goes while the decider's update is out: the update lands,
+    its outcome cannot be recorded; once the database is back, the next
+    round reads DNS back and puts it right."""
+    prov = BindExec(str(tmp_path / "prov"), bind_server)
+    f = fleet(eps(pair), attempts=1, provider=prov.section())
+    settle(f)
+    pair[0].set(status=503)
+    f.next_slot()
+    f.round()
+    f.next_slot()
+    prov.arm("before")
+    run = f.start("a")
+    wait_for("a's provider call", lambda: prov.reached("before"))
+    pg_server.stop()
+    prov.release("before")
+    r = f.finish(run)
+    assert r.rc == 4, r
+    assert "state postgresql://ddup:***@" in r.err and PG_PASSWORD not in r.err, r
+    assert f.dns() == [B]
+    for n in "bc":
+        assert f.run(n).rc == 4
+    pg_server.start()
+    pair[0].set(status=200)
+    f.round("bc")           # the slot is a's: they only report
+    assert f.dns() == [B]
+    f.next_slot()
+    calls = len(prov.calls())
+    f.round()
+    assert prov.calls()[calls][0] == "read"
+    assert f.dns() == [P]
+    assert f.status("b")["domains"][0]["published"] == [P]
 
 
 # ---------------------------------------------------------------- one checker twice
