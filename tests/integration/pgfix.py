@@ -25,6 +25,7 @@ loses its power, and the suite runs faster.
 
 import atexit
 import glob
+import json
 import os
 import pwd
 import shutil
@@ -241,6 +242,12 @@ class PgServer:
         if p.returncode != 0:
             raise RuntimeError(f"psql {sql!r}: {p.stderr}")
         return [line.split("\t") for line in p.stdout.splitlines() if line != ""]
+
+    def rows(self, sql):
+        """Rows of a query as tuples of Python values (None, bool, int, float, str)
+        in its columns' order, through JSON so that no type is guessed."""
+        out = self.psql(f"SELECT coalesce(json_agg(row_to_json(q)), '[]') FROM ({sql}) q")
+        return [tuple(r.values()) for r in json.loads(out[0][0])]
 
     def uri(self, socket=False):
         """The state URI of role ddup: over TCP with its password, or over the socket."""

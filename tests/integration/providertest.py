@@ -11,7 +11,6 @@ of it and in the state file.
 """
 
 import os
-import sqlite3
 
 __all__ = ["NAME", "ZONE", "configure", "quiet_ok", "state_error", "with_line",
            "assert_config_error", "assert_outside_zone", "outputs_of_every_kind",
@@ -35,11 +34,8 @@ def quiet_ok(r):
 
 
 def state_error(ddup):
-    con = sqlite3.connect(ddup.state)
-    try:
-        return con.execute("SELECT last_error FROM domains").fetchone()[0]
-    finally:
-        con.close()
+    return ddup.state_rows("SELECT last_error FROM domains",
+                           "SELECT last_error FROM ddup_domain")[0][0]
 
 
 def with_line(section, line):
@@ -87,9 +83,11 @@ def outputs_of_every_kind(ddup, write, flip, env=None):
 
 
 def assert_nowhere(ddup, outs, secrets):
-    """No secret in outs, the state file or its journal."""
-    blobs = outs + [open(ddup.state + s, "rb").read().decode("latin-1")
-                    for s in ("", "-wal") if os.path.exists(ddup.state + s)]
+    """No secret in outs, the state (every row; with SQLite, the file and its journal)."""
+    blobs = outs + [ddup.state_dump()]
+    if not ddup.on_pg():
+        blobs += [open(ddup.state + s, "rb").read().decode("latin-1")
+                  for s in ("", "-wal") if os.path.exists(ddup.state + s)]
     for s in secrets:
         assert s
         for blob in blobs:

@@ -454,4 +454,5 @@ cname = lb.example.net
 """)
     r = ddup.run("-n")
     assert r.rc == 2, r
-    assert ":13:" in r.err and "cannot publish a CNAME" in r.err, r
+    line = open(ddup.config).read().splitlines().index("cname = lb.example.net") + 1
+    assert f":{line}:" in r.err and "cannot publish a CNAME" in r.err, r

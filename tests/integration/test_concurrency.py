@@ -21,7 +21,8 @@ from conftest import DDUP, TIME_SCALE
 from test_failover import NAME, write_config
 
 # Twenty processes at once, each bounded in time: alone, after the others.
-pytestmark = pytest.mark.serial
+# The SQLite file's lock and its integrity.
+pytestmark = [pytest.mark.serial, pytest.mark.sqlite_file]
 
 # A sanitizer build needs about 0.1s of CPU to start and end even a run
 # refused at once; twenty of them share two cores with other tests.

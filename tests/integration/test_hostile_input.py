@@ -370,6 +370,7 @@ def test_state_folder_others_can_write_is_refused(ddup, how):
         assert f"refused: folder {folder} {want}" in r.err, r
 
 
+@pytest.mark.sqlite_file
 def test_state_folder_symlinked_to_a_root_folder_is_fine(ddup):
     real = ddup.dir / "otherdisk" / "ddup"
     os.makedirs(real, mode=0o700)

@@ -220,6 +220,21 @@ def test_readable_file_without_literal_secret_does_not_warn(ddup, bind_server, h
     a = http_server()
     st = Setup(ddup, "bind", how, bind_server)
     st.write([("a", a, "192.0.2.1")])
+    if ddup.on_pg():
+        # The state's URI holds a password too: given the same way.
+        uri = ddup.pg.uri()
+        if how == "env":
+            st.env["DDUP_TEST_STATE_URI"] = uri
+            line = "state = !env DDUP_TEST_STATE_URI"
+        else:
+            path = str(ddup.dir / "state-uri")
+            with open(path, "w") as f:
+                f.write(uri)
+            os.chmod(path, 0o600)
+            line = f"state = !file {path}"
+        text = open(ddup.config).read().replace(f"state = {uri}", line)
+        with open(ddup.config, "w") as f:
+            f.write(text)
     os.chmod(ddup.config, 0o644)
     r = st.run("-n")
     assert r.rc == 0, r
