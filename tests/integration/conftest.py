@@ -46,12 +46,23 @@ def pytest_configure(config):
 
 
 def pytest_collection_modifyitems(config, items):
+    """With PostgreSQL: the tests about the SQLite file skipped; those that use no state
+    at all (neither the ddup fixture nor pg_server) left out, as they ran with SQLite."""
     if not ON_PG:
         return
     skip = pytest.mark.skip(reason="about the SQLite state file (DDUP_TEST_STATE=postgresql)")
+    kept, stateless = [], []
     for item in items:
+        names = getattr(item, "fixturenames", ())
+        if "ddup" not in names and "pg_server" not in names:
+            stateless.append(item)
+            continue
         if item.get_closest_marker("sqlite_file"):
             item.add_marker(skip)
+        kept.append(item)
+    if stateless:
+        config.hook.pytest_deselected(items=stateless)
+        items[:] = kept
 
 
 # Wall-time bounds in tests are multiplied by this: the valgrind pass of
