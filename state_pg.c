@@ -494,6 +494,14 @@ pg_round_begin(struct state *st, const struct config *c,
 		pgq_add(q, "cannot record the report", "INSERT INTO ddup_report "
 		    "(checker, at, slot, digest, results) VALUES ($2, now(), "
 		    PG_SLOT_NOW ", $3, $4)", 4, p);
+		/*
+		 * On its own: in one batch with the BEGIN below it would be
+		 * part of the round's transaction, unseen by a round that
+		 * holds a lock this one waits for, and lost with a run
+		 * killed while it waits.
+		 */
+		if (pgq_run(q) == -1)
+			goto out;
 	}
 	pgq_add(q, "cannot begin the round", in->dry_run ? "BEGIN "
 	    "ISOLATION LEVEL REPEATABLE READ READ ONLY" : "BEGIN", 0, NULL);
@@ -595,8 +603,10 @@ pg_round_commit(struct state *st, const struct config *c,
 		pg->decided[i] = 1;
 	}
 	p[0] = slot;
-	pgq_add(q, "cannot drop old reports", "DELETE FROM ddup_report WHERE "
-	    "slot < $1::bigint - 2", 1, p);
+	/* Each checker's latest stays, for --status: when was it heard. */
+	pgq_add(q, "cannot drop old reports", "DELETE FROM ddup_report AS r "
+	    "WHERE slot < $1::bigint - 2 AND seq < (SELECT max(seq) FROM "
+	    "ddup_report AS l WHERE l.checker = r.checker)", 1, p);
 	pgq_add(q, "cannot commit the round", "COMMIT", 0, NULL);
 	if (pgq_run(q) == -1) {
 		snprintf(err, errlen, "%s", st->err);

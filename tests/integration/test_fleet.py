@@ -476,9 +476,6 @@ def test_lone_survivor_fails_nothing(fleet, pair, bind_server):
     assert report(checker(st, "a")) == (1, 1)
 
 
-@pytest.mark.xfail(strict=True, reason="reports older than the window are all dropped, "
-                   "a checker's last one too: it shows as 'no report' "
-                   "(NOTES-fleettests.md)")
 def test_status_keeps_a_silent_checkers_last_report(fleet, pair):
     f = fleet(eps(pair), attempts=1)
     last = settle(f)
