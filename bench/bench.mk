@@ -1,11 +1,12 @@
 # `make bench`: the performance benchmark (bench/bench.py); not part of
 # `make check`.  It installs what it needs, builds ddup-check and the floor
-# program in build/bench, starts nginx and BIND on loopback, prints a table.
+# program in build/bench, starts nginx, BIND and PostgreSQL on loopback,
+# prints the tables.
 #   make bench BENCH_ARGS="--sizes 1000 --runs 7 --state-runs 0"
 #   make bench-state    the state file's size and writes over 1,000 runs
 
 BENCH_DEBS = nginx libnginx-mod-http-echo curl bind9 bind9-utils bind9-dnsutils \
-	   python3 python3-pytest time
+	   python3 python3-pytest time postgresql
 BENCH_O	 = build/bench
 
 .PHONY: bench bench-deps

@@ -13,8 +13,9 @@ Reports the median wall time, the median CPU time (user + sys) and the
 peak RSS of each (from wait4() of the child, descendants included), and
 the ratios to the floor.  Plus the slow case (200 endpoints answering
 after 1 s each), the number of DNS UPDATE messages a steady-state run
-sends (BIND statistics; must be 0) and the state file size after many
-runs.
+sends (BIND statistics; must be 0), the state file size after many
+runs, and the PostgreSQL row: three checkers sharing one state in a real
+PostgreSQL (bench_pg.py).
 
 Everything it starts is stopped at the end; all traffic stays on
 loopback.  It is a measurement, not a test: only a broken setup (a check
@@ -40,6 +41,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(ROOT, "tests", "integration"))
 from dnsfix import BindServer  # noqa: E402
+import bench_pg  # noqa: E402
 
 ECHO_MODULE = "/usr/lib/nginx/modules/ngx_http_echo_module.so"
 TIMEOUT_MS = 3000       # the domains' check timeout, and the floor's
@@ -135,10 +137,10 @@ class Nginx:
         return f"http://{a}:{self.port}/health"
 
 
-def write_ini(path, state, bind, nginx, ndomains, timeout_ms, history="7d"):
+def write_ini(path, state, bind, nginx, ndomains, timeout_ms, history="7d", extra=()):
     per = len(nginx.addrs) // ndomains
     lines = [f"state = {state}", f"maxParallel = {PARALLEL}", f"history = {history}",
-             f"timeout = {timeout_ms}ms", "",
+             f"timeout = {timeout_ms}ms", *extra, "",
              "[provider bind]", "type = rfc2136", f"server = 127.0.0.1:{bind.port}",
              f"zone = {bind.zone}", f"keyName = {bind.key_name}",
              f"keySecret = {bind.key_secret}", ""]
@@ -384,6 +386,9 @@ def main():
     ap.add_argument("--no-slow", action="store_true")
     ap.add_argument("--state-runs", type=int, default=1000)
     ap.add_argument("--state-n", type=int, default=1000)
+    ap.add_argument("--pg-sizes", default="1000",
+                    help="N of the PostgreSQL row (three checkers); empty: none")
+    ap.add_argument("--pg-runs", type=int, default=7, help="measured slots of that row")
     ap.add_argument("--hold", type=int, default=0, metavar="N",
                     help="set up N endpoints, warm up, print the command and wait "
                          "(for profiling); Ctrl-C stops everything")
@@ -449,6 +454,27 @@ def main():
             rows += summarize(case, res, upd)
             servers.remove(ng)
             ng.stop()
+        pg_sizes = [int(s) for s in a.pg_sizes.split(",") if s]
+        if pg_sizes:
+            why = bench_pg.seam_missing()
+            if why:
+                log(f"[pg] no PostgreSQL row: {why}")
+                report["pg_skipped"] = why
+            else:
+                srv = bench_pg.start_server()
+                servers.append(srv)
+                report["pg"] = []
+                for n in pg_sizes:
+                    ng, _ = setup(f"pg-{n}", n, 140 + len(report["pg"]), False, TIMEOUT_MS, 10)
+                    srv.reset()
+                    case = bench_pg.PgCase(work, f"PostgreSQL N={n}", sys.modules[__name__],
+                                           a.ddup, a.floor, srv, bind, ng, max(1, n // 10),
+                                           TIMEOUT_MS)
+                    res = bench_pg.measure(case, a.pg_runs, log)
+                    report["pg"].append(bench_pg.summarize(case, res))
+                    bench_pg.print_table(report["pg"][-1:], sys.stderr)
+                    servers.remove(ng)
+                    ng.stop()
         if a.state_runs > 0:
             if a.state_n not in [int(s) for s in a.sizes.split(",") if s]:
                 state_ng, _ = setup(f"state-{a.state_n}", a.state_n, 130, False,
@@ -463,8 +489,9 @@ def main():
               f"medians of {a.runs} interleaved runs (peak RSS: the largest); "
               f"curl-seq: {a.sample} URLs (slow: 10), scaled to N")
         print()
-        print_table(rows)
-        print()
+        if rows:
+            print_table(rows)
+            print()
         for r in rows:
             if r["who"] == "ddup-check":
                 print(f"{r['case']}: DNS UPDATE messages in {r['runs']} steady-state runs: "
@@ -480,6 +507,12 @@ def main():
                   f"and wrote {st['pages_per_run']:.1f} pages (mean)")
             for t, b in sorted(st["by_table"].items(), key=lambda x: -x[1])[:6]:
                 print(f"    {t}: {b / 1e6:.1f} MB")
+        if report.get("pg"):
+            print()
+            print(f"PostgreSQL, three checkers (quorum 2 of 3), medians of {a.pg_runs} slots "
+                  "(each slot: the deciding run, then two reporting runs):")
+            print()
+            bench_pg.print_table(report["pg"], sys.stdout)
         if a.json:
             with open(a.json, "w") as f:
                 json.dump(report, f, indent=1)
@@ -487,7 +520,8 @@ def main():
     finally:
         for s in reversed(servers):
             try:
-                s.stop()
+                # A PostgreSQL server goes with its folder.
+                getattr(s, "destroy", s.stop)()
             except Exception as e:     # keep stopping the others
                 log(f"stopping {s}: {e}")
         shutil.rmtree(work, ignore_errors=True)

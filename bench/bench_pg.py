@@ -1,0 +1,223 @@
+"""The PostgreSQL row of the benchmark: three checkers, one shared state.
+
+A real PostgreSQL, started the way the integration tests start theirs
+(tests/integration/pgfix.py: Debian's initdb and postgres run as the
+`postgres` user in a temporary folder, a Unix socket there and loopback),
+but with the durability of a production server (fsync and synchronous
+commit on, Debian's shared_buffers), so that a commit costs what it
+costs for SQLite's synchronous=FULL.  The checkers reach it over TCP on
+loopback with the role's password, as checkers in other networks would.
+
+Three INI files, the same configuration but `checker`, share the state;
+quorum is the default majority (2 of 3).  A measured slot is the three
+checkers' runs one after the other in one slot of the database's clock:
+the first of them takes every domain's round (the deciding run), the
+other two only report.  Between slots the database's clock is stepped
+to the start of the next slot with pgfix's seam (`ddup_test.now()`,
+moved by PgServer.advance()), so no slot is skipped and none is waited
+for; the order of the checkers turns from slot to slot.  The floor
+(bench/floor.c, the same GETs) runs once per slot beside them.
+
+Figures: wall time, CPU and peak RSS per run (medians), for the deciding
+run and the reporting runs apart, and the database round trips of each
+from ddup-check's debug line `postgresql: N round trips` (one more slot
+with -v).
+"""
+
+import json
+import os
+import re
+import statistics
+import subprocess
+
+from pgfix import PgServer, _bindir
+
+CHECKERS = ("c1", "c2", "c3")
+INTERVAL_S = 30
+
+
+class BenchPg(PgServer):
+    """pgfix's server with production's durability back on."""
+
+    def _init(self):
+        super()._init()
+        # Later lines of postgresql.conf win over pgfix's test settings.
+        with open(os.path.join(self.data, "postgresql.conf"), "a") as f:
+            f.write("\nfsync = on\nsynchronous_commit = on\nfull_page_writes = on\n"
+                    "shared_buffers = 128MB\n")
+
+    def db_epoch(self):
+        """The database's time as ddup sees it (through the seam), in seconds."""
+        return float(self.psql("SELECT extract(epoch FROM ddup_test.now())")[0][0])
+
+    def next_slot(self, interval):
+        """Steps the database's clock to just after the start of the next slot."""
+        t = self.db_epoch()
+        self.advance(interval - t % interval + 0.05)
+
+
+def seam_missing():
+    """None if this row can run here, else why not."""
+    if _bindir() is None:
+        return "PostgreSQL is not installed (Debian's postgresql)"
+    if os.geteuid() != 0:
+        return "it needs root (the server runs as the postgres user)"
+    if not hasattr(PgServer, "advance"):
+        return "pgfix.py has no clock seam (PgServer.advance)"
+    return None
+
+
+class PgCase:
+    """N endpoints (those of an nginx the caller started), three checkers."""
+
+    def __init__(self, work, name, bench, ddup, floor, srv, bind, nginx, ndomains,
+                 timeout_ms):
+        self.name = name
+        self.dir = os.path.join(work, name)
+        os.makedirs(self.dir, exist_ok=True)
+        self.b = bench          # bench.py: write_ini, spawn_measured, read
+        self.ddup = ddup
+        self.srv = srv
+        self.bind = bind
+        self.n = len(nginx.addrs)
+        self.ndomains = ndomains
+        self.ini = {}
+        for c in CHECKERS:
+            self.ini[c] = os.path.join(self.dir, f"{c}.ini")
+            bench.write_ini(self.ini[c], srv.uri(), bind, nginx, ndomains, timeout_ms,
+                            extra=[f"interval = {INTERVAL_S}s",
+                                   "checkers = " + ", ".join(CHECKERS), f"checker = {c}"])
+        self.urlfile = os.path.join(self.dir, "urls")
+        with open(self.urlfile, "w") as f:
+            f.write("".join(nginx.url(a) + "\n" for a in nginx.addrs))
+        self.floor_argv = [floor, self.urlfile, str(timeout_ms), str(bench.PARALLEL)]
+        self.out = os.path.join(self.dir, "out")
+        self.err = os.path.join(self.dir, "err")
+
+    def run(self, c, warm=False, verbose=False):
+        argv = [self.ddup, "-c", self.ini[c]] + (["-v"] if verbose else [])
+        wall, cpu, rss, rc = self.b.spawn_measured(argv, self.out, self.err)
+        err = self.b.read(self.err)
+        if rc != 0 or (err.strip() and not warm and not verbose):
+            raise RuntimeError(f"{self.name}: {c} exited {rc}:\n{err[-2000:]}")
+        return wall, cpu, rss, err
+
+    def floor(self):
+        wall, cpu, rss, rc = self.b.spawn_measured(self.floor_argv, self.out, self.err)
+        err = self.b.read(self.err)
+        if rc != 0 or err.strip() != f"ok {self.n} failed 0":
+            raise RuntimeError(f"{self.name}: floor exited {rc}: {err[-2000:]}")
+        return wall, cpu, rss
+
+    def status_ok(self):
+        """Every endpoint's last check passed and is published, as c1 sees it."""
+        p = subprocess.run([self.ddup, "-c", self.ini["c1"], "--status", "--json"],
+                           capture_output=True, text=True, timeout=120)
+        if p.returncode != 0:
+            raise RuntimeError(f"{self.name}: --status exited {p.returncode}: {p.stderr}")
+        doms = json.loads(p.stdout)["domains"]
+        bad = [(d["name"], e["name"], e["lastResult"]) for d in doms for e in d["endpoints"]
+               if e["lastResult"] != "ok" or not e["published"]]
+        return len(doms) == self.ndomains and not bad, bad[:5]
+
+    def slot(self, order, **kw):
+        self.srv.next_slot(INTERVAL_S)
+        return [(c, self.run(c, **kw)) for c in order]
+
+    def deciders(self):
+        """{checker: domains} of the rounds of the latest slot, from the database."""
+        rows = self.srv.psql("SELECT checker, count(*) FROM ddup_round WHERE slot = "
+                             "(SELECT max(slot) FROM ddup_round) GROUP BY checker")
+        return {c: int(k) for c, k in rows}
+
+
+def round_trips(err):
+    m = re.search(r"postgresql: (\d+) round trips", err)
+    return int(m.group(1)) if m else None
+
+
+def measure(case, runs, log):
+    """Warm-up slots until every domain is published, then `runs` slots."""
+    before = case.bind.update_count()
+    for k in range(6):
+        case.slot(CHECKERS, warm=True)
+        ok, bad = case.status_ok()
+        log(f"[{case.name}] warm-up slot {k + 1}: published {case.bind.update_count() - before}"
+            f" of {case.ndomains} domains")
+        if ok:
+            break
+    else:
+        raise RuntimeError(f"{case.name}: not steady after 6 slots: {bad}")
+    # Two more slots: every checker's streaks open, nothing left to publish.
+    for _ in range(2):
+        case.slot(CHECKERS, warm=True)
+    published = case.bind.update_count() - before
+    if published != case.ndomains:
+        raise RuntimeError(f"{case.name}: warm-up sent {published} UPDATEs, "
+                           f"expected {case.ndomains}")
+    before = case.bind.update_count()
+    decide, report, floor = [], [], []
+    for r in range(runs):
+        order = CHECKERS[r % 3:] + CHECKERS[:r % 3]
+        floor.append(case.floor())
+        got = case.slot(order)
+        # The first run of the slot took every domain's round, the others none.
+        if case.deciders() != {order[0]: case.ndomains}:
+            raise RuntimeError(f"{case.name}: rounds of slot {r + 1} taken by "
+                               f"{case.deciders()}, not all by {order[0]}")
+        decide.append(got[0][1][:3])
+        report += [g[1][:3] for g in got[1:]]
+        log(f"[{case.name}] slot {r + 1}/{runs}: floor {floor[-1][0]:.3f}s  " + "  ".join(
+            f"{c} {w[0]:.3f}s" for c, w in got))
+    updates = case.bind.update_count() - before
+    if updates != 0:
+        raise RuntimeError(f"{case.name}: {updates} UPDATE messages in steady state")
+    ok, bad = case.status_ok()
+    if not ok:
+        raise RuntimeError(f"{case.name}: not steady after the measured slots: {bad}")
+    got = case.slot(CHECKERS, verbose=True)
+    trips = [round_trips(w[3]) for _, w in got]
+    if None in trips:
+        raise RuntimeError(f"{case.name}: no 'postgresql: N round trips' line with -v")
+    return {"decide": decide, "report": report, "floor": floor, "trips": trips,
+            "updates": updates}
+
+
+def summarize(case, res):
+    def med(rows, i):
+        return statistics.median(x[i] for x in rows)
+    fw = med(res["floor"], 0)
+    allruns = res["decide"] + res["report"]
+    row = {"case": case.name, "n": case.n, "slots": len(res["decide"]),
+           "wall": med(allruns, 0), "wall_decide": med(res["decide"], 0),
+           "wall_report": med(res["report"], 0), "floor_wall": fw,
+           "cpu_decide": med(res["decide"], 1), "cpu_report": med(res["report"], 1),
+           "rss_kib": max(x[2] for x in allruns),
+           "trips_decide": res["trips"][0], "trips_report": res["trips"][1:],
+           "updates": res["updates"]}
+    row["wall_ratio"] = row["wall"] / fw
+    return row
+
+
+def print_table(rows, out):
+    print("| case | wall per run (median) | deciding run | reporting run | floor | "
+          "CPU deciding / reporting | peak RSS | round trips deciding / reporting |",
+          file=out)
+    print("|---|---:|---:|---:|---:|---:|---:|---:|", file=out)
+    for r in rows:
+        print(f"| {r['case']} | {r['wall']:.3f} s ({r['wall_ratio']:.2f} x floor) "
+              f"| {r['wall_decide']:.3f} s | {r['wall_report']:.3f} s | {r['floor_wall']:.3f} s "
+              f"| {r['cpu_decide']:.3f} s / {r['cpu_report']:.3f} s "
+              f"| {r['rss_kib'] / 1024:.1f} MB "
+              f"| {r['trips_decide']} / {', '.join(map(str, r['trips_report']))} |", file=out)
+    out.flush()
+
+
+def start_server():
+    srv = BenchPg()
+    try:
+        srv.start()
+    except BaseException:
+        srv.destroy()
+        raise
+    return srv
