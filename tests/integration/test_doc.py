@@ -12,6 +12,7 @@ import os
 import re
 import sqlite3
 import subprocess
+import time
 
 from conftest import DDUP
 
@@ -216,3 +217,71 @@ def test_example_passes_check_config():
                        capture_output=True, text=True, timeout=30, env=env)
     assert r.returncode == 0, r.stderr
     assert "configuration OK" in r.stdout
+
+
+def readme_sql():
+    """The README's SQL block for the database role of several checkers."""
+    blocks = re.findall(r"```sql\n(.*?)```", read("README.md"), re.S)
+    assert len(blocks) == 1, "README.md: expected one sql block"
+    return blocks[0]
+
+
+def test_readme_role_privileges_block(ddup, bind_server, http_server, pg_server):
+    """The README's SQL block, run as it stands on a real PostgreSQL (its names
+    changed, so as not to meet the fixture's database and role ddup): a run of
+    the checkers' role cannot make the schema, the owner's run does, and then
+    three checkers with their rows only run rounds, change DNS and answer
+    --status and the requests."""
+    from test_failover import NAME, write_config
+    sql = re.sub(r"\bddup\b", "docddup", readme_sql().replace("ddup_owner", "docowner"))
+    pw = dict(re.findall(r"CREATE ROLE (\w+) LOGIN PASSWORD '([^']*)'", sql))
+    assert set(pw) == {"docowner", "docddup"}, pw
+    p = http_server()
+    write_config(ddup, bind_server, [("a", p, "192.0.2.1", 0)])
+    with open(ddup.config) as f:
+        body = f.read().split("\n", 1)[1].replace("interval = 30s\n", "")
+
+    def config(role, checker):
+        uri = f"postgresql://{role}:{pw[role]}@127.0.0.1:{pg_server.port}/docddup"
+        ddup.write(f"state = {uri}\ninterval = 1s\ntimeout = 800ms\n"
+                   f"checkers = a, b, c\nchecker = {checker}\n" + body, state=False)
+
+    def psql_script(text):
+        return subprocess.run([os.path.join(pg_server.bin, "psql"), "-X", "-q",
+                               "-v", "ON_ERROR_STOP=1", "-h", pg_server.sock,
+                               "-p", str(pg_server.port), "-U", "postgres", "-d", "postgres"],
+                              input=text, capture_output=True, text=True, timeout=60)
+
+    try:
+        r = psql_script(sql)
+        assert r.returncode == 0, r.stderr
+        config("docddup", "a")
+        r = ddup.run()
+        assert r.rc == 4, r
+        assert "cannot upgrade the schema: ERROR:  permission denied for schema docddup" \
+            in r.err, r
+        config("docowner", "a")
+        r = ddup.run()
+        assert r.rc == 0, r
+        # The database's real clock: slots of a second, a few of them.
+        for _ in range(10):
+            time.sleep(1.05 - time.time() % 1)
+            for c in "abc":
+                config("docddup", c)
+                r = ddup.run()
+                assert r.rc == 0, r
+            if bind_server.query(NAME) == ["192.0.2.1"]:
+                break
+        assert bind_server.query(NAME) == ["192.0.2.1"]
+        st = ddup.status()
+        assert st["fleet"]["outOfStep"] == [], st["fleet"]
+        for args in (["--drain", f"{NAME}/a"], ["--undrain", f"{NAME}/a"],
+                     ["--failback", NAME]):
+            r = ddup.run(*args)
+            assert r.rc == 0, r
+        owners = pg_server.psql("SELECT DISTINCT schemaname, tableowner FROM pg_tables "
+                                "WHERE tablename LIKE 'ddup%'", db="docddup")
+        assert owners == [["docddup", "docowner"]], owners
+    finally:
+        psql_script("DROP DATABASE IF EXISTS docddup WITH (FORCE);\n"
+                    "DROP ROLE IF EXISTS docowner, docddup;\n")
