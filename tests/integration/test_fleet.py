@@ -11,9 +11,13 @@ report is fresh and the others' are from the slot before.
 """
 
 import os
+import random
+import signal
+import time
 
 import pytest
 
+from conftest import TIME_SCALE
 from fleetfix import BindExec, Fleet, LockHolder, wait_for
 from pgfix import PG_PASSWORD
 from test_crash import kill_reports, killable_env
@@ -324,6 +328,64 @@ def test_decider_killed(fleet, pair, bind_server, pg_server, tmp_path, moment):
     f.next_slot()
     f.round()
     assert len(prov.done()) == done and f.dns() == [P]
+
+
+def test_deciders_killed_at_random_moments(fleet, pair, bind_server, tmp_path):
+    """Deciders killed with SIGKILL after a random delay, with the health
+    changed at random between kills: whatever each kill interrupted, two
+    slots in which every checker sees the same health leave DNS on what
+    that health wants (attempts and recoverAfter 1: the second slot's
+    round hears three checkers agree)."""
+    seed = int(os.environ.get("DDUP_CRASH_SEED", "0")) or random.SystemRandom().randrange(1, 2**31)
+    kills_wanted = int(os.environ.get("DDUP_FLEET_KILLS", "15" if TIME_SCALE == 1 else "4"))
+    print(f"\nfleet crash test: DDUP_CRASH_SEED={seed}")
+    rng = random.Random(seed)
+    reports = str(tmp_path / "reports")
+    os.mkdir(reports)
+    env = killable_env(reports)
+    f = fleet(eps(pair), attempts=1)
+    settle(f)
+    t0 = time.monotonic()
+    f.next_slot()
+    f.round()
+    typical = (time.monotonic() - t0) / 3
+    kills = 0
+    while kills < kills_wanted:
+        # Health for the killed run, then for the two slots after it.
+        pair[0].set(status=200 if rng.random() < 0.5 else 503)
+        f.next_slot()
+        decider = rng.choice("abc")
+        run = f.start(decider, env=env)
+        time.sleep(rng.uniform(0, 1.5 * typical))
+        if run.poll() is None:
+            run.kill()
+        run.communicate(timeout=60)
+        if run.returncode == -signal.SIGKILL:
+            kills += 1
+        else:
+            assert run.returncode == 0, f"seed {seed}: a run exited {run.returncode}"
+        # The others of the slot; some of them killed too.
+        for n in "abc".replace(decider, ""):
+            if rng.random() < 0.2:
+                other = f.start(n, env=env)
+                time.sleep(rng.uniform(0, 1.5 * typical))
+                if other.poll() is None:
+                    other.kill()
+                other.communicate(timeout=60)
+                assert other.returncode in (0, -signal.SIGKILL), f"seed {seed}"
+            else:
+                r = f.run(n)
+                assert r.rc == 0, f"seed {seed}: {r}"
+        up = rng.random() < 0.5
+        pair[0].set(status=200 if up else 503)
+        for _ in range(2):
+            f.next_slot()
+            f.round("".join(rng.sample("abc", 3)))
+        want = [P] if up else [B]
+        assert f.dns() == want, f"seed {seed}, kill {kills}: DNS {f.dns()}, wanted {want}"
+        d = f.status("a")["domains"][0]
+        assert d["published"] == want and d["lastError"] is None, f"seed {seed}: {d}"
+        assert kill_reports(reports) == [], f"seed {seed}"
 
 
 # ---------------------------------------------------------------- the database down
