@@ -214,6 +214,12 @@ out:
 	return rc;
 }
 
+/*
+ * Several checkers may take rounds in one slot, and each then delivers:
+ * the first to ask for a notifier's deliveries holds them (a session
+ * advisory lock, until its run ends); another gets none, so that no
+ * event goes out twice.  They stay pending for the next run otherwise.
+ */
 int
 pgd_get_deliveries(struct state *st, const char *notifier,
     struct st_delivery **out, size_t *n)
@@ -222,19 +228,26 @@ pgd_get_deliveries(struct state *st, const char *notifier,
 	struct st_delivery *v;
 	struct pgq *q;
 	const char *p[1];
-	int i, rows;
+	int i, rows, rc = -1;
 
 	*out = NULL;
 	*n = 0;
 	p[0] = notifier;
-	if ((r = one(st, &q, "cannot read deliveries", "SELECT d.event,"
+	q = pgq_new(st);
+	pgq_add(q, "cannot hold the deliveries", "SELECT"
+	    " pg_try_advisory_lock(hashtextextended('ddup-check deliveries '"
+	    " || $1, 0))", 1, p);
+	pgq_add(q, "cannot read deliveries", "SELECT d.event,"
 	    " e.body, d.attempts, " PG_MS("d.next_attempt")
 	    " FROM ddup_delivery d JOIN ddup_event e ON e.id = d.event"
 	    " WHERE d.notifier = $1 AND d.delivered IS NULL AND"
-	    " d.given_up IS NULL ORDER BY d.event", 1, p, NULL, 0)) == NULL) {
-		pgq_free(q);
-		return -1;
-	}
+	    " d.given_up IS NULL ORDER BY d.event", 1, p);
+	if (pgq_run(q) == -1)
+		goto out;
+	rc = 0;
+	if (!pg_getbool(pgq_result(q, 0), 0, 0))
+		goto out;
+	r = pgq_result(q, 1);
 	rows = PQntuples(r);
 	v = xcalloc((size_t)rows + 1, sizeof(*v));
 	for (i = 0; i < rows; i++) {
@@ -245,8 +258,9 @@ pgd_get_deliveries(struct state *st, const char *notifier,
 	}
 	*out = v;
 	*n = (size_t)rows;
+out:
 	pgq_free(q);
-	return 0;
+	return rc;
 }
 
 int

@@ -7,11 +7,13 @@ The tests of the SQLite file's rows (marked sqlite_file) are the models.
 """
 
 import re
+import subprocess
 import time
 
 import pytest
 
 from conftest import Ddup
+from procfix import die_with_parent
 from test_failover import NAME, provider_section, write_config
 
 
@@ -190,3 +192,37 @@ def test_round_trips_do_not_grow_with_endpoints(pgd, bind_server, http_server, p
     rows = pg_server.psql("SELECT count(*), sum(passes) FROM ddup_endpoint")
     assert rows == [[str(n), str(3 * n)]]
     assert pg_server.psql("SELECT count(*) FROM ddup_streak") == [[str(n)]]
+
+
+def test_deliveries_held_by_one_run_of_the_fleet(pgd, bind_server, http_server, pg_server,
+                                                 receiver):
+    """Two checkers that take rounds in one slot both deliver: the first to ask holds a
+    notifier's deliveries until its run ends, the other sends none of them."""
+    two(pgd, bind_server, http_server)
+    hook = receiver().up()
+    with open(pgd.config, "a") as f:
+        f.write(f"\n[notify ops]\nurl = {hook.url}\nevents = dns_updated\n")
+    # A session holding them, as another checker's run delivering would.
+    holder = subprocess.Popen(
+        ["psql", "-X", "-q", "-A", "-t", pg_server.uri(socket=True)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, preexec_fn=die_with_parent)
+    try:
+        holder.stdin.write("SELECT pg_advisory_lock(hashtextextended("
+                           "'ddup-check deliveries ops', 0));\nSELECT 'held';\n")
+        holder.stdin.flush()
+        while holder.stdout.readline().strip() != "held":
+            pass
+        r = pgd.run()
+        assert r.rc == 0, r
+        assert bind_server.query(NAME, "A") == ["192.0.2.1"]
+        assert hook.events() == []
+        assert pg_server.psql("SELECT e.event, d.attempts, d.delivered IS NULL FROM"
+                              " ddup_delivery d JOIN ddup_event e ON e.id = d.event") == \
+            [["dns_updated", "0", "t"]]
+    finally:
+        holder.stdin.close()
+        holder.wait(timeout=30)
+    r = pgd.run()
+    assert r.rc == 0, r
+    assert [e["event"] for e in hook.events()] == ["dns_updated"]
+    assert pg_server.psql("SELECT delivered IS NOT NULL FROM ddup_delivery") == [["t"]]
