@@ -10,6 +10,7 @@ the current and the previous slot.  So when a checker decides, its own
 report is fresh and the others' are from the slot before.
 """
 
+import json
 import os
 import random
 import signal
@@ -219,6 +220,49 @@ def test_stopped_server_failed_over_by_the_majority_and_back(fleet, pair):
     assert seen == [[B], [P]], seen
     assert [e["state"] for e in f.status("c")["domains"][0]["endpoints"]] == \
         ["active", "standby"]
+
+
+NOTIFY = """#!/bin/sh
+cat >> "$0.events"
+echo >> "$0.events"
+"""
+
+
+def test_events_recorded_and_delivered_once_per_change(fleet, pair, tmp_path):
+    """Only the deciding run records a domain's events and delivers them:
+    three checkers, one event per change (SPEC 11)."""
+    prog = str(tmp_path / "notify")
+    with open(prog, "w") as fh:
+        fh.write(NOTIFY)
+    os.chmod(prog, 0o700)
+    f = fleet(eps(pair), attempts=1,
+              keys=f"\n[notify log]\ncommand = {prog}\n"
+                   "events = dns_updated, endpoint_down, endpoint_up\n")
+    settle(f)
+
+    def events():
+        try:
+            with open(prog + ".events") as fh:
+                return [json.loads(line) for line in fh if line.strip()]
+        except FileNotFoundError:
+            return []
+
+    first = len(events())           # the first publication's
+    pair[0].stop()
+    for order in ("abc", "bca", "cab"):
+        f.next_slot()
+        f.round(order)
+    assert f.dns() == [B]
+    pair[0].start()
+    for order in ("bca", "cab", "abc"):
+        f.next_slot()
+        f.round(order)
+    assert f.dns() == [P]
+    got = events()[first:]
+    assert [(e["event"], e.get("endpoint")) for e in got if e["event"] != "dns_updated"] == \
+        [("endpoint_down", "primary"), ("endpoint_up", "primary")], got
+    assert [e["published"] for e in got if e["event"] == "dns_updated"] == [[B], [P]], got
+    assert len({e["id"] for e in got}) == len(got) == 4, got
 
 
 # ---------------------------------------------------------------- the decider killed
