@@ -165,6 +165,14 @@ class BindExec:
         os.unlink(os.path.join(self.dir, "at-" + when))
 
 
+    def cleanup(self):
+        """Kills whatever program a failed test left blocked at a gate."""
+        for when in ("before", "after"):
+            pid = self.reached(when)
+            if pid is not None and _alive(pid):
+                os.kill(pid, signal.SIGKILL)
+
+
 def _alive(pid):
     """pid is a process that has not ended (an orphan is reaped by init)."""
     try:

@@ -41,6 +41,14 @@ def fleet(tmp_path, pg_server, bind_server):
 
 
 @pytest.fixture
+def prov(tmp_path, bind_server):
+    """The exec provider of fleetfix.py on BIND; nothing left blocked after."""
+    p = BindExec(str(tmp_path / "prov"), bind_server)
+    yield p
+    p.cleanup()
+
+
+@pytest.fixture
 def pair(http_server):
     """The primary and the backup."""
     return http_server(), http_server()
@@ -281,12 +289,11 @@ def lock_tables(pg, but=()):
 
 
 @pytest.mark.parametrize("moment", MOMENTS)
-def test_decider_killed(fleet, pair, bind_server, pg_server, tmp_path, moment):
+def test_decider_killed(fleet, pair, prov, pg_server, tmp_path, moment):
     """The primary fails for every checker; a takes the round that fails
     it over and is killed at moment.  The primary is then healthy again
     for everyone, so the next round that may change DNS wants the
     opposite of the killed one: DNS must end on the primary."""
-    prov = BindExec(str(tmp_path / "prov"), bind_server)
     f = fleet(eps(pair), attempts=1, provider=prov.section())
     settle(f)
     base = len(prov.done())
@@ -468,12 +475,10 @@ def test_database_down_every_checker_exits_4_then_recovers(fleet, pair, bind_ser
     assert votes(e) == (0, 3, "fail")
 
 
-def test_database_lost_during_the_provider_call(fleet, pair, bind_server, pg_server,
-                                               tmp_path):
+def test_database_lost_during_the_provider_call(fleet, pair, prov, pg_server):
     """PostgreSQL goes while the decider's update is out: the update lands,
     its outcome cannot be recorded; once the database is back, the next
     round reads DNS back and puts it right."""
-    prov = BindExec(str(tmp_path / "prov"), bind_server)
     f = fleet(eps(pair), attempts=1, provider=prov.section())
     settle(f)
     pair[0].set(status=503)
@@ -505,10 +510,8 @@ def test_database_lost_during_the_provider_call(fleet, pair, bind_server, pg_ser
 
 # ---------------------------------------------------------------- one checker twice
 
-def test_second_run_of_a_checker_exits_3_while_the_first_runs(fleet, pair, bind_server,
-                                                              tmp_path):
+def test_second_run_of_a_checker_exits_3_while_the_first_runs(fleet, pair, prov):
     """Two real runs of b (test_checkers.py holds b's lock from psql)."""
-    prov = BindExec(str(tmp_path / "prov"), bind_server)
     f = fleet(eps(pair), attempts=1, provider=prov.section())
     settle(f)
     pair[0].set(status=503)
