@@ -137,6 +137,54 @@ const char *const pg_migrations[] = {
 	"CREATE TABLE ddup_vote (domain text NOT NULL, endpoint text NOT NULL,"
 	"  slot bigint NOT NULL, npass integer NOT NULL, nfail integer NOT NULL,"
 	"  verdict integer NOT NULL, PRIMARY KEY (domain, endpoint))",
+	/*
+	 * 3: views for the operator's questions, as the SQLite file has
+	 * them (README): every endpoint now, the last DNS changes, failed
+	 * streaks, uptime over the day before the last run (a streak across
+	 * its start shared in proportion) and undelivered notifications.
+	 */
+	"CREATE VIEW ddup_current AS"
+	" SELECT e.domain, e.name AS endpoint, e.ip, e.priority,"
+	"  CASE WHEN e.last_check IS NULL THEN 'unknown'"
+	"   WHEN e.removed THEN 'removed' WHEN e.last_ok THEN 'ok'"
+	"   ELSE 'failing' END AS health,"
+	"  coalesce(position(' ' || e.ip || ' ' IN ' ' || p.addresses || ' ')"
+	"   > 0, false) AS published,"
+	"  e.failures, e.passes, e.last_check, e.last_status AS status,"
+	"  e.last_result, s.first AS since, s.checks AS streak_checks,"
+	"  round(s.latency_mean)::integer AS latency_mean"
+	" FROM ddup_endpoint e LEFT JOIN ddup_streak s ON s.id = e.streak"
+	" LEFT JOIN ddup_published p ON p.domain = e.domain"
+	"  AND p.type = CASE WHEN e.ip LIKE '%:%' THEN 'AAAA'"
+	"   WHEN e.ip ~ '[^0-9.]' THEN 'CNAME' ELSE 'A' END;"
+	"CREATE VIEW ddup_last_changes AS"
+	" SELECT time, domain, type, old, new, tier,"
+	"  CASE WHEN ok THEN 'ok' ELSE 'FAILED: ' || error END AS result"
+	" FROM ddup_change ORDER BY time DESC, id DESC;"
+	"CREATE VIEW ddup_failures AS"
+	" SELECT s.domain, s.endpoint, s.ip, s.first, s.last, s.checks,"
+	"  s.status, s.reason, round(s.latency_mean)::integer AS latency_mean,"
+	"  EXISTS (SELECT 1 FROM ddup_endpoint e WHERE e.streak = s.id) AS open"
+	" FROM ddup_streak s WHERE NOT s.ok ORDER BY s.first DESC, s.id DESC;"
+	"CREATE VIEW ddup_uptime_24h AS"
+	" WITH m AS (SELECT value::timestamptz AS now FROM ddup_meta"
+	"  WHERE key = 'last_run'),"
+	" share AS (SELECT s.domain, s.endpoint, s.ok,"
+	"  CASE WHEN s.last <= s.first THEN s.checks::float8"
+	"  ELSE s.checks * extract(epoch FROM least(s.last, m.now)"
+	"   - greatest(s.first, m.now - interval '1 day'))::float8"
+	"   / extract(epoch FROM s.last - s.first)::float8 END AS n"
+	"  FROM ddup_streak s, m WHERE s.last >= m.now - interval '1 day')"
+	" SELECT domain, endpoint, round(sum(n))::bigint AS checks,"
+	"  round(coalesce(sum(n) FILTER (WHERE ok), 0))::bigint AS passed,"
+	"  round((100 * coalesce(sum(n) FILTER (WHERE ok), 0)"
+	"   / nullif(sum(n), 0))::numeric, 3) AS uptime_pct"
+	" FROM share GROUP BY domain, endpoint;"
+	"CREATE VIEW ddup_undelivered AS"
+	" SELECT e.id, e.time, e.domain, e.event, e.endpoint, d.notifier,"
+	"  d.attempts, d.next_attempt, d.given_up, d.last_error"
+	" FROM ddup_delivery d JOIN ddup_event e ON e.id = d.event"
+	" WHERE d.delivered IS NULL ORDER BY e.id, d.notifier",
 };
 
 const int pg_schema_version =

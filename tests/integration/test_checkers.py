@@ -108,7 +108,7 @@ def pg_ready(ddup, bind_server, http_server, pg, socket=False, checker="b"):
 
 
 # The schema version this ddup-check makes (state_pg_schema.c).
-PG_SCHEMA = "2"
+PG_SCHEMA = "3"
 
 
 def schema_version(pg):

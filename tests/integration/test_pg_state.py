@@ -278,3 +278,44 @@ def test_keeps_what_sqlite_keeps(tmp_path, bind_server, http_server, pg_server):
     for a, b in zip(on_sqlite, on_pg):
         assert a == b
     assert len(on_pg) == 11
+
+
+def test_views_answer_the_operators_questions(pgd, bind_server, http_server, pg_server,
+                                              receiver):
+    p, b = two(pgd, bind_server, http_server, "attempts = 1\n")
+    with open(pgd.config, "a") as f:
+        f.write(f"\n[notify ops]\nurl = {receiver().url}\n")   # nobody listens
+    pgd.run()
+    p.set(status=503)
+    pgd.run()
+    assert bind_server.query(NAME, "A") == ["192.0.2.2"]
+    assert pg_server.psql("SELECT endpoint, health, published, failures, passes, status,"
+                          " last_result, streak_checks FROM ddup_current ORDER BY priority") == \
+        [["primary", "removed", "f", "1", "0", "503", "HTTP 503", "1"],
+         ["backup", "ok", "t", "0", "2", "200", "ok", "2"]]
+    assert pg_server.psql("SELECT type, old, new, result FROM ddup_last_changes") == \
+        [["A", "192.0.2.1", "192.0.2.2", "ok"], ["A", "", "192.0.2.1", "ok"]]
+    assert pg_server.psql("SELECT endpoint, checks, status, reason, open FROM ddup_failures") == \
+        [["primary", "1", "503", "HTTP 503", "t"]]
+    assert pg_server.psql("SELECT endpoint, checks, passed, uptime_pct FROM ddup_uptime_24h"
+                          " ORDER BY endpoint") == \
+        [["backup", "2", "2", "100.000"], ["primary", "2", "1", "50.000"]]
+    assert pg_server.psql("SELECT event, notifier, last_error IS NOT NULL"
+                          " FROM ddup_undelivered") == \
+        [["dns_updated", "ops", "t"], ["dns_updated", "ops", "f"]]
+
+
+def test_schema_upgraded_from_version_2(pgd, bind_server, http_server, pg_server):
+    """Version 2 with its rows (a run of this version, its views taken away): the
+    next run adds the views and keeps the rows."""
+    two(pgd, bind_server, http_server)
+    assert pgd.run().rc == 0
+    for view in ("current", "last_changes", "failures", "uptime_24h", "undelivered"):
+        pg_server.psql(f"DROP VIEW ddup_{view}", user="ddup")
+    pg_server.psql("UPDATE ddup_meta SET value = '2' WHERE key = 'schema_version'", user="ddup")
+    assert pgd.run().rc == 0
+    assert pg_server.psql("SELECT value FROM ddup_meta WHERE key = 'schema_version'") == \
+        [["3"]]
+    assert pg_server.psql("SELECT endpoint, health, passes FROM ddup_current"
+                          " ORDER BY priority") == [["primary", "ok", "2"],
+                                                    ["backup", "ok", "2"]]
