@@ -21,7 +21,8 @@ FUZZ_O		 = build/fuzz
 # parsers: name it here and it is built, smoked and run long like the rest.
 FUZZ_PROVIDERS	 = powerdns azure ovh cloudflare exec desec gandi hetzner \
 		   digitalocean route53
-FUZZ_TARGETS	?= duration expect addr isotime url dns config dashboard pguri $(FUZZ_PROVIDERS)
+FUZZ_TARGETS	?= duration expect addr isotime url dns config dashboard pguri vote \
+		   $(FUZZ_PROVIDERS)
 FUZZ_SMOKE_TIME	?= 30
 FUZZ_RUNS	?= 10000000
 FUZZ_NICE	?= nice -n 19
@@ -42,6 +43,7 @@ FUZZ_MAXLEN_azure	 = 4096
 FUZZ_MAXLEN_ovh	 = 4096
 FUZZ_MAXLEN_config	 = 4096
 FUZZ_MAXLEN_exec	 = 4096
+FUZZ_MAXLEN_vote	 = 1024
 fuzz_maxlen = $(or $(FUZZ_MAXLEN_$(1)),4096)
 
 .PHONY: fuzz fuzz-smoke fuzz-long
