@@ -245,9 +245,10 @@ class PgServer:
 
     def rows(self, sql):
         """Rows of a query as tuples of Python values (None, bool, int, float, str)
-        in its columns' order, through JSON so that no type is guessed."""
+        in its columns' order, through JSON so that no type is guessed (json, not
+        jsonb, keeps two columns of the same name: read as pairs)."""
         out = self.psql(f"SELECT coalesce(json_agg(row_to_json(q)), '[]') FROM ({sql}) q")
-        return [tuple(r.values()) for r in json.loads(out[0][0])]
+        return [tuple(v for _, v in r) for r in json.loads(out[0][0], object_pairs_hook=list)]
 
     def uri(self, socket=False):
         """The state URI of role ddup: over TCP with its password, or over the socket."""

@@ -217,3 +217,9 @@ def test_pg_schema_of_a_test_own_is_gone_with_its_database(pg_server, _pg_shared
     again.psql("CREATE TABLE after (x int)", user="ddup")
     assert again.psql("SELECT schemaname FROM pg_tables WHERE tablename = 'after'") \
         == [["public"]]
+
+
+def test_pg_rows_keep_types_order_and_names_twice(pg_server):
+    assert pg_server.rows("SELECT 1 AS a, 'x' AS b, NULL AS c, true AS d, 1.5 AS e, "
+                          "2 AS same, 3 AS same") == [(1, "x", None, True, 1.5, 2, 3)]
+    assert pg_server.rows("SELECT 1 WHERE false") == []

@@ -6,7 +6,6 @@ waited for, the error classes, TTL limits at configuration time, and no
 token anywhere ddup writes."""
 
 import os
-import sqlite3
 
 import pytest
 
@@ -66,7 +65,6 @@ def test_first_run_finds_the_right_set_and_writes_nothing(ddup, hetzner, http_se
     assert hetzner.writes() == []
 
 
-@pytest.mark.sqlite_file
 def test_records_replaced_with_set_records_and_ttl_changed(ddup, hetzner, http_server):
     hetzner.set_records("A", "app", ["203.0.113.9", "192.0.2.1"], ttl=300)
     a, b = http_server(), http_server()
@@ -82,10 +80,7 @@ def test_records_replaced_with_set_records_and_ttl_changed(ddup, hetzner, http_s
     # The records are right, only the TTL differs: one change_ttl.
     hetzner.set_records("A", "app", ["192.0.2.1", "192.0.2.2"], ttl=3600)
     hetzner.reset_log()
-    con = sqlite3.connect(ddup.state)
-    con.execute("UPDATE domains SET unsure = 1")
-    con.commit()
-    con.close()
+    ddup.state_exec("UPDATE domains SET unsure = 1", "UPDATE ddup_domain SET unsure = true")
     r = ddup.run()
     assert r.rc == 0, r
     assert writes(hetzner) == [("POST", "/app/A/actions/change_ttl")]

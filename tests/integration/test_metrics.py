@@ -9,12 +9,9 @@ When it is written and when not is checked too.
 
 import os
 import re
-import sqlite3
 import stat
 import subprocess
 import time
-
-import pytest
 
 from scenefix import APP, DOWN, ODD, scene_servers, write_scene
 from scenefix import failover as scene_failover
@@ -130,7 +127,6 @@ def test_values_after_failover(ddup, bind_server, http_server):
     assert bind_server.key_secret not in text
 
 
-@pytest.mark.sqlite_file
 def test_counters_outlive_history(ddup, bind_server, http_server):
     """history = 1s: the primary's passing streak is pruned, its check
     stays counted; the counters only grow, run after run."""
@@ -138,12 +134,10 @@ def test_counters_outlive_history(ddup, bind_server, http_server):
     failover(ddup, bind_server, http_server, path, extra="history = 1s")
     time.sleep(1.5)
     assert ddup.run().rc == 1
-    db = sqlite3.connect(ddup.state)
-    try:
-        oks = db.execute("SELECT ok FROM history WHERE domain = ? AND endpoint"
-                         " = 'primary'", (APP,)).fetchall()
-    finally:
-        db.close()
+    oks = ddup.state_rows(f"SELECT ok FROM history WHERE domain = '{APP}'"
+                          " AND endpoint = 'primary'",
+                          f"SELECT ok::int FROM ddup_streak WHERE domain = '{APP}'"
+                          " AND endpoint = 'primary'")
     assert oks == [(0,)], oks                # the passing streak is gone
     s, _ = parse(open(path, encoding="utf-8").read())
     ep = dict(domain=APP, endpoint="primary")

@@ -153,7 +153,6 @@ def test_failover_boston_manual_failback(ddup, bind_server, http_server):
     step(ddup, bind_server, s, "111111", ["austin1"], None, False)
 
 
-@pytest.mark.sqlite_file
 def test_failover_boston_publish_all(ddup, bind_server, http_server):
     """publish = all: a location's healthy servers together; the tier shows
     its location in status and in the log line."""
@@ -168,9 +167,8 @@ def test_failover_boston_publish_all(ddup, bind_server, http_server):
     assert "(tier 0, other locations)" in r.err, r
     assert st["domains"][0]["tierLocation"] is None
     step(ddup, bind_server, s, "110010", ["austin1"])
-    db = sqlite3.connect(ddup.state)
-    rows = db.execute("SELECT tier_rank, tier_location FROM changes ORDER BY id").fetchall()
-    db.close()
+    rows = ddup.state_rows("SELECT tier_rank, tier_location FROM changes ORDER BY id",
+                           "SELECT tier_rank, tier_location FROM ddup_change ORDER BY id")
     assert rows == [(0, "austin"), (1, "boston"), (2, None), (0, "austin")]
 
 
@@ -251,7 +249,6 @@ def test_drain(ddup, bind_server, http_server):
     assert "drained" not in r.out
 
 
-@pytest.mark.sqlite_file
 def test_drain_for_duration_runs_out(ddup, bind_server, http_server):
     eps = [("web1", "", "192.0.2.1"), ("web2", "", "192.0.2.2")]
     IP.update({n: ip for n, _, ip in eps})
@@ -263,14 +260,11 @@ def test_drain_for_duration_runs_out(ddup, bind_server, http_server):
     assert dom["endpoints"][0]["drainedUntil"].endswith("Z")
     step(ddup, bind_server, s, "11", ["web2"], "drained active")
     # The time runs out (moved back, as an hour would pass).
-    db = sqlite3.connect(ddup.state)
-    db.execute("UPDATE drains SET until = '2000-01-01T00:00:00.000Z'")
-    db.commit()
-    db.close()
+    ddup.state_exec("UPDATE drains SET until = '2000-01-01T00:00:00.000Z'",
+                    "UPDATE ddup_drain SET until = '2000-01-01T00:00:00Z'")
     step(ddup, bind_server, s, "11", ["web1", "web2"], "active active")
-    db = sqlite3.connect(ddup.state)
-    assert db.execute("SELECT count(*) FROM drains").fetchone()[0] == 0
-    db.close()
+    assert ddup.state_rows("SELECT count(*) FROM drains",
+                           "SELECT count(*) FROM ddup_drain") == [(0,)]
 
 
 def test_requests_unknown_names(ddup, bind_server, http_server):

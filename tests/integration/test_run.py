@@ -298,16 +298,17 @@ def test_quiet_verbose_and_json_logs(ddup, bind_server, http_server):
     assert any(e.get("endpoint") == "primary" and "HTTP 503" in e["msg"] for e in events)
 
 
-@pytest.mark.sqlite_file
 def test_removed_endpoint_and_domain_dropped(ddup, bind_server, http_server):
     p, b = two(ddup, bind_server, http_server)
     assert ddup.run().rc == 0
     write_config(ddup, bind_server, [("primary", p, "192.0.2.1", 0)])
     assert ddup.run().rc == 0
-    db = sqlite3.connect(ddup.state)
-    names = [r[0] for r in db.execute("SELECT name FROM endpoints")]
-    history = db.execute("SELECT checks, open FROM history WHERE endpoint = 'backup'").fetchall()
-    db.close()
+    names = [r[0] for r in ddup.state_rows("SELECT name FROM endpoints",
+                                           "SELECT name FROM ddup_endpoint")]
+    history = ddup.state_rows(
+        "SELECT checks, open FROM history WHERE endpoint = 'backup'",
+        "SELECT checks, EXISTS (SELECT FROM ddup_endpoint e WHERE e.streak = s.id)::int"
+        " FROM ddup_streak s WHERE endpoint = 'backup'")
     assert names == ["primary"]
     # Its streak ended with its last check.
     assert history == [(1, 0)]

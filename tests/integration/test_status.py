@@ -2,10 +2,7 @@
 with the settings it comes from, and the warning when the last run is
 older than three intervals, in text and JSON (and in --dry-run)."""
 
-import sqlite3
 import time
-
-import pytest
 
 from test_failover import NAME, write_config
 
@@ -40,7 +37,6 @@ def test_failover_time(ddup, bind_server, http_server):
     assert line in r.out.splitlines(), r
 
 
-@pytest.mark.sqlite_file
 def test_stale_last_run(ddup, bind_server, http_server):
     """Fresh: no warning.  The last run set back 100 s with an interval
     of 30 s: the warning, and stale in JSON with the time it began."""
@@ -55,10 +51,8 @@ def test_stale_last_run(ddup, bind_server, http_server):
 
     then = int(time.time()) - 100
     stamp = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(then))
-    db = sqlite3.connect(ddup.state)
-    with db:
-        db.execute("UPDATE meta SET value = ? WHERE key = 'last_run'", (stamp,))
-    db.close()
+    ddup.state_exec(f"UPDATE meta SET value = '{stamp}' WHERE key = 'last_run'",
+                    f"UPDATE ddup_meta SET value = '{stamp}' WHERE key = 'last_run'")
     doc = ddup.status()
     assert doc["stale"] is True
     assert doc["lastRun"] == stamp.replace(".000Z", "Z")
