@@ -213,6 +213,16 @@ class Ddup:
         with open(self._state, "rb") as f:
             return f.read()
 
+    def without_state(self):
+        """The configuration without the state line write() put first (and, on pg, the
+        fleet), for a test that puts a state of its own."""
+        with open(self.config) as f:
+            text = f.read()
+        for prefix in (self.pg_prefix, f"state = {self._state}\n"):
+            if prefix is not None and text.startswith(prefix):
+                return text[len(prefix):]
+        raise AssertionError(f"{self.config} does not begin with the state line write() puts")
+
     def next_slot(self):
         """On pg (on_pg()), moves the database's clock a day on (see READ_ONLY_ARGS);
         for a test that starts ddup-check itself rather than through run()."""

@@ -6,7 +6,6 @@ is a secret, whose password no output shows.
 """
 
 import os
-import re
 
 from pgfix import PG_PASSWORD
 from test_failover import NAME, write_config
@@ -14,20 +13,11 @@ from test_failover import NAME, write_config
 PASSWORD = "pg-s3cret-Zq9"
 
 
-def without_state(ddup):
-    """The configuration without the state line (and the fleet) the ddup fixture puts first."""
-    with open(ddup.config) as f:
-        lines = f.read().split("\n")
-    while lines and re.match(r"(state|checkers|checker) = ", lines[0]):
-        lines.pop(0)
-    return "\n".join(lines)
-
-
 def sqlite_config(ddup, bind_server, http_server, fleet):
     """A configuration of one endpoint with a SQLite state and the keys fleet first."""
     p = http_server()
     write_config(ddup, bind_server, [("a", p, "192.0.2.1", 0)])
-    text = without_state(ddup)
+    text = ddup.without_state()
     with open(ddup.config, "w") as f:
         f.write(fleet + f"state = {ddup.state}\n" + text)
     return p
@@ -60,7 +50,7 @@ def test_bad_fleet_exit_2_naming_lines(ddup, bind_server, http_server):
 def pg_config(ddup, bind_server, http_server, state):
     p = http_server()
     write_config(ddup, bind_server, [("a", p, "192.0.2.1", 0)])
-    text = without_state(ddup)
+    text = ddup.without_state()
     with open(ddup.config, "w") as f:
         f.write(f"state = {state}\ncheckers = a, b, c\nchecker = b\n" + text)
 

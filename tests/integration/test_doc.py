@@ -238,8 +238,7 @@ def test_readme_role_privileges_block(ddup, bind_server, http_server, pg_server)
     assert set(pw) == {"docowner", "docddup"}, pw
     p = http_server()
     write_config(ddup, bind_server, [("a", p, "192.0.2.1", 0)])
-    with open(ddup.config) as f:
-        body = f.read().split("\n", 1)[1].replace("interval = 30s\n", "")
+    body = ddup.without_state().replace("interval = 30s\n", "")
 
     def config(role, checker):
         uri = f"postgresql://{role}:{pw[role]}@127.0.0.1:{pg_server.port}/docddup"
