@@ -21,7 +21,9 @@ for; the order of the checkers turns from slot to slot.  The floor
 Figures: wall time, CPU and peak RSS per run (medians), for the deciding
 run and the reporting runs apart, and the database round trips of each
 from ddup-check's debug line `postgresql: N round trips` (one more slot
-with -v).
+with -v), and what a steady slot writes: rows inserted, updated and
+deleted (pg_stat_user_tables) and WAL bytes (pg_current_wal_lsn()), over
+the measured slots.
 """
 
 import json
@@ -124,6 +126,14 @@ class PgCase:
         self.srv.next_slot(INTERVAL_S)
         return [(c, self.run(c, **kw)) for c in order]
 
+    def writes(self):
+        """(WAL bytes, rows inserted + updated + deleted) so far; each run's server
+        process flushes its table statistics when it ends."""
+        lsn = self.srv.psql("SELECT pg_current_wal_lsn() - '0/0'::pg_lsn")[0][0]
+        rows = self.srv.psql("SELECT coalesce(sum(n_tup_ins + n_tup_upd + n_tup_del), 0) "
+                             "FROM pg_stat_user_tables")[0][0]
+        return int(float(lsn)), int(rows)
+
     def deciders(self):
         """{checker: domains} of the rounds of the latest slot, from the database."""
         rows = self.srv.psql("SELECT checker, count(*) FROM ddup_round WHERE slot = "
@@ -156,6 +166,7 @@ def measure(case, runs, log):
         raise RuntimeError(f"{case.name}: warm-up sent {published} UPDATEs, "
                            f"expected {case.ndomains}")
     before = case.bind.update_count()
+    w0 = case.writes()
     decide, report, floor = [], [], []
     for r in range(runs):
         order = CHECKERS[r % 3:] + CHECKERS[:r % 3]
@@ -170,6 +181,7 @@ def measure(case, runs, log):
         log(f"[{case.name}] slot {r + 1}/{runs}: floor {floor[-1][0]:.3f}s  " + "  ".join(
             f"{c} {w[0]:.3f}s" for c, w in got))
     updates = case.bind.update_count() - before
+    w1 = case.writes()
     if updates != 0:
         raise RuntimeError(f"{case.name}: {updates} UPDATE messages in steady state")
     ok, bad = case.status_ok()
@@ -180,7 +192,8 @@ def measure(case, runs, log):
     if None in trips:
         raise RuntimeError(f"{case.name}: no 'postgresql: N round trips' line with -v")
     return {"decide": decide, "report": report, "floor": floor, "trips": trips,
-            "updates": updates}
+            "updates": updates, "wal_per_slot": (w1[0] - w0[0]) / runs,
+            "rows_per_slot": (w1[1] - w0[1]) / runs}
 
 
 def summarize(case, res):
@@ -194,22 +207,24 @@ def summarize(case, res):
            "cpu_decide": med(res["decide"], 1), "cpu_report": med(res["report"], 1),
            "rss_kib": max(x[2] for x in allruns),
            "trips_decide": res["trips"][0], "trips_report": res["trips"][1:],
-           "updates": res["updates"]}
+           "updates": res["updates"], "wal_per_slot": res["wal_per_slot"],
+           "rows_per_slot": res["rows_per_slot"]}
     row["wall_ratio"] = row["wall"] / fw
     return row
 
 
 def print_table(rows, out):
     print("| case | wall per run (median) | deciding run | reporting run | floor | "
-          "CPU deciding / reporting | peak RSS | round trips deciding / reporting |",
-          file=out)
-    print("|---|---:|---:|---:|---:|---:|---:|---:|", file=out)
+          "CPU deciding / reporting | peak RSS | round trips deciding / reporting | "
+          "rows written per slot | WAL per slot |", file=out)
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|", file=out)
     for r in rows:
         print(f"| {r['case']} | {r['wall']:.3f} s ({r['wall_ratio']:.2f} x floor) "
               f"| {r['wall_decide']:.3f} s | {r['wall_report']:.3f} s | {r['floor_wall']:.3f} s "
               f"| {r['cpu_decide']:.3f} s / {r['cpu_report']:.3f} s "
               f"| {r['rss_kib'] / 1024:.1f} MB "
-              f"| {r['trips_decide']} / {', '.join(map(str, r['trips_report']))} |", file=out)
+              f"| {r['trips_decide']} / {', '.join(map(str, r['trips_report']))} "
+              f"| {r['rows_per_slot']:,.0f} | {r['wal_per_slot'] / 1024:,.0f} KiB |", file=out)
     out.flush()
 
 
