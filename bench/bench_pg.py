@@ -148,6 +148,7 @@ def round_trips(err):
 
 def measure(case, runs, log):
     """Warm-up slots until every domain is published, then `runs` slots."""
+    load0 = os.getloadavg()[0]
     before = case.bind.update_count()
     for k in range(6):
         case.slot(CHECKERS, warm=True)
@@ -192,7 +193,8 @@ def measure(case, runs, log):
     if None in trips:
         raise RuntimeError(f"{case.name}: no 'postgresql: N round trips' line with -v")
     return {"decide": decide, "report": report, "floor": floor, "trips": trips,
-            "updates": updates, "wal_per_slot": (w1[0] - w0[0]) / runs,
+            "updates": updates, "load": (load0, os.getloadavg()[0]),
+            "wal_per_slot": (w1[0] - w0[0]) / runs,
             "rows_per_slot": (w1[1] - w0[1]) / runs}
 
 
@@ -208,7 +210,7 @@ def summarize(case, res):
            "rss_kib": max(x[2] for x in allruns),
            "trips_decide": res["trips"][0], "trips_report": res["trips"][1:],
            "updates": res["updates"], "wal_per_slot": res["wal_per_slot"],
-           "rows_per_slot": res["rows_per_slot"]}
+           "rows_per_slot": res["rows_per_slot"], "load": res["load"]}
     row["wall_ratio"] = row["wall"] / fw
     return row
 
@@ -216,15 +218,16 @@ def summarize(case, res):
 def print_table(rows, out):
     print("| case | wall per run (median) | deciding run | reporting run | floor | "
           "CPU deciding / reporting | peak RSS | round trips deciding / reporting | "
-          "rows written per slot | WAL per slot |", file=out)
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|", file=out)
+          "rows written per slot | WAL per slot | load average |", file=out)
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|", file=out)
     for r in rows:
         print(f"| {r['case']} | {r['wall']:.3f} s ({r['wall_ratio']:.2f} x floor) "
               f"| {r['wall_decide']:.3f} s | {r['wall_report']:.3f} s | {r['floor_wall']:.3f} s "
               f"| {r['cpu_decide']:.3f} s / {r['cpu_report']:.3f} s "
               f"| {r['rss_kib'] / 1024:.1f} MB "
               f"| {r['trips_decide']} / {', '.join(map(str, r['trips_report']))} "
-              f"| {r['rows_per_slot']:,.0f} | {r['wal_per_slot'] / 1024:,.0f} KiB |", file=out)
+              f"| {r['rows_per_slot']:,.0f} | {r['wal_per_slot'] / 1024:,.0f} KiB "
+              f"| {r['load'][0]:.1f} to {r['load'][1]:.1f} |", file=out)
     out.flush()
 
 
