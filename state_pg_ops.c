@@ -109,7 +109,7 @@ pgd_recent_changes(struct state *st, size_t max, struct st_change **out,
 	struct pgq *q;
 	const char *p[1];
 	char buf[32];
-	int i, rows;
+	int i, rows, rc = -1;
 
 	*out = NULL;
 	*n = 0;
@@ -119,10 +119,8 @@ pgd_recent_changes(struct state *st, size_t max, struct st_change **out,
 	if ((r = one(st, &q, "cannot read the DNS changes", "SELECT "
 	    PG_MS("time") ", domain, type, ttl, old, new, tier, ok, error"
 	    " FROM ddup_change ORDER BY time DESC, id DESC LIMIT $1", 1, p,
-	    NULL, 0)) == NULL) {
-		pgq_free(q);
-		return -1;
-	}
+	    NULL, 0)) == NULL)
+		goto out;
 	rows = PQntuples(r);
 	v = xcalloc((size_t)rows + 1, sizeof(*v));
 	for (i = 0; i < rows; i++) {
@@ -140,8 +138,10 @@ pgd_recent_changes(struct state *st, size_t max, struct st_change **out,
 	}
 	*out = v;
 	*n = (size_t)rows;
+	rc = 0;
+out:
 	pgq_free(q);
-	return 0;
+	return rc;
 }
 
 int
@@ -150,7 +150,7 @@ pgd_counters(struct state *st, struct st_counter **out, size_t *n)
 	const PGresult *r;
 	struct st_counter *v;
 	struct pgq *q;
-	int i, rows;
+	int i, rows, rc = -1;
 
 	*out = NULL;
 	*n = 0;
@@ -161,10 +161,8 @@ pgd_counters(struct state *st, struct st_counter **out, size_t *n)
 	    " CASE WHEN ok THEN 'checks_pass' ELSE 'checks_fail' END, checks"
 	    " FROM ddup_streak) u GROUP BY domain, endpoint, name"
 	    " ORDER BY domain COLLATE \"C\", endpoint COLLATE \"C\","
-	    " name COLLATE \"C\"", 0, NULL, NULL, 0)) == NULL) {
-		pgq_free(q);
-		return -1;
-	}
+	    " name COLLATE \"C\"", 0, NULL, NULL, 0)) == NULL)
+		goto out;
 	rows = PQntuples(r);
 	v = xcalloc((size_t)rows + 1, sizeof(*v));
 	for (i = 0; i < rows; i++) {
@@ -175,8 +173,10 @@ pgd_counters(struct state *st, struct st_counter **out, size_t *n)
 	}
 	*out = v;
 	*n = (size_t)rows;
+	rc = 0;
+out:
 	pgq_free(q);
-	return 0;
+	return rc;
 }
 
 int
