@@ -39,7 +39,6 @@ enum {
 	L_DOMAINS,
 	L_PUBLISHED,
 	L_ENDPOINTS,
-	L_VOTES,
 	L_DRAINS,
 	L_FAILBACKS,
 	L_CONTROL,
@@ -65,9 +64,6 @@ static const char *const load_sql[L_MAX] = {
 	    " FROM ddup_endpoint e LEFT JOIN ddup_streak s ON s.id = e.streak"
 	    " WHERE e.domain = ANY ($1::text[])"
 	    " ORDER BY e.domain COLLATE \"C\", e.name COLLATE \"C\"",
-	[L_VOTES] = "SELECT domain, endpoint, npass, nfail, verdict"
-	    " FROM ddup_vote WHERE domain = ANY ($1::text[])"
-	    " ORDER BY domain COLLATE \"C\", endpoint COLLATE \"C\"",
 	/* Those in force: one whose time ran out is back by itself. */
 	[L_DRAINS] = "SELECT domain, endpoint, " PG_MS("since") ", "
 	    PG_MS("until") " FROM ddup_drain WHERE until IS NULL OR until > "
@@ -98,7 +94,6 @@ pgd_load_queue(struct pgq *q, const struct config *c, int results,
 	    p);
 	p[1] = pg_bool(results);
 	pgq_add(q, "cannot read the endpoints", load_sql[L_ENDPOINTS], 2, p);
-	pgq_add(q, "cannot read the votes", load_sql[L_VOTES], 1, p);
 	p[0] = pg_lld(buf, now);
 	pgq_add(q, "cannot read the drains", load_sql[L_DRAINS], 1, p);
 	pgq_add(q, "cannot read the failbacks", load_sql[L_FAILBACKS], 0,
@@ -184,9 +179,10 @@ parse_domain(const PGresult *dr, const PGresult *pr, const char *name,
 	}
 }
 
+/* The last round's votes are the fleet's (state_pg.c reads them). */
 static void
-parse_endpoints(const PGresult *er, const PGresult *vr,
-    const struct config *c, int results, struct st_snapshot *out)
+parse_endpoints(const PGresult *er, const struct config *c, int results,
+    struct st_snapshot *out)
 {
 	size_t i, j, k = 0;
 	int r;
@@ -198,12 +194,6 @@ parse_endpoints(const PGresult *er, const PGresult *vr,
 			const struct endpoint_cfg *e = &d->eps[j];
 			struct st_ep_snap *o = &out->eps[k];
 
-			if ((r = row_find(vr, d->name, e->name)) >= 0) {
-				o->has_votes = 1;
-				o->votes_pass = (long)pg_getlld(vr, r, 2);
-				o->votes_fail = (long)pg_getlld(vr, r, 3);
-				o->verdict = (int)pg_getlld(vr, r, 4);
-			}
 			/* Another address or URL: someone else's counters. */
 			if ((r = row_find(er, d->name, e->name)) < 0 ||
 			    strcmp(PQgetvalue(er, r, 2), endpoint_target(e))
@@ -276,7 +266,7 @@ pgd_load_parse(struct state *st, const struct pgq *q, size_t first,
 	for (i = 0; i < c->ndomains; i++)
 		parse_domain(r[L_DOMAINS], r[L_PUBLISHED], c->domains[i].name,
 		    &out->doms[i], st, &rc);
-	parse_endpoints(r[L_ENDPOINTS], r[L_VOTES], c, results, out);
+	parse_endpoints(r[L_ENDPOINTS], c, results, out);
 	parse_requests(r[L_DRAINS], r[L_FAILBACKS], r[L_CONTROL], out->req);
 	return rc;
 }
