@@ -197,6 +197,34 @@ def test_failover_with_a_checker_cut_off(fleet, pair):
     assert seen == [[B], [P], [P], [P]], seen
 
 
+def test_two_checkers_cut_off_fail_everything_and_dns_stays(fleet, pair, bind_server):
+    """A split with the majority on the wrong side: a and b cannot reach
+    the servers, so by two votes of three every endpoint fails.  With no
+    healthy endpoint DNS is not touched (SPEC 5): the domain is unhealthy
+    and DNS keeps what it had; once they see the servers again it is
+    healthy, still without a write."""
+    f = fleet(eps(pair), socket=("a", "b", "c"))
+    settle(f)
+    serial, updates = bind_server.serial(), bind_server.update_count()
+    cut = {"a": "lo", "b": "lo"}
+    for order in ("cab", "abc", "bca"):
+        f.next_slot()
+        f.round(order, netns=cut)
+    st = f.status("c")
+    d = st["domains"][0]
+    assert d["status"] == "unhealthy" and d["published"] == [P], d
+    assert [e["state"] for e in d["endpoints"]] == ["down", "down"], d
+    assert votes(endpoint(st, "primary")) == (1, 2, "fail")
+    assert f.dns() == [P]
+    for _ in range(2):
+        f.next_slot()
+        f.round("cab")
+    d = f.status("c")["domains"][0]
+    assert d["status"] == "healthy" and d["published"] == [P], d
+    assert (bind_server.serial(), bind_server.update_count()) == (serial, updates)
+    assert f.dns() == [P]
+
+
 # ---------------------------------------------------------------- failover
 
 def test_stopped_server_failed_over_by_the_majority_and_back(fleet, pair):
