@@ -29,7 +29,7 @@ import time
 from conftest import DDUP, TIME_SCALE, Result
 from test_failover import NAME, ZONE, provider_section
 
-__all__ = ["Fleet", "BindExec", "LockHolder", "NAME", "ZONE", "wait_for"]
+__all__ = ["Fleet", "BindExec", "LockHolder", "NAME", "ZONE", "clock_shift_env", "wait_for"]
 
 CHECKERS = ("a", "b", "c")
 
@@ -182,6 +182,73 @@ def _alive(pid):
         return False
 
 
+# A host clock ahead or behind by DDUP_CLOCK_SHIFT seconds, for one
+# process (LD_PRELOAD): the real-time clock only, the monotonic one as it is.
+CLOCK_SHIM = r"""
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <sys/time.h>
+#include <time.h>
+
+static long shift(void)
+{
+	const char *s = getenv("DDUP_CLOCK_SHIFT");
+	return s != NULL ? atol(s) : 0;
+}
+
+int clock_gettime(clockid_t id, struct timespec *ts)
+{
+	static int (*real)(clockid_t, struct timespec *);
+	int rc;
+
+	if (real == NULL)
+		real = (int (*)(clockid_t, struct timespec *))dlsym(RTLD_NEXT, "clock_gettime");
+	rc = real(id, ts);
+	if (rc == 0 && (id == CLOCK_REALTIME || id == CLOCK_REALTIME_COARSE))
+		ts->tv_sec += shift();
+	return rc;
+}
+
+int gettimeofday(struct timeval *tv, void *tz)
+{
+	struct timespec ts;
+
+	(void)tz;
+	if (clock_gettime(CLOCK_REALTIME, &ts) != 0)
+		return -1;
+	tv->tv_sec = ts.tv_sec;
+	tv->tv_usec = ts.tv_nsec / 1000;
+	return 0;
+}
+
+time_t time(time_t *t)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	if (t != NULL)
+		*t = ts.tv_sec;
+	return ts.tv_sec;
+}
+"""
+
+
+def clock_shift_env(folder, seconds):
+    """The environment of a process whose clock is seconds off (CLOCK_SHIM)."""
+    src, lib = os.path.join(folder, "clock.c"), os.path.join(folder, "clock.so")
+    if not os.path.exists(lib):
+        with open(src, "w") as f:
+            f.write(CLOCK_SHIM)
+        subprocess.run(["cc", "-shared", "-fPIC", "-O1", "-o", lib, src, "-ldl"], check=True,
+                       capture_output=True, timeout=60)
+    env = {"LD_PRELOAD": lib, "DDUP_CLOCK_SHIFT": str(int(seconds))}
+    asan = os.environ.get("ASAN_OPTIONS")
+    if asan is not None:        # the sanitizer's runtime wants to come first
+        env["ASAN_OPTIONS"] = asan + ":verify_asan_link_order=0"
+    return env
+
+
 class Fleet:
     """Checkers a, b, c (or names) of one configuration on pg (see the module's comment).
 
@@ -275,12 +342,12 @@ class Fleet:
             p.communicate(timeout=30)
         self.procs = []
 
-    def round(self, order=None, rc=0, netns=None):
+    def round(self, order=None, rc=0, netns=None, env=None):
         """Runs each checker of order (a string of names) once; each must exit rc.
-        netns: {name: "lo" or "down"} for the ones cut off."""
+        netns: {name: "lo" or "down"} for the ones cut off; env: {name: environment}."""
         out = {}
         for n in (order if order is not None else self.names):
-            r = self.run(n, netns=(netns or {}).get(n))
+            r = self.run(n, netns=(netns or {}).get(n), env=(env or {}).get(n))
             assert r.rc == rc, f"checker {n}: {r}"
             out[n] = r
         return out

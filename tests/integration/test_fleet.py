@@ -14,12 +14,14 @@ import json
 import os
 import random
 import signal
+import subprocess
+import sys
 import time
 
 import pytest
 
 from conftest import TIME_SCALE
-from fleetfix import BindExec, Fleet, LockHolder, wait_for
+from fleetfix import BindExec, Fleet, LockHolder, clock_shift_env, wait_for
 from pgfix import PG_PASSWORD
 from test_crash import kill_reports, killable_env
 
@@ -223,6 +225,35 @@ def test_two_checkers_cut_off_fail_everything_and_dns_stays(fleet, pair, bind_se
     assert d["status"] == "healthy" and d["published"] == [P], d
     assert (bind_server.serial(), bind_server.update_count()) == (serial, updates)
     assert f.dns() == [P]
+
+
+def test_the_checkers_own_clocks_do_not_matter(fleet, pair, tmp_path):
+    """b's clock four minutes ahead, c's three and a half behind (within
+    the five minutes TSIG allows, as a DNS update must be signed): four
+    slots of a minute either way.  The slots are the database's, so their
+    reports fall in the slot they are made in and count, and a real
+    failure is failed over on time."""
+    f = fleet(eps(pair), attempts=2)
+    skew = {"b": clock_shift_env(str(tmp_path), 240), "c": clock_shift_env(str(tmp_path), -210)}
+    ahead = subprocess.run([sys.executable, "-c", "import time; print(time.time())"],
+                           capture_output=True, text=True, env=dict(os.environ, **skew["b"]),
+                           check=True)
+    assert float(ahead.stdout) - time.time() > 200, "the shim does not move the clock"
+    for _ in range(2):
+        f.next_slot()
+        f.round(env=skew)
+    assert f.dns() == [P]
+    pair[0].stop()
+    seen = []
+    for order in ("bca", "cab", "bca"):
+        slot = f.next_slot()
+        f.round(order, env=skew)
+        seen.append(f.dns())
+        st = f.status("a")
+        assert [checker(st, n)["slot"] for n in "abc"] == [slot] * 3, st["fleet"]
+        rd = last_round(st)
+        assert (rd["checker"], rd["slot"], rd["heard"]) == (order[0], slot, 3), rd
+    assert seen == [[P], [P], [B]], seen
 
 
 # ---------------------------------------------------------------- failover
