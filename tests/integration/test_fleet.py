@@ -454,7 +454,7 @@ def test_deciders_killed_at_random_moments(fleet, pair, bind_server, tmp_path):
     that health wants (attempts and recoverAfter 1: the second slot's
     round hears three checkers agree)."""
     seed = int(os.environ.get("DDUP_CRASH_SEED", "0")) or random.SystemRandom().randrange(1, 2**31)
-    kills_wanted = int(os.environ.get("DDUP_FLEET_KILLS", "15" if TIME_SCALE == 1 else "4"))
+    kills_wanted = int(os.environ.get("DDUP_FLEET_KILLS", "10" if TIME_SCALE == 1 else "4"))
     print(f"\nfleet crash test: DDUP_CRASH_SEED={seed}")
     rng = random.Random(seed)
     reports = str(tmp_path / "reports")
