@@ -319,3 +319,27 @@ def test_schema_upgraded_from_version_2(pgd, bind_server, http_server, pg_server
     assert pg_server.psql("SELECT endpoint, health, passes FROM ddup_current"
                           " ORDER BY priority") == [["primary", "ok", "2"],
                                                     ["backup", "ok", "2"]]
+
+
+def test_a_failed_statement_rolls_the_save_back(pgd, bind_server, http_server, pg_server):
+    """The last statement of the outcome's batch refused: the run says which and why
+    (the URI without its password), exits 4, and nothing of the batch stays."""
+    two(pgd, bind_server, http_server)
+    assert pgd.run().rc == 0
+    before = pg_server.psql("SELECT name, passes, streak FROM ddup_endpoint ORDER BY name")
+    pg_server.psql("CREATE FUNCTION ddup_refuse() RETURNS trigger LANGUAGE plpgsql AS"
+                   " $$ BEGIN RAISE EXCEPTION 'refused by the test'; END $$")
+    pg_server.psql("CREATE TRIGGER refuse BEFORE UPDATE ON ddup_meta FOR EACH ROW"
+                   " EXECUTE FUNCTION ddup_refuse()")
+    r = pgd.run()
+    assert r.rc == 4, r
+    assert "ddup:***@127.0.0.1" in r.err and "cannot record the run: ERROR:  refused by the " \
+        "test" in r.err, r
+    assert pg_server.psql("SELECT name, passes, streak FROM ddup_endpoint ORDER BY name") == \
+        before
+    assert pg_server.psql("SELECT sum(checks) FROM ddup_streak") == [["2"]]
+    pg_server.psql("DROP TRIGGER refuse ON ddup_meta")
+    pg_server.psql("DROP FUNCTION ddup_refuse()")
+    assert pgd.run().rc == 0
+    assert pg_server.psql("SELECT name, passes FROM ddup_endpoint ORDER BY name") == \
+        [["backup", "2"], ["primary", "2"]]
