@@ -562,7 +562,9 @@ pg_round_commit(struct state *st, const struct config *c,
 	struct pg_state	*pg = st->pg;
 	struct pgq	*q = pgq_new(st);
 	const char	*p[7];
-	char		 slot[32], heard[32], np[32], nf[32], v[32];
+	struct pg_arr	 vd = { 0 }, ve = { 0 }, vp = { 0 }, vf = { 0 },
+			 vv = { 0 };
+	char		 slot[32], heard[32];
 	size_t		 i, j;
 	int		 rc = -1;
 
@@ -584,16 +586,11 @@ pg_round_commit(struct state *st, const struct config *c,
 		    "DO UPDATE SET slot = $2, at = now(), checker = $3, heard = "
 		    "$4, void_all = $5, pending = $6", 6, p);
 		for (j = 0; doms[i].votes != NULL && j < d->neps; j++) {
-			p[1] = d->eps[j].name;
-			p[2] = slot;
-			p[3] = pg_lld(np, (long long)doms[i].votes[j].npass);
-			p[4] = pg_lld(nf, (long long)doms[i].votes[j].nfail);
-			p[5] = pg_lld(v, doms[i].votes[j].verdict);
-			pgq_add(q, "cannot record the votes", "INSERT INTO "
-			    "ddup_vote (domain, endpoint, slot, npass, nfail, "
-			    "verdict) VALUES ($1, $2, $3, $4, $5, $6) ON "
-			    "CONFLICT (domain, endpoint) DO UPDATE SET slot = "
-			    "$3, npass = $4, nfail = $5, verdict = $6", 6, p);
+			pga_add(&vd, d->name);
+			pga_add(&ve, d->eps[j].name);
+			pga_lld(&vp, (long long)doms[i].votes[j].npass);
+			pga_lld(&vf, (long long)doms[i].votes[j].nfail);
+			pga_lld(&vv, doms[i].votes[j].verdict);
 		}
 		if (doms[i].will_write) {
 			pgd_mark_unsure_queue(q, d->name, d->provider->name,
@@ -601,6 +598,22 @@ pg_round_commit(struct state *st, const struct config *c,
 			pg->marked[i] = 1;
 		}
 		pg->decided[i] = 1;
+	}
+	/* Every vote of the round in one statement, whatever N is. */
+	if (vd.n > 0) {
+		p[0] = pga_text(&vd);
+		p[1] = pga_text(&ve);
+		p[2] = slot;
+		p[3] = pga_text(&vp);
+		p[4] = pga_text(&vf);
+		p[5] = pga_text(&vv);
+		pgq_add(q, "cannot record the votes", "INSERT INTO ddup_vote "
+		    "(domain, endpoint, slot, npass, nfail, verdict) SELECT d, "
+		    "e, $3, np, nf, v FROM unnest($1::text[], $2::text[], "
+		    "$4::int[], $5::int[], $6::int[]) AS t(d, e, np, nf, v) ON "
+		    "CONFLICT (domain, endpoint) DO UPDATE SET slot = "
+		    "excluded.slot, npass = excluded.npass, nfail = "
+		    "excluded.nfail, verdict = excluded.verdict", 6, p);
 	}
 	p[0] = slot;
 	/* Each checker's latest stays, for --status: when was it heard. */
@@ -615,6 +628,11 @@ pg_round_commit(struct state *st, const struct config *c,
 	}
 	rc = 0;
 out:
+	pga_free(&vd);
+	pga_free(&ve);
+	pga_free(&vp);
+	pga_free(&vf);
+	pga_free(&vv);
 	pgq_free(q);
 	return rc;
 }
@@ -701,9 +719,16 @@ pg_open(const char *where, const char *checker, int mode, struct state **out,
     char *err, size_t errlen)
 {
 	/* The URI's own connect_timeout comes later and wins. */
+	/*
+	 * A database that vanishes without a reset (a silent partition)
+	 * must cost a run seconds, not TCP's minutes: unacknowledged data
+	 * gives up after 15 s, an idle wait is probed after 10 s.
+	 */
 	const char *const kw[] = { "connect_timeout", "application_name",
-	    "dbname", NULL };
-	const char *const val[] = { "5", "ddup-check", where, NULL };
+	    "tcp_user_timeout", "keepalives_idle", "keepalives_interval",
+	    "keepalives_count", "dbname", NULL };
+	const char *const val[] = { "5", "ddup-check", "15000", "10", "5",
+	    "3", where, NULL };
 	struct state	*st = NULL;
 	PGconn		*c;
 	char		 what[320];
