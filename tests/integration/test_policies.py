@@ -326,6 +326,9 @@ def test_control_url(ddup, bind_server, http_server):
                                 "lastResult": None}
 
 
+# The SQLite file's streaks (history, current, uptime) of runs a failed controlUrl
+# excuses; on a shared state such a checker takes no round at all (SPEC 11:
+# test_fleet.py, test_pg_state.py).
 @pytest.mark.sqlite_file
 def test_control_url_failing_adds_no_check_to_a_streak(ddup, bind_server, http_server):
     """Runs excused by a failed control URL are no checks of the endpoints
