@@ -3,6 +3,8 @@
 # program in build/bench, starts nginx, BIND and PostgreSQL on loopback,
 # prints the tables.
 #   make bench BENCH_ARGS="--sizes 1000 --runs 7 --state-runs 0"
+#   make bench BENCH_ARGS="--sizes '' --no-slow --state-runs 0 --pg-sizes 1000"
+#                       the PostgreSQL row alone (three checkers; as root)
 #   make bench-state    the state file's size and writes over 1,000 runs
 
 BENCH_DEBS = nginx libnginx-mod-http-echo curl bind9 bind9-utils bind9-dnsutils \
