@@ -12,6 +12,7 @@ import re
 import sqlite3
 import subprocess
 import textwrap
+import time
 
 import pytest
 
@@ -222,6 +223,18 @@ class Ddup:
             if prefix is not None and text.startswith(prefix):
                 return text[len(prefix):]
         raise AssertionError(f"{self.config} does not begin with the state line write() puts")
+
+    def after_kill(self, timeout=30):
+        """On pg, waits until the server has seen a killed run's connection close (its
+        session, and the checker's lock with it, ends a moment after the kill): the
+        next run, a minute later in real life, would exit 3 on the lock."""
+        if not self.on_pg():
+            return
+        deadline = time.monotonic() + timeout * TIME_SCALE
+        while self.pg.psql("SELECT count(*) FROM pg_stat_activity WHERE datname = 'ddup'"
+                           " AND usename = 'ddup'") != [["0"]]:
+            assert time.monotonic() < deadline, "a killed run's session did not end"
+            time.sleep(0.05)
 
     def next_slot(self):
         """On pg (on_pg()), moves the database's clock a day on (see READ_ONLY_ARGS);
