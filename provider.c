@@ -4,12 +4,14 @@
  * the Makefile's SRCS.
  */
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "config.h"
+#include "http.h"
 #include "provider.h"
 #include "util.h"
 
@@ -82,6 +84,68 @@ provider_check_timeout(const struct provider_cfg *pc, const char **key,
 		return -1;
 	}
 	return 0;
+}
+
+int
+provider_check_header_secret(const struct provider_cfg *pc, const char *name,
+    const char **key, char *err, size_t errlen)
+{
+	const char *v = provider_cfg_get(pc, name);
+
+	if (v == NULL || v[0] == '\0' || strpbrk(v, "\r\n") != NULL) {
+		*key = name;
+		snprintf(err, errlen, "%s is empty or has a line break", name);
+		return -1;
+	}
+	return 0;
+}
+
+int
+provider_check_zone(const struct provider_cfg *pc, const char **key,
+    char *err, size_t errlen)
+{
+	const char *v = provider_cfg_get(pc, "zone");
+
+	if (v != NULL && (v[0] == '\0' || v[0] == '.' || strlen(v) > 253 ||
+	    strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	    "0123456789-.") != strlen(v) || strstr(v, "..") != NULL)) {
+		*key = "zone";
+		snprintf(err, errlen, "zone: \"%s\" is not a DNS zone name", v);
+		return -1;
+	}
+	return 0;
+}
+
+int
+provider_check_token_zone(const struct provider_cfg *pc, const char **key,
+    char *err, size_t errlen)
+{
+	const char *v;
+
+	if (provider_check_header_secret(pc, "apiToken", key, err,
+	    errlen) == -1 || provider_check_zone(pc, key, err, errlen) == -1)
+		return -1;
+	*key = "baseUrl";
+	v = provider_cfg_get(pc, "baseUrl");
+	if (v != NULL && http_check_base_url("baseUrl", v, err, errlen) == -1)
+		return -1;
+	if (provider_check_timeout(pc, key, err, errlen) == -1)
+		return -1;
+	*key = NULL;
+	return 0;
+}
+
+char *
+provider_zone_name(const char *zone)
+{
+	char	*z = xstrdup(zone);
+	size_t	 len;
+
+	for (len = 0; z[len] != '\0'; len++)
+		z[len] = (char)tolower((unsigned char)z[len]);
+	if (len > 1 && z[len - 1] == '.')
+		z[len - 1] = '\0';
+	return z;
 }
 
 const char *

@@ -126,6 +126,29 @@ const char	*perr_str(enum perr e);
  */
 int		 provider_check_timeout(const struct provider_cfg *pc,
 		    const char **key, char *err, size_t errlen);
+/*
+ * A credential that goes into an HTTP header: present, not empty and
+ * without a line break (which would smuggle in another header).  The
+ * value is never echoed.  0, or -1 with err set and *key = name.
+ */
+int		 provider_check_header_secret(const struct provider_cfg *pc,
+		    const char *name, const char **key, char *err,
+		    size_t errlen);
+/*
+ * The `zone` key, when given, is a DNS zone name: letters, digits, '-'
+ * and '.', no empty label, at most 253 bytes.  0, or -1 with err set
+ * and *key = "zone".
+ */
+int		 provider_check_zone(const struct provider_cfg *pc,
+		    const char **key, char *err, size_t errlen);
+/*
+ * The check() of an API with a bearer token: apiToken, zone, an
+ * optional baseUrl and timeout (Hetzner, DigitalOcean).
+ */
+int		 provider_check_token_zone(const struct provider_cfg *pc,
+		    const char **key, char *err, size_t errlen);
+/* The zone as the APIs name it: lower case, without its final dot. */
+char		*provider_zone_name(const char *zone);
 
 /* A configured provider: ops plus its private state. */
 struct provider;

@@ -683,13 +683,9 @@ cloudflare_check(const struct provider_cfg *pc, const char **key, char *err,
 {
 	const char *v;
 
-	*key = "apiToken";
-	v = provider_cfg_get(pc, "apiToken");
-	/* Never echo the token; a line break would smuggle in a header. */
-	if (v[0] == '\0' || strpbrk(v, "\r\n") != NULL) {
-		snprintf(err, errlen, "apiToken is empty or has a line break");
+	if (provider_check_header_secret(pc, "apiToken", key, err,
+	    errlen) == -1)
 		return -1;
-	}
 	*key = "zoneId";
 	v = provider_cfg_get(pc, "zoneId");
 	if (v != NULL && (v[0] == '\0' || strlen(v) >= CF_ID_MAX ||
@@ -705,12 +701,8 @@ cloudflare_check(const struct provider_cfg *pc, const char **key, char *err,
 		snprintf(err, errlen, "needs zoneId or zone");
 		return -1;
 	}
-	if (v != NULL && (v[0] == '\0' || v[0] == '.' || strlen(v) > 253 ||
-	    strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-	    "0123456789-.") != strlen(v) || strstr(v, "..") != NULL)) {
-		snprintf(err, errlen, "zone: \"%s\" is not a DNS zone name", v);
+	if (provider_check_zone(pc, key, err, errlen) == -1)
 		return -1;
-	}
 	*key = "proxied";
 	v = provider_cfg_get(pc, "proxied");
 	if (v != NULL && parse_bool(v, &(int){ 0 }) == -1) {

@@ -15,7 +15,6 @@
  * The token travels only in the Authorization header.
  */
 
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -301,37 +300,6 @@ out:
 
 /* ---------------------------------------------------------- the provider */
 
-static int
-digitalocean_check(const struct provider_cfg *pc, const char **key, char *err,
-    size_t errlen)
-{
-	const char *v;
-
-	*key = "apiToken";
-	v = provider_cfg_get(pc, "apiToken");
-	/* Never echo the token; a line break would smuggle in a header. */
-	if (v[0] == '\0' || strpbrk(v, "\r\n") != NULL) {
-		snprintf(err, errlen, "apiToken is empty or has a line break");
-		return -1;
-	}
-	*key = "zone";
-	v = provider_cfg_get(pc, "zone");
-	if (v[0] == '\0' || v[0] == '.' || strlen(v) > 253 ||
-	    strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-	    "0123456789-.") != strlen(v) || strstr(v, "..") != NULL) {
-		snprintf(err, errlen, "zone: \"%s\" is not a DNS zone name", v);
-		return -1;
-	}
-	*key = "baseUrl";
-	v = provider_cfg_get(pc, "baseUrl");
-	if (v != NULL && http_check_base_url("baseUrl", v, err, errlen) == -1)
-		return -1;
-	if (provider_check_timeout(pc, key, err, errlen) == -1)
-		return -1;
-	*key = NULL;
-	return 0;
-}
-
 static void
 digitalocean_free(void *priv)
 {
@@ -352,11 +320,7 @@ digitalocean_create(const struct provider_cfg *pc, char *err, size_t errlen)
 	const char *v;
 	size_t len;
 
-	dv->zone = xstrdup(provider_cfg_get(pc, "zone"));
-	for (len = 0; dv->zone[len] != '\0'; len++)
-		dv->zone[len] = (char)tolower((unsigned char)dv->zone[len]);
-	if (len > 1 && dv->zone[len - 1] == '.')
-		dv->zone[len - 1] = '\0';
+	dv->zone = provider_zone_name(provider_cfg_get(pc, "zone"));
 	v = provider_cfg_get(pc, "baseUrl");
 	v = v != NULL ? v : DO_BASE_URL;
 	for (len = strlen(v); len > 0 && v[len - 1] == '/'; len--)
@@ -430,7 +394,7 @@ const struct provider_ops digitalocean_ops = {
 	.ttl_min = 30,
 	.ttl_max = 2147483647,
 	.zone_key = "zone",
-	.check = digitalocean_check,
+	.check = provider_check_token_zone,
 	.create = digitalocean_create,
 	.read = digitalocean_read,
 	.replace = digitalocean_replace,

@@ -422,37 +422,6 @@ out:
 
 /* ---------------------------------------------------------- the provider */
 
-static int
-hetzner_check(const struct provider_cfg *pc, const char **key, char *err,
-    size_t errlen)
-{
-	const char *v;
-
-	*key = "apiToken";
-	v = provider_cfg_get(pc, "apiToken");
-	/* Never echo the token; a line break would smuggle in a header. */
-	if (v[0] == '\0' || strpbrk(v, "\r\n") != NULL) {
-		snprintf(err, errlen, "apiToken is empty or has a line break");
-		return -1;
-	}
-	*key = "zone";
-	v = provider_cfg_get(pc, "zone");
-	if (v[0] == '\0' || v[0] == '.' || strlen(v) > 253 ||
-	    strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-	    "0123456789-.") != strlen(v) || strstr(v, "..") != NULL) {
-		snprintf(err, errlen, "zone: \"%s\" is not a DNS zone name", v);
-		return -1;
-	}
-	*key = "baseUrl";
-	v = provider_cfg_get(pc, "baseUrl");
-	if (v != NULL && http_check_base_url("baseUrl", v, err, errlen) == -1)
-		return -1;
-	if (provider_check_timeout(pc, key, err, errlen) == -1)
-		return -1;
-	*key = NULL;
-	return 0;
-}
-
 static void
 hetzner_free(void *priv)
 {
@@ -481,11 +450,7 @@ hetzner_create(const struct provider_cfg *pc, char *err, size_t errlen)
 	len = strlen("Authorization: Bearer ") + strlen(v) + 1;
 	hz->auth_hdr = xmalloc(len);
 	snprintf(hz->auth_hdr, len, "Authorization: Bearer %s", v);
-	hz->zone = xstrdup(provider_cfg_get(pc, "zone"));
-	for (len = 0; hz->zone[len] != '\0'; len++)
-		hz->zone[len] = (char)tolower((unsigned char)hz->zone[len]);
-	if (len > 1 && hz->zone[len - 1] == '.')
-		hz->zone[len - 1] = '\0';
+	hz->zone = provider_zone_name(provider_cfg_get(pc, "zone"));
 	v = provider_cfg_get(pc, "timeout");
 	if (parse_duration(v != NULL ? v : HZ_TIMEOUT, &hz->timeout_ms) == -1 ||
 	    hz->timeout_ms <= 0) {
@@ -544,7 +509,7 @@ const struct provider_ops hetzner_ops = {
 	.ttl_min = 60,
 	.ttl_max = 2147483647,
 	.zone_key = "zone",
-	.check = hetzner_check,
+	.check = provider_check_token_zone,
 	.create = hetzner_create,
 	.read = hetzner_read,
 	.replace = hetzner_replace,

@@ -267,16 +267,10 @@ ovh_check(const struct provider_cfg *pc, const char **key, char *err,
 			    *key);
 		return -1;
 	}
-	/* Never echoed; a line break would smuggle in a header. */
-	for (i = 0; creds[i] != NULL; i++) {
-		*key = creds[i];
-		v = provider_cfg_get(pc, creds[i]);
-		if (v[0] == '\0' || strpbrk(v, "\r\n") != NULL) {
-			snprintf(err, errlen, "%s is empty or has a line "
-			    "break", creds[i]);
+	for (i = 0; creds[i] != NULL; i++)
+		if (provider_check_header_secret(pc, creds[i], key, err,
+		    errlen) == -1)
 			return -1;
-		}
-	}
 	*key = "zone";
 	v = provider_cfg_get(pc, "zone");
 	if (v[0] == '\0' || v[0] == '.' || strpbrk(v, "/?#%& ") != NULL ||

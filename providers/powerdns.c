@@ -58,13 +58,9 @@ powerdns_check(const struct provider_cfg *pc, const char **key, char *err,
 	if (http_check_base_url("baseUrl", provider_cfg_get(pc, "baseUrl"),
 	    err, errlen) == -1)
 		goto out;
-	*key = "apiKey";
-	v = provider_cfg_get(pc, "apiKey");
-	/* Never echo the key; a line break would smuggle in a header. */
-	if (v[0] == '\0' || strpbrk(v, "\r\n") != NULL) {
-		snprintf(err, errlen, "apiKey is empty or has a line break");
+	if (provider_check_header_secret(pc, "apiKey", key, err,
+	    errlen) == -1)
 		goto out;
-	}
 	*key = "serverId";
 	v = provider_cfg_get(pc, "serverId");
 	if (v != NULL && v[0] == '\0') {
