@@ -231,49 +231,20 @@ pg_schema_ready(PGconn *c, long long *rt, const char *where, char *err,
 	return 1;
 }
 
-/* A text array literal of n strings, for unnest(); malloc'd. */
-static char *
-pg_text_array(const char *const *v, size_t n)
-{
-	size_t	 i, len = 3;
-	char	*a, *p;
-	const char *s;
-
-	for (i = 0; i < n; i++)
-		len += 2 * strlen(v[i]) + 3;
-	p = a = xmalloc(len);
-	*p++ = '{';
-	for (i = 0; i < n; i++) {
-		if (i > 0)
-			*p++ = ',';
-		*p++ = '"';
-		for (s = v[i]; *s != '\0'; s++) {
-			if (*s == '"' || *s == '\\')
-				*p++ = '\\';
-			*p++ = *s;
-		}
-		*p++ = '"';
-	}
-	*p++ = '}';
-	*p = '\0';
-	return a;
-}
-
 /* The names of c's domains (mask NULL: all), as a text array literal. */
 static char *
 pg_domains(const struct config *c, const unsigned char *mask)
 {
-	const char	**v;
-	char		 *a;
-	size_t		  i, n = 0;
+	struct pg_arr	 a = { 0 };
+	char		*s;
+	size_t		 i;
 
-	v = xcalloc(c->ndomains + 1, sizeof(*v));
 	for (i = 0; i < c->ndomains; i++)
 		if (mask == NULL || mask[i])
-			v[n++] = c->domains[i].name;
-	a = pg_text_array(v, n);
-	free(v);
-	return a;
+			pga_add(&a, c->domains[i].name);
+	s = xstrdup(pga_text(&a));
+	pga_free(&a);
+	return s;
 }
 
 /* Index of the domain or checker named s in c, or (size_t)-1. */
