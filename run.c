@@ -818,13 +818,7 @@ free_run(struct run *r)
 	state_requests_free(&r->req);
 	state_round_free(r->cfg, &r->round);
 	free(r->checkers);
-	if (r->fleet != NULL) {
-		struct st_snapshot s;
-
-		memset(&s, 0, sizeof(s));
-		s.fleet = r->fleet;
-		state_snapshot_free(r->cfg, &s);
-	}
+	state_fleet_free(r->fleet);
 	if (r->provs != NULL)
 		for (i = 0; i < r->cfg->nproviders; i++)
 			provider_free(r->provs[i].p);

@@ -608,6 +608,20 @@ state_load(struct state *st, const struct config *c, int results,
 }
 
 void
+state_fleet_free(struct st_fleet *f)
+{
+	size_t i;
+
+	if (f == NULL)
+		return;
+	for (i = 0; i < f->ncheckers; i++)
+		free(f->checkers[i].results);
+	free(f->checkers);
+	free(f->rounds);
+	free(f);
+}
+
+void
 state_snapshot_free(const struct config *c, struct st_snapshot *s)
 {
 	size_t i, n = 0;
@@ -620,13 +634,7 @@ state_snapshot_free(const struct config *c, struct st_snapshot *s)
 		free(s->eps[i].last_result);
 	if (s->req != NULL)
 		state_requests_free(s->req);
-	if (s->fleet != NULL) {
-		for (i = 0; i < s->fleet->ncheckers; i++)
-			free(s->fleet->checkers[i].results);
-		free(s->fleet->checkers);
-		free(s->fleet->rounds);
-		free(s->fleet);
-	}
+	state_fleet_free(s->fleet);
 	free(s->doms);
 	free(s->eps);
 	free(s->req);

@@ -147,6 +147,8 @@ struct st_fleet {
 int	 state_load(struct state *st, const struct config *c, int results,
 	    long long now, struct st_snapshot *out);
 void	 state_snapshot_free(const struct config *c, struct st_snapshot *s);
+/* A snapshot's fleet, once taken over from it (NULL: nothing). */
+void	 state_fleet_free(struct st_fleet *f);
 
 /*
  * SPEC 11: several checkers sharing one store decide in rounds.  A run

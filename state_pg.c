@@ -689,11 +689,11 @@ static int
 pg_open(const char *where, const char *checker, int mode, struct state **out,
     char *err, size_t errlen)
 {
-	/* The URI's own connect_timeout comes later and wins. */
 	/*
-	 * A database that vanishes without a reset (a silent partition)
-	 * must cost a run seconds, not TCP's minutes: unacknowledged data
-	 * gives up after 15 s, an idle wait is probed after 10 s.
+	 * The URI's own settings come later and win.  A database that
+	 * vanishes without a reset (a silent partition) must cost a run
+	 * seconds, not TCP's minutes: unacknowledged data gives up after
+	 * 15 s, an idle wait is probed after 10 s.
 	 */
 	const char *const kw[] = { "connect_timeout", "application_name",
 	    "tcp_user_timeout", "keepalives_idle", "keepalives_interval",
