@@ -132,6 +132,38 @@ def test_pg_schema_made_by_a_run_not_by_reads(ddup, bind_server, http_server, pg
     assert r.rc == 0, r
 
 
+def test_pg_password_with_an_unescaped_at_never_shown(ddup, bind_server, http_server,
+                                                   pg_server):
+    """The role's password holds '@', written as is: libpq takes what follows
+    the first '@' for the host (or, after a ':', for the port) and quotes it.
+    The URI parses, so -n passes and a run exits 4 (its server cannot be
+    reached); no piece of the password shows.  Percent-encoded, it connects."""
+    secret, pieces = "Zq9@pg-s3cret", ("Zq9", "pg-s3cret")
+    port = pg_server.port
+    pg_server.psql(f"ALTER ROLE ddup PASSWORD '{secret}'", db="postgres")
+    try:
+        serial = bind_server.serial()
+        for state in (f"postgresql://ddup:{secret}@127.0.0.1:{port}/ddup",
+                      f"postgresql://ddup:Zq9@127.0.0.1:pg-s3cret@127.0.0.1:{port}/ddup"):
+            pg_config(ddup, bind_server, http_server, state)
+            r = ddup.run("-n")
+            assert r.rc == 0, r
+            for args in ([], ["--status"], ["--status", "--json"], ["--dry-run"]):
+                r = ddup.run(*args)
+                assert r.rc == 4, (state, args, r)
+                assert "ddup:***@" in r.err, (state, args, r)
+                for piece in pieces:
+                    assert piece not in r.out + r.err, (state, args, piece, r)
+        assert bind_server.serial() == serial
+        pg_config(ddup, bind_server, http_server,
+                  f"postgresql://ddup:Zq9%40pg-s3cret@127.0.0.1:{port}/ddup")
+        r = ddup.run()
+        assert r.rc == 0, r
+        assert schema_version(pg_server) == PG_SCHEMA
+    finally:
+        pg_server.psql(f"ALTER ROLE ddup PASSWORD '{PG_PASSWORD}'", db="postgres")
+
+
 def test_pg_newer_schema_refused(ddup, bind_server, http_server, pg_server):
     pg_ready(ddup, bind_server, http_server, pg_server)
     assert ddup.run().rc == 0
