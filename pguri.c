@@ -19,6 +19,8 @@
  */
 #define PIECE_SEPS	"@:/?&=,"
 
+#define BLANKS		" \t\n\r\f\v"
+
 int
 pguri_is(const char *s)
 {
@@ -262,4 +264,51 @@ pguri_redact_msg(const char *uri, const char *msg)
 	free(nd.s);
 	free(v);
 	return out;
+}
+
+/*
+ * libpq's connection keywords (libpq's documentation, "Parameter Key
+ * Words"), for a keyword/value connection string written where a URI
+ * belongs.
+ */
+static const char *const conn_keywords[] = {
+	"host", "hostaddr", "port", "dbname", "user", "password", "passfile",
+	"require_auth", "channel_binding", "connect_timeout",
+	"client_encoding", "options", "application_name",
+	"fallback_application_name", "keepalives", "keepalives_idle",
+	"keepalives_interval", "keepalives_count", "tcp_user_timeout",
+	"replication", "gssencmode", "sslmode", "sslnegotiation",
+	"sslcompression", "sslcert", "sslkey", "sslkeylogfile",
+	"sslpassword", "sslcertmode", "sslrootcert", "sslcrl", "sslcrldir",
+	"sslsni", "requirepeer", "ssl_min_protocol_version",
+	"ssl_max_protocol_version", "min_protocol_version",
+	"max_protocol_version", "krbsrvname", "gsslib", "gssdelegation",
+	"scram_client_key", "scram_server_key", "service",
+	"target_session_attrs", "load_balance_hosts", "oauth_issuer",
+	"oauth_client_id", "oauth_client_secret", "oauth_scope", "authtype",
+	"tty", NULL,
+};
+
+int
+pguri_is_conninfo(const char *s)
+{
+	const char *p, *w, *q;
+	size_t n, i;
+
+	for (p = s; *p != '\0';) {
+		p += strspn(p, BLANKS);
+		w = p;
+		while (*p == '_' || isalpha((unsigned char)*p))
+			p++;
+		n = (size_t)(p - w);
+		q = p + strspn(p, BLANKS);
+		if (n > 0 && *q == '=')
+			for (i = 0; conn_keywords[i] != NULL; i++)
+				if (strlen(conn_keywords[i]) == n &&
+				    strncasecmp(w, conn_keywords[i], n) == 0)
+					return 1;
+		/* A keyword begins a value or follows white space. */
+		p = q != p ? q : p + strcspn(p, BLANKS);
+	}
+	return 0;
 }

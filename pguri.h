@@ -35,4 +35,12 @@ char	*pguri_redact(const char *uri);
  */
 char	*pguri_redact_msg(const char *uri, const char *msg);
 
+/*
+ * Whether s looks like a libpq keyword/value connection string
+ * ("host=db password=x"): it has a word that libpq knows as a
+ * connection keyword, followed by '=', at its start or after white
+ * space.
+ */
+int	 pguri_is_conninfo(const char *s);
+
 #endif

@@ -6,7 +6,9 @@ is a secret, whose password no output shows.
 """
 
 import os
+import subprocess
 
+from conftest import DDUP
 from pgfix import PG_PASSWORD
 from test_failover import NAME, write_config
 
@@ -45,6 +47,30 @@ def test_bad_fleet_exit_2_naming_lines(ddup, bind_server, http_server):
         assert f"{ddup.config}:2: 'checker': 'z' is not one of 'checkers' (line 1)" in r.err
         assert f"{ddup.config}:3: 'quorum': expected majority or a number from 1 to 2" in r.err
     assert not os.path.exists(ddup.state)
+
+
+def test_keyword_value_state_refused(ddup, bind_server, http_server):
+    """A libpq keyword/value string is neither a path nor a URI: exit 2 at its
+    line, without quoting it (its password), and no SQLite file named after it
+    in the folder the run starts in."""
+    p = http_server()
+    write_config(ddup, bind_server, [("a", p, "192.0.2.1", 0)])
+    text = ddup.without_state()
+    with open(ddup.config, "w") as f:
+        f.write(f"state = host=127.0.0.1 password={PASSWORD} dbname=ddup\n" + text)
+    serial = bind_server.serial()
+    cwd = ddup.dir / "cwd"
+    cwd.mkdir()
+    for args in (["-n"], [], ["--status"], ["--dry-run"], ["--failback", NAME]):
+        r = subprocess.run([DDUP, "-c", ddup.config] + args, cwd=cwd, capture_output=True,
+                           text=True, timeout=60)
+        assert r.returncode == 2, (args, r)
+        assert (f"{ddup.config}:1: 'state': looks like a libpq keyword/value connection "
+                "string; write a postgresql:// URI") in r.stderr, (args, r)
+        assert PASSWORD not in r.stdout + r.stderr, (args, r)
+    assert os.listdir(cwd) == []
+    assert bind_server.serial() == serial
+    assert p.requests == []
 
 
 def pg_config(ddup, bind_server, http_server, state):

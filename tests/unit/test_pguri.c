@@ -126,6 +126,32 @@ test_redact_msg(void **state)
 }
 
 static void
+test_is_conninfo(void **state)
+{
+	static const char *const yes[] = {
+		"host=127.0.0.1 password=secret dbname=ddup",
+		"dbname = ddup", "  user=ddup", "HOST=db",
+		"/srv/ddup host=db", "sslmode=require",
+		"x=1 port=5432",
+	};
+	static const char *const no[] = {
+		"/var/lib/ddup/ddup.db", "ddup.db", "state/ddup.db",
+		"/srv/host=db/ddup.db", "/srv/colour=1 x.db", "state-host=1.db",
+		"hosts=db", "host", "=host=", "",
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
+		if (!pguri_is_conninfo(yes[i]))
+			fail_msg("%s: not taken for a connection string",
+			    yes[i]);
+	for (i = 0; i < sizeof(no) / sizeof(no[0]); i++)
+		if (pguri_is_conninfo(no[i]))
+			fail_msg("%s: taken for a connection string", no[i]);
+}
+
+static void
 test_is(void **state)
 {
 	(void)state;
@@ -144,6 +170,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_redact),
 		cmocka_unit_test(test_redact_msg),
+		cmocka_unit_test(test_is_conninfo),
 		cmocka_unit_test(test_is),
 	};
 
