@@ -269,6 +269,7 @@ def test_garbage_on_read_writes_nothing(ddup, prog, http_server):
     "60 192.0.2.1 extra",    # a third word
     "",                      # an empty line
     "60 192.0.2.300",
+    "60 192.0.2.1\x00junk",  # a NUL byte: C would see "60 192.0.2.1"
 ])
 def test_read_lines_that_do_not_parse(ddup, prog, http_server, output):
     prog = Program(prog.dir, behaviour=(
