@@ -146,6 +146,19 @@ def test_first_run_finds_the_right_set(ddup, prog, http_server):
     assert prog.ops() == ["read A"], "wrote what was already there"
 
 
+def test_first_run_compares_sets_not_lists(ddup, prog, http_server):
+    # Reversed, with a duplicate and another spelling of an address: the
+    # same set, so nothing to write.
+    eps = [(n, http_server(), ip, 0) for n, ip in
+           (("a", "2001:db8::1"), ("b", "2001:db8::2"), ("c", "2001:db8::3"))]
+    prog.seed({f"{NAME}/AAAA": [60, ["2001:db8::3", "2001:DB8:0::2",
+                                     "2001:db8::1", "2001:db8::3"]]})
+    configure(ddup, prog, eps)
+    r = ddup.run()
+    assert r.rc == 0, r
+    assert prog.ops() == ["read AAAA"], "wrote what was already there"
+
+
 def test_change_and_emptied_type(ddup, prog, http_server):
     p, b6 = http_server(), http_server()
     configure(ddup, prog, [("p", p, "192.0.2.1", 0), ("b", b6, "2001:db8::1", 10)])
