@@ -6,6 +6,7 @@ can count reads and writes and see the exact arguments.
 
 import json
 import os
+import resource
 import signal
 import stat
 import subprocess
@@ -455,3 +456,28 @@ def test_child_that_left_the_group_is_killed_too(ddup, prog, http_server, hang):
         pids = [int(w) for w in f.read().split()]
     assert len(pids) == 2
     wait_gone(lambda: any(process_alive(p) for p in pids), "left running")
+
+
+def test_out_of_memory_has_its_own_exit_status(ddup, prog, http_server):
+    # read waits for `go`, then prints close to the 1 MB it may; meanwhile
+    # the test takes ddup-check's address space down to what it has.
+    prog = Program(prog.dir, behaviour=(
+        'if op == "read":\n'
+        '    import time\n'
+        '    open(os.path.join(here, "reading"), "w").close()\n'
+        '    while not os.path.exists(os.path.join(here, "go")):\n'
+        '        time.sleep(0.01)\n'
+        '    sys.stdout.write("60 192.0.2.1\\n" * 75000)\n'
+        '    sys.exit(0)'))
+    configure(ddup, prog, [("a", http_server(), "192.0.2.1", 0)])
+    p = start(ddup)
+    wait_file(os.path.join(prog.dir, "reading"), p)
+    with open(f"/proc/{p.pid}/status") as f:
+        vm = [int(line.split()[1]) * 1024 for line in f if line.startswith("VmSize:")][0]
+    resource.prlimit(p.pid, resource.RLIMIT_AS, (vm, vm))
+    open(os.path.join(prog.dir, "go"), "w").close()
+    out, err = p.communicate(timeout=60 * TIME_SCALE)
+    assert p.returncode == 5, (p.returncode, err)
+    assert "out of memory" in err, err
+    assert prog.ops() == ["read A"]
+    assert prog.records() == {}
