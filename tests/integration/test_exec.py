@@ -416,6 +416,7 @@ def test_signal_kills_the_program_and_the_next_run_reads_back(ddup, prog, http_s
     p.send_signal(sig)
     out, err = p.communicate(timeout=30 * TIME_SCALE)
     assert p.returncode == -sig, (p.returncode, err)
+    assert f"stopped by signal {int(sig)}" in err and prog.path in err, err
     wait_gone(lambda: group_alive(pgid), "the program's group outlived ddup-check")
     assert not process_alive(child)
     ddup.after_kill()
