@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "run.h"
 #include "util.h"
 
 int
@@ -605,11 +606,15 @@ text_printable_copy(char *dst, size_t len, const char *src)
 	return dst;
 }
 
-static void
-oom(void)
+/*
+ * Not exit 1, a failed DNS update: the run stopped where it was (a
+ * domain being updated is marked unsure, the next run reads it back).
+ */
+void
+out_of_memory(void)
 {
 	fprintf(stderr, "ddup-check: out of memory\n");
-	exit(1);
+	exit(RUN_NOMEM);
 }
 
 void *
@@ -618,7 +623,7 @@ xmalloc(size_t n)
 	void *p;
 
 	if ((p = malloc(n == 0 ? 1 : n)) == NULL)
-		oom();
+		out_of_memory();
 	return p;
 }
 
@@ -630,7 +635,7 @@ xcalloc(size_t n, size_t size)
 	if (n == 0 || size == 0)
 		n = size = 1;
 	if ((p = calloc(n, size)) == NULL)
-		oom();
+		out_of_memory();
 	return p;
 }
 
@@ -640,7 +645,7 @@ xrealloc(void *p, size_t n)
 	void *q;
 
 	if ((q = realloc(p, n == 0 ? 1 : n)) == NULL)
-		oom();
+		out_of_memory();
 	return q;
 }
 
@@ -650,7 +655,7 @@ xstrdup(const char *s)
 	char *p;
 
 	if ((p = strdup(s)) == NULL)
-		oom();
+		out_of_memory();
 	return p;
 }
 
