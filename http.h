@@ -41,10 +41,13 @@
  */
 
 #include <stddef.h>
+#include <time.h>
 
 #include "provider.h"
 
 #define HTTP_BODY_MAX	((size_t)4 * 1024 * 1024)
+/* The longest Retry-After taken as given (a year): larger ones are cut. */
+#define HTTP_RETRY_AFTER_MAX	(365LL * 86400)
 #define HTTP_USER_AGENT	"ddup/1.0"
 
 struct http_req {
@@ -91,7 +94,7 @@ struct http_resp {
 	char		*body;		/* NUL-terminated (len bytes before it) */
 	size_t		 len;
 	char		*ctype;		/* Content-Type, or NULL */
-	long long	 retry_after;	/* seconds from Retry-After; -1: none */
+	long long	 retry_after;	/* http_retry_after() of the answer's */
 
 	/* private */
 	size_t		 cap;
@@ -115,6 +118,13 @@ void		 http_resp_free(struct http_resp *rs);
  */
 enum perr	 http_status_error(const struct http_req *rq,
 		    const struct http_resp *rs, char *err, size_t errlen);
+/*
+ * The seconds a Retry-After value (delay-seconds or an HTTP-date, taken
+ * against now) asks to wait: 0 for a date past, at most
+ * HTTP_RETRY_AFTER_MAX; -1 for anything else (garbage, a sign, an
+ * empty value).  Any text; it never overflows.
+ */
+long long	 http_retry_after(const char *v, time_t now);
 /* The class of an HTTP status that is not a success. */
 enum perr	 http_status_class(long status);
 

@@ -31,6 +31,7 @@ import pytest
 
 from conftest import TIME_SCALE
 from httpfix import free_port
+from test_digitalocean import section as digitalocean_section
 
 ZONE = "example.test"
 NAME = "app.example.test"
@@ -831,3 +832,36 @@ def test_hanging_provider_costs_one_timeout_per_run(ddup, pdns_server, pdns_fake
     assert [m for m, *_ in pdns_fake.requests] == ["GET"], pdns_fake.requests
     assert r.err.count(f"no answer within {TIMEOUT}s") == 1, r
     assert TIMEOUT * 0.9 <= took < (TIMEOUT * 2 + 2) * TIME_SCALE, took
+
+
+# ---------------------------------------------------------------- the provider's timeout
+
+# Retry-After values that overflow a wait in milliseconds (2^63 s, 1.8e16
+# s) or ask for centuries; each is the next run's, whatever the status.
+HUGE_RETRY_AFTER = ["9223372036854775808", "18000000000000000",
+                    "Fri, 31 Dec 99999 23:59:59 GMT"]
+# Generous: a busy machine, a sanitizer build.  A wait made would be years.
+MARGIN = 10 * TIME_SCALE
+
+
+def do_section(fake):
+    return digitalocean_section(fake, extra=f"timeout = {TIMEOUT}s\n")
+
+
+@pytest.mark.parametrize("status", [429, 503])
+@pytest.mark.parametrize("retry_after", HUGE_RETRY_AFTER)
+def test_huge_retry_after_is_not_waited(ddup, digitalocean, http_server, status, retry_after):
+    a = http_server()
+    configure(ddup, do_section(digitalocean), [("a", a, "192.0.2.1")])
+    digitalocean.fail(status, times=100, retry_after=retry_after)
+    # The second run meets the same answer: it does not hang either.
+    for _ in range(2):
+        r, took = timed_run(ddup)
+        assert took < TIMEOUT + MARGIN, (took, r)
+        assert_failed(r, "DigitalOcean", str(status),
+                      "rate limited" if status == 429 else "temporary failure")
+        if status == 429:
+            assert "not waited" in r.err, r
+        assert digitalocean.writes() == []
+    assert digitalocean.get("A", "app") == []
+

@@ -380,3 +380,33 @@ attempts = 1
         assert token not in o
     assert_not_in_state(ddup, token)
     assert deliveries(ddup) == [("dns_updated", "chat", 1, 0, 1)]
+
+
+@pytest.mark.parametrize("status", [429, 503])
+@pytest.mark.parametrize("retry_after", ["9223372036854775808", "18000000000000000",
+                                         "Fri, 31 Dec 99999 23:59:59 GMT"])
+def test_huge_retry_after_costs_at_most_timeout(ddup, prog, http_server, receiver, status,
+                                                retry_after):
+    # 2^63 s, 1.8e16 s, a date in the year 99999: never waited, not even
+    # in part; the attempt fails at once and the next run meets it again.
+    a, b = http_server(), http_server()
+    hook = receiver().up(status=status, headers={"Retry-After": retry_after})
+    configure(ddup, prog, a, b, f"""[notify ops]
+url = {hook.url}
+timeout = 1s
+""")
+    for attempt in (1, 2):
+        t0 = time.monotonic()
+        r = ddup.run()
+        took = time.monotonic() - t0
+        assert r.rc == 0, r
+        assert took < 1.0 + 10 * TIME_SCALE, (took, r)
+        assert f"event 1 not delivered (attempt {attempt} of 5" in r.err, r.err
+        assert str(status) in r.err, r.err
+        if status == 429:
+            assert "not waited" in r.err, r.err
+        # Past the first gap (half an interval).
+        time.sleep(0.4)
+    assert len(hook.requests) == 2
+    assert deliveries(ddup) == [("dns_updated", "ops", 2, 0, 0)]
+
