@@ -390,18 +390,38 @@ sleep_ms(long long ms)
 }
 
 /*
- * A 429 whose Retry-After ends before the operation's deadline is waited
- * out and the request sent again (with a fresh signature where libcurl
- * signs it); a longer one fails as rate limited at once.
+ * Each request gets what is left of the operation's deadline, at most
+ * its timeout: paging through a slow API ends with the operation's
+ * timeout, not one timeout per page.  A 429 whose Retry-After ends
+ * before the deadline is waited out and the request sent again (with a
+ * fresh signature where libcurl signs it); a longer one fails as rate
+ * limited at once.
  */
 enum perr
 http_call(const struct http_req *rq, struct http_resp *rs, char *err,
     size_t errlen)
 {
+	long long tmo, left;
+	char when[32];
 	enum perr e;
 
 	for (;;) {
-		e = http_once(rq, rq->timeout_ms, rs, err, errlen);
+		tmo = rq->timeout_ms;
+		if (rq->deadline > 0) {
+			if ((left = rq->deadline - mono_ms()) <= 0) {
+				resp_init(rq, rs);
+				dur(rq->timeout_ms, when, sizeof(when));
+				snprintf(err, errlen, "%s at %s: timeout after "
+				    "%s, before this request was sent",
+				    rq->who, shown(rq), when);
+				text_printable(err);
+				e = PERR_NET;
+				break;
+			}
+			if (left < tmo)
+				tmo = left;
+		}
+		e = http_once(rq, tmo, rs, err, errlen);
 		if (e != PERR_RATELIMIT || !wait_fits(rq, rs))
 			break;
 		sleep_ms(rs->retry_after * 1000);

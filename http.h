@@ -30,8 +30,10 @@
  *
  * A provider sets .deadline to mono_ms() plus its timeout when an
  * operation (a read, a replace) starts, and passes it to every call of
- * that operation: a 429 that asks for a wait which fits is waited out
- * here, for every provider alike.
+ * that operation: each request gets what is left of it (so the timeout
+ * bounds the whole operation, however many pages it reads), one made
+ * after it fails at once, and a 429 that asks for a wait which fits is
+ * waited out here, for every provider alike.
  *
  * Secrets go in headers (or the body), never in the URL: every message
  * quotes the URL, never a header or the request body.  Messages start
@@ -58,13 +60,15 @@ struct http_req {
 	const char *const *headers;	/* "Name: value", NULL-terminated; may be NULL */
 	const char	 *body;		/* NULL: none */
 	size_t		  body_len;
-	long long	  timeout_ms;	/* the whole exchange */
+	long long	  timeout_ms;	/* the whole exchange, at most */
 	size_t		  max_body;	/* 0: HTTP_BODY_MAX */
 	long		  want;		/* the one success status; 0: any 2xx */
 	/*
-	 * mono_ms() bound of the operation this call is part of: a 429
-	 * whose Retry-After ends before it is waited out and the request
-	 * sent again; 0 (or a longer wait) fails as rate limited at once.
+	 * mono_ms() bound of the operation this call is part of: the
+	 * request gets what is left of it, fails at once when nothing is
+	 * left, and a 429 whose Retry-After ends before it is waited out
+	 * and the request sent again; 0 (or a longer wait) fails as rate
+	 * limited at once.  0: timeout_ms for this request alone.
 	 */
 	long long	  deadline;
 

@@ -234,6 +234,23 @@ test_retry_after_message(void **unused)
 	    "not waited)"));
 }
 
+/* A request whose operation's deadline has passed is not sent. */
+static void
+test_past_deadline(void **unused)
+{
+	struct http_req rq = { .who = "API", .method = "GET",
+	    .url = "http://127.0.0.1:1/x", .timeout_ms = 2000, .deadline = 1 };
+	struct http_resp rs;
+	char err[512];
+
+	(void)unused;
+	assert_int_equal(http_call(&rq, &rs, err, sizeof(err)), PERR_NET);
+	assert_string_equal(err, "API at http://127.0.0.1:1/x: timeout after "
+	    "2s, before this request was sent");
+	assert_int_equal(rs.status, 0);
+	http_resp_free(&rs);
+}
+
 static void
 test_printable(void **unused)
 {
@@ -253,6 +270,7 @@ main(void)
 		cmocka_unit_test(test_base_url),
 		cmocka_unit_test(test_retry_after),
 		cmocka_unit_test(test_retry_after_message),
+		cmocka_unit_test(test_past_deadline),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
