@@ -21,7 +21,11 @@ body_write(char *data, size_t size, size_t nmemb, void *arg)
 	struct http_resp *rs = arg;
 	size_t n = size * nmemb;
 
-	/* A short count makes libcurl abort with CURLE_WRITE_ERROR. */
+	/*
+	 * A short count makes libcurl abort with CURLE_WRITE_ERROR: a body
+	 * past the cap is not read on (http_once() tells whether that is a
+	 * failure).
+	 */
 	if (n > rs->max - rs->len) {
 		rs->over = 1;
 		return 0;
@@ -235,9 +239,14 @@ set_options(CURL *c, const struct http_req *rq, long long tmo,
 	    (cc = curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, body_write)) !=
 	    CURLE_OK ||
 	    (cc = curl_easy_setopt(c, CURLOPT_WRITEDATA, rs)) != CURLE_OK ||
-	    (cc = curl_easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE,
-	    (curl_off_t)rs->max)) != CURLE_OK ||
 	    (cc = curl_easy_setopt(c, CURLOPT_ERRORBUFFER, ebuf)) != CURLE_OK)
+		return cc;
+	/*
+	 * A body that is not needed is cut at the cap once it arrives
+	 * (body_write()), whatever length it announces.
+	 */
+	if (!rq->skip_body && (cc = curl_easy_setopt(c,
+	    CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)rs->max)) != CURLE_OK)
 		return cc;
 	if (rq->aws_sigv4 != NULL &&
 	    ((cc = curl_easy_setopt(c, CURLOPT_AWS_SIGV4, rq->aws_sigv4)) !=
@@ -330,7 +339,11 @@ http_once(const struct http_req *rq, long long tmo, struct http_resp *rs,
 		    "%s", rq->who, shown(rq), curl_easy_strerror(cc));
 		goto out;
 	}
-	if ((cc = curl_easy_perform(c)) != CURLE_OK) {
+	cc = curl_easy_perform(c);
+	/* A body not needed, cut at the cap: the answer is its status. */
+	if (cc == CURLE_WRITE_ERROR && rs->over && rq->skip_body)
+		cc = CURLE_OK;
+	if (cc != CURLE_OK) {
 		rv = transfer_error(rq, rs, cc, ebuf, err, errlen);
 		goto out;
 	}

@@ -62,6 +62,12 @@ struct http_req {
 	size_t		  body_len;
 	long long	  timeout_ms;	/* the whole exchange, at most */
 	size_t		  max_body;	/* 0: HTTP_BODY_MAX */
+	/*
+	 * 1: the body is not needed (a webhook's answer): the transfer
+	 * ends at max_body bytes, which stay for messages, and a 2xx is a
+	 * success however long its body.  0: a longer body is an error.
+	 */
+	int		  skip_body;
 	long		  want;		/* the one success status; 0: any 2xx */
 	/*
 	 * mono_ms() bound of the operation this call is part of: the

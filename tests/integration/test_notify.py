@@ -410,3 +410,20 @@ timeout = 1s
     assert len(hook.requests) == 2
     assert deliveries(ddup) == [("dns_updated", "ops", 2, 0, 0)]
 
+
+def test_2xx_with_a_huge_body_is_a_delivery(ddup, prog, http_server, receiver):
+    # The receiver got the event: what it says after the status is not read.
+    a, b = http_server(), http_server()
+    hook = receiver().up(status=200, body=b"x" * (10 << 20))
+    configure(ddup, prog, a, b, f"""[notify ops]
+url = {hook.url}
+attempts = 2
+""")
+    r = ddup.run()
+    assert r.rc == 0, r
+    assert "not delivered" not in r.err and "given up" not in r.err, r.err
+    assert deliveries(ddup) == [("dns_updated", "ops", 0, 1, 0)]
+    time.sleep(0.4)
+    assert ddup.run().rc == 0
+    assert len(hook.requests) == 1
+
