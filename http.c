@@ -159,7 +159,8 @@ http_status_error(const struct http_req *rq, const struct http_resp *rs,
 		snprintf(detail, sizeof(detail), ": %s", rq->notfound_hint);
 	else if (rs->status >= 300 && rs->status <= 399)
 		snprintf(detail, sizeof(detail), ": redirects are not "
-		    "followed (check baseUrl)");
+		    "followed (check %s)", rq->url_key != NULL ? rq->url_key :
+		    "baseUrl");
 	snprintf(err, errlen, "%s at %s: %ld%s%s%s", rq->who, shown(rq),
 	    rs->status, reason(rs->status)[0] != '\0' ? " " : "",
 	    reason(rs->status), detail);

@@ -96,6 +96,7 @@ struct http_req {
 	const char	 *aws_sigv4;
 	const char	 *userpwd;
 	const char	 *auth_hint;	/* for 401/403, e.g. "check apiKey" */
+	const char	 *url_key;	/* the key of url, for 3xx; NULL: baseUrl */
 	const char	 *notfound_hint; /* for 404, e.g. "zone x. not found" */
 };
 

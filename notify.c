@@ -167,6 +167,7 @@ send_webhook(const struct notify_cfg *n, const char *who, const char *body,
 			.max_body = ANSWER_MAX,
 			.skip_body = 1,
 			.want = 0,
+			.url_key = "url",
 			/* A 429 is waited out if its wait fits. */
 			.deadline = mono_ms() + timeout_ms,
 		};

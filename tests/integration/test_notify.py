@@ -427,3 +427,14 @@ attempts = 2
     assert ddup.run().rc == 0
     assert len(hook.requests) == 1
 
+
+def test_redirect_names_the_url_key(ddup, prog, http_server, receiver):
+    a, b = http_server(), http_server()
+    hook = receiver().up(status=302, headers={"Location": "http://127.0.0.1:9/"})
+    configure(ddup, prog, a, b, f"""[notify ops]
+url = {hook.url}
+""")
+    r = ddup.run()
+    assert r.rc == 0, r
+    assert "302" in r.err and "redirects are not followed (check url)" in r.err, r.err
+    assert "baseUrl" not in r.err, r.err

@@ -251,6 +251,29 @@ test_past_deadline(void **unused)
 	http_resp_free(&rs);
 }
 
+/* A 3xx names the key that holds the URL, baseUrl unless told. */
+static void
+test_redirect_names_its_key(void **unused)
+{
+	struct http_req rq = { .who = "notify 'ops'", .method = "POST",
+	    .url = "http://127.0.0.1:1/hook" };
+	struct http_resp rs;
+	char err[512];
+
+	(void)unused;
+	memset(&rs, 0, sizeof(rs));
+	rs.status = 302;
+	rs.body = (char *)(size_t)"";
+	rs.retry_after = -1;
+	(void)http_status_error(&rq, &rs, err, sizeof(err));
+	assert_non_null(strstr(err, "redirects are not followed (check "
+	    "baseUrl)"));
+	rq.url_key = "url";
+	(void)http_status_error(&rq, &rs, err, sizeof(err));
+	assert_non_null(strstr(err, "redirects are not followed (check url)"));
+	assert_null(strstr(err, "baseUrl"));
+}
+
 static void
 test_printable(void **unused)
 {
@@ -271,6 +294,7 @@ main(void)
 		cmocka_unit_test(test_retry_after),
 		cmocka_unit_test(test_retry_after_message),
 		cmocka_unit_test(test_past_deadline),
+		cmocka_unit_test(test_redirect_names_its_key),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
