@@ -407,8 +407,9 @@ timeout = 1s
             assert "not waited" in r.err, r.err
         # Past the first gap (half an interval).
         time.sleep(0.4)
-    assert len(hook.requests) == 2
-    assert deliveries(ddup) == [("dns_updated", "ops", 2, 0, 0)]
+    # Event 1 twice; a later one (a check slow on a busy machine) waits.
+    assert [e["id"] for e in hook.events()] == [1, 1]
+    assert deliveries(ddup)[0] == ("dns_updated", "ops", 2, 0, 0)
 
 
 def test_2xx_with_a_huge_body_is_a_delivery(ddup, prog, http_server, receiver):
@@ -422,10 +423,11 @@ attempts = 2
     r = ddup.run()
     assert r.rc == 0, r
     assert "not delivered" not in r.err and "given up" not in r.err, r.err
-    assert deliveries(ddup) == [("dns_updated", "ops", 0, 1, 0)]
+    assert deliveries(ddup)[0] == ("dns_updated", "ops", 0, 1, 0)
     time.sleep(0.4)
     assert ddup.run().rc == 0
-    assert len(hook.requests) == 1
+    # Not sent again (a later event may be: a check slow on a busy machine).
+    assert [e["id"] for e in hook.events()].count(1) == 1
 
 
 def test_redirect_names_the_url_key(ddup, prog, http_server, receiver):
