@@ -368,6 +368,22 @@ is_tls_error(CURLcode cc)
 	}
 }
 
+/*
+ * Whether a transfer that ended with cc met a header line past
+ * libcurl's limit (100 KiB): before 8.6 libcurl says "Out of memory",
+ * with no message, once connected and before any of the body.
+ */
+static int
+is_header_too_long(const struct slot *j, CURLcode cc, const char *peer)
+{
+#if LIBCURL_VERSION_NUM >= 0x080600
+	if (cc == CURLE_TOO_LARGE)
+		return 1;
+#endif
+	return cc == CURLE_OUT_OF_MEMORY && j->received == 0 && peer != NULL &&
+	    *peer != '\0';
+}
+
 /* The host of url as libcurl sees it (IPv6 in brackets), or NULL. */
 static char *
 url_host(const char *url)
@@ -425,6 +441,9 @@ fail_reason(struct slot *j, CURLcode cc)
 	    (cc == CURLE_UNSUPPORTED_PROTOCOL && peer != NULL &&
 	    *peer != '\0'))
 		set_reason(res, "not an HTTP answer: %s", detail);
+	/* The server's doing, not a lack of memory here. */
+	else if (is_header_too_long(j, cc, peer))
+		set_text(res, "response header too long");
 	else if (j->errbuf[0] != '\0')
 		set_reason(res, "%s: %s", curl_easy_strerror(cc), j->errbuf);
 	else

@@ -21,7 +21,11 @@ body_write(char *data, size_t size, size_t nmemb, void *arg)
 	struct http_resp *rs = arg;
 	size_t n = size * nmemb;
 
-	/* A short count makes libcurl abort with CURLE_WRITE_ERROR. */
+	/*
+	 * A short count makes libcurl abort with CURLE_WRITE_ERROR: a body
+	 * past the cap is not read on (http_once() tells whether that is a
+	 * failure).
+	 */
 	if (n > rs->max - rs->len) {
 		rs->over = 1;
 		return 0;
@@ -96,6 +100,25 @@ http_status_class(long status)
 	return PERR_INVALID;
 }
 
+/*
+ * Whether the wait rs asks for ends before rq's deadline (retry_after is
+ * at most HTTP_RETRY_AFTER_MAX: no overflow).
+ */
+static int
+wait_fits(const struct http_req *rq, const struct http_resp *rs)
+{
+	return rq->deadline > 0 && rs->retry_after > 0 &&
+	    mono_ms() + rs->retry_after * 1000 < rq->deadline;
+}
+
+/* A duration as the configuration writes it: "2s", "1500ms". */
+static void
+dur(long long ms, char *buf, size_t len)
+{
+	snprintf(buf, len, "%lld%s", ms % 1000 == 0 ? ms / 1000 : ms,
+	    ms % 1000 == 0 ? "s" : "ms");
+}
+
 /* The url as messages quote it. */
 static const char *
 shown(const struct http_req *rq)
@@ -136,15 +159,24 @@ http_status_error(const struct http_req *rq, const struct http_resp *rs,
 		snprintf(detail, sizeof(detail), ": %s", rq->notfound_hint);
 	else if (rs->status >= 300 && rs->status <= 399)
 		snprintf(detail, sizeof(detail), ": redirects are not "
-		    "followed (check baseUrl)");
+		    "followed (check %s)", rq->url_key != NULL ? rq->url_key :
+		    "baseUrl");
 	snprintf(err, errlen, "%s at %s: %ld%s%s%s", rq->who, shown(rq),
 	    rs->status, reason(rs->status)[0] != '\0' ? " " : "",
 	    reason(rs->status), detail);
 	/* A wait longer than the operation's budget is the next run's. */
 	if (e == PERR_RATELIMIT && rs->retry_after > 0 &&
-	    (len = strlen(err)) + 1 < errlen)
-		snprintf(err + len, errlen - len, " (retry after %llds)",
-		    rs->retry_after);
+	    (len = strlen(err)) + 1 < errlen) {
+		if (rs->retry_after >= HTTP_RETRY_AFTER_MAX)
+			snprintf(err + len, errlen - len, " (retry after %lld "
+			    "days or more", HTTP_RETRY_AFTER_MAX / 86400);
+		else
+			snprintf(err + len, errlen - len, " (retry after %llds",
+			    rs->retry_after);
+		len = strlen(err);
+		snprintf(err + len, errlen - len, "%s)", rq->deadline > 0 &&
+		    !wait_fits(rq, rs) ? ": past the timeout, not waited" : "");
+	}
 	text_printable(err);
 	return e;
 }
@@ -155,6 +187,7 @@ transfer_error(const struct http_req *rq, const struct http_resp *rs,
     CURLcode cc, const char *ebuf, char *err, size_t errlen)
 {
 	enum perr e = PERR_TEMP;
+	char tmo[32];
 
 	if ((cc == CURLE_WRITE_ERROR && rs->over) ||
 	    cc == CURLE_FILESIZE_EXCEEDED) {
@@ -162,12 +195,9 @@ transfer_error(const struct http_req *rq, const struct http_resp *rs,
 		    "larger than %zu bytes", rq->who, shown(rq), rs->max);
 		e = PERR_INVALID;
 	} else if (cc == CURLE_OPERATION_TIMEDOUT) {
-		if (rq->timeout_ms % 1000 == 0)
-			snprintf(err, errlen, "%s at %s: no answer within "
-			    "%llds", rq->who, shown(rq), rq->timeout_ms / 1000);
-		else
-			snprintf(err, errlen, "%s at %s: no answer within "
-			    "%lldms", rq->who, shown(rq), rq->timeout_ms);
+		dur(rq->timeout_ms, tmo, sizeof(tmo));
+		snprintf(err, errlen, "%s at %s: no answer within %s", rq->who,
+		    shown(rq), tmo);
 		e = PERR_NET;
 	} else {
 		snprintf(err, errlen, "%s at %s: %s", rq->who, shown(rq),
@@ -185,8 +215,8 @@ transfer_error(const struct http_req *rq, const struct http_resp *rs,
 
 /* Every option a provider call needs; CURLE_OK or the first failure. */
 static CURLcode
-set_options(CURL *c, const struct http_req *rq, struct curl_slist *hdrs,
-    struct http_resp *rs, char *ebuf)
+set_options(CURL *c, const struct http_req *rq, long long tmo,
+    struct curl_slist *hdrs, struct http_resp *rs, char *ebuf)
 {
 	CURLcode cc;
 
@@ -205,14 +235,19 @@ set_options(CURL *c, const struct http_req *rq, struct curl_slist *hdrs,
 	    (cc = curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 2L)) !=
 	    CURLE_OK ||
 	    (cc = curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L)) != CURLE_OK ||
-	    (cc = curl_easy_setopt(c, CURLOPT_TIMEOUT_MS,
-	    (long)rq->timeout_ms)) != CURLE_OK ||
-	    (cc = curl_easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE,
-	    (curl_off_t)rs->max)) != CURLE_OK ||
+	    (cc = curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)tmo)) !=
+	    CURLE_OK ||
 	    (cc = curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, body_write)) !=
 	    CURLE_OK ||
 	    (cc = curl_easy_setopt(c, CURLOPT_WRITEDATA, rs)) != CURLE_OK ||
 	    (cc = curl_easy_setopt(c, CURLOPT_ERRORBUFFER, ebuf)) != CURLE_OK)
+		return cc;
+	/*
+	 * A body that is not needed is cut at the cap once it arrives
+	 * (body_write()), whatever length it announces.
+	 */
+	if (!rq->skip_body && (cc = curl_easy_setopt(c,
+	    CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)rs->max)) != CURLE_OK)
 		return cc;
 	if (rq->aws_sigv4 != NULL &&
 	    ((cc = curl_easy_setopt(c, CURLOPT_AWS_SIGV4, rq->aws_sigv4)) !=
@@ -229,23 +264,63 @@ set_options(CURL *c, const struct http_req *rq, struct curl_slist *hdrs,
 	return CURLE_OK;
 }
 
-/* One request, one answer: http_call() without the Retry-After wait. */
-static enum perr
-http_once(const struct http_req *rq, struct http_resp *rs, char *err,
-    size_t errlen)
+long long
+http_retry_after(const char *v, time_t now)
 {
-	CURL *c = NULL;
-	CURLcode cc;
-	struct curl_slist *hdrs = NULL, *h;
-	char ebuf[CURL_ERROR_SIZE], *ct = NULL, text[128];
-	curl_off_t retry = -1;
-	size_t i;
-	enum perr rv = PERR_TEMP;
+	long long s = 0;
+	time_t when;
 
+	while (*v == ' ' || *v == '\t')
+		v++;
+	if (*v >= '0' && *v <= '9') {
+		/* delay-seconds: saturates instead of overflowing. */
+		for (; *v >= '0' && *v <= '9'; v++)
+			if (s < HTTP_RETRY_AFTER_MAX)
+				s = s * 10 + (*v - '0');
+		while (*v == ' ' || *v == '\t')
+			v++;
+		if (*v != '\0')
+			return -1;
+		return s < HTTP_RETRY_AFTER_MAX ? s : HTTP_RETRY_AFTER_MAX;
+	}
+	/* An HTTP-date; a sign or anything else curl cannot read is none. */
+	if (*v == '\0' || *v == '-' || *v == '+' ||
+	    (when = curl_getdate(v, NULL)) == -1)
+		return -1;
+	if (when <= now)
+		return 0;
+	/* curl_getdate() makes years 1583 to 99999: no overflow here. */
+	if ((long long)when - HTTP_RETRY_AFTER_MAX >= (long long)now)
+		return HTTP_RETRY_AFTER_MAX;
+	return (long long)when - (long long)now;
+}
+
+static void
+resp_init(const struct http_req *rq, struct http_resp *rs)
+{
 	memset(rs, 0, sizeof(*rs));
 	rs->retry_after = -1;
 	rs->max = rq->max_body > 0 ? rq->max_body : HTTP_BODY_MAX;
 	rs->body = xstrdup("");
+}
+
+/*
+ * One request, one answer within tmo ms: http_call() without the
+ * deadline and the Retry-After wait.
+ */
+static enum perr
+http_once(const struct http_req *rq, long long tmo, struct http_resp *rs,
+    char *err, size_t errlen)
+{
+	CURL *c = NULL;
+	CURLcode cc;
+	struct curl_slist *hdrs = NULL, *h;
+	struct curl_header *ra;
+	char ebuf[CURL_ERROR_SIZE], *ct = NULL, text[128];
+	size_t i;
+	enum perr rv = PERR_TEMP;
+
+	resp_init(rq, rs);
 	ebuf[0] = '\0';
 	if ((c = curl_easy_init()) == NULL) {
 		snprintf(err, errlen, "%s at %s: cannot start libcurl",
@@ -260,12 +335,16 @@ http_once(const struct http_req *rq, struct http_resp *rs, char *err,
 		}
 		hdrs = h;
 	}
-	if ((cc = set_options(c, rq, hdrs, rs, ebuf)) != CURLE_OK) {
+	if ((cc = set_options(c, rq, tmo, hdrs, rs, ebuf)) != CURLE_OK) {
 		snprintf(err, errlen, "%s at %s: libcurl refused an option: "
 		    "%s", rq->who, shown(rq), curl_easy_strerror(cc));
 		goto out;
 	}
-	if ((cc = curl_easy_perform(c)) != CURLE_OK) {
+	cc = curl_easy_perform(c);
+	/* A body not needed, cut at the cap: the answer is its status. */
+	if (cc == CURLE_WRITE_ERROR && rs->over && rq->skip_body)
+		cc = CURLE_OK;
+	if (cc != CURLE_OK) {
 		rv = transfer_error(rq, rs, cc, ebuf, err, errlen);
 		goto out;
 	}
@@ -278,9 +357,14 @@ http_once(const struct http_req *rq, struct http_resp *rs, char *err,
 	}
 	if (ct != NULL)
 		rs->ctype = xstrdup(ct);
-	if (curl_easy_getinfo(c, CURLINFO_RETRY_AFTER, &retry) == CURLE_OK &&
-	    retry > 0)
-		rs->retry_after = (long long)retry;
+	/*
+	 * Read here, not by CURLINFO_RETRY_AFTER: libcurl hands on any
+	 * number it parsed (2^63 - 1 seconds), and a date it cannot read
+	 * as 0, "now".
+	 */
+	if (curl_easy_header(c, "Retry-After", 0, CURLH_HEADER, -1, &ra) ==
+	    CURLHE_OK)
+		rs->retry_after = http_retry_after(ra->value, time(NULL));
 	if (rs->status < 200 || rs->status > 299) {
 		rv = http_status_error(rq, rs, err, errlen);
 		goto out;
@@ -311,6 +395,8 @@ sleep_ms(long long ms)
 {
 	struct timespec ts;
 
+	if (ms <= 0)
+		return;
 	ts.tv_sec = (time_t)(ms / 1000);
 	ts.tv_nsec = (long)(ms % 1000) * 1000000L;
 	while (nanosleep(&ts, &ts) == -1)
@@ -318,21 +404,39 @@ sleep_ms(long long ms)
 }
 
 /*
- * A 429 whose Retry-After fits in what is left of the operation's
- * budget is waited out and the request sent again (with a fresh
- * signature where libcurl signs it); a longer one fails as rate limited.
+ * Each request gets what is left of the operation's deadline, at most
+ * its timeout: paging through a slow API ends with the operation's
+ * timeout, not one timeout per page.  A 429 whose Retry-After ends
+ * before the deadline is waited out and the request sent again (with a
+ * fresh signature where libcurl signs it); a longer one fails as rate
+ * limited at once.
  */
 enum perr
 http_call(const struct http_req *rq, struct http_resp *rs, char *err,
     size_t errlen)
 {
+	long long tmo, left;
+	char when[32];
 	enum perr e;
 
 	for (;;) {
-		e = http_once(rq, rs, err, errlen);
-		if (e != PERR_RATELIMIT || rq->deadline <= 0 ||
-		    rs->retry_after <= 0 ||
-		    mono_ms() + rs->retry_after * 1000 > rq->deadline)
+		tmo = rq->timeout_ms;
+		if (rq->deadline > 0) {
+			if ((left = rq->deadline - mono_ms()) <= 0) {
+				resp_init(rq, rs);
+				dur(rq->timeout_ms, when, sizeof(when));
+				snprintf(err, errlen, "%s at %s: timeout after "
+				    "%s, before this request was sent",
+				    rq->who, shown(rq), when);
+				text_printable(err);
+				e = PERR_NET;
+				break;
+			}
+			if (left < tmo)
+				tmo = left;
+		}
+		e = http_once(rq, tmo, rs, err, errlen);
+		if (e != PERR_RATELIMIT || !wait_fits(rq, rs))
 			break;
 		sleep_ms(rs->retry_after * 1000);
 		http_resp_free(rs);

@@ -30,8 +30,10 @@
  *
  * A provider sets .deadline to mono_ms() plus its timeout when an
  * operation (a read, a replace) starts, and passes it to every call of
- * that operation: a 429 that asks for a wait which fits is waited out
- * here, for every provider alike.
+ * that operation: each request gets what is left of it (so the timeout
+ * bounds the whole operation, however many pages it reads), one made
+ * after it fails at once, and a 429 that asks for a wait which fits is
+ * waited out here, for every provider alike.
  *
  * Secrets go in headers (or the body), never in the URL: every message
  * quotes the URL, never a header or the request body.  Messages start
@@ -41,10 +43,13 @@
  */
 
 #include <stddef.h>
+#include <time.h>
 
 #include "provider.h"
 
 #define HTTP_BODY_MAX	((size_t)4 * 1024 * 1024)
+/* The longest Retry-After taken as given (a year): larger ones are cut. */
+#define HTTP_RETRY_AFTER_MAX	(365LL * 86400)
 #define HTTP_USER_AGENT	"ddup/1.0"
 
 struct http_req {
@@ -55,13 +60,21 @@ struct http_req {
 	const char *const *headers;	/* "Name: value", NULL-terminated; may be NULL */
 	const char	 *body;		/* NULL: none */
 	size_t		  body_len;
-	long long	  timeout_ms;	/* the whole exchange */
+	long long	  timeout_ms;	/* the whole exchange, at most */
 	size_t		  max_body;	/* 0: HTTP_BODY_MAX */
+	/*
+	 * 1: the body is not needed (a webhook's answer): the transfer
+	 * ends at max_body bytes, which stay for messages, and a 2xx is a
+	 * success however long its body.  0: a longer body is an error.
+	 */
+	int		  skip_body;
 	long		  want;		/* the one success status; 0: any 2xx */
 	/*
-	 * mono_ms() bound of the operation this call is part of: a 429
-	 * whose Retry-After ends before it is waited out and the request
-	 * sent again; 0 (or a longer wait) fails as rate limited at once.
+	 * mono_ms() bound of the operation this call is part of: the
+	 * request gets what is left of it, fails at once when nothing is
+	 * left, and a 429 whose Retry-After ends before it is waited out
+	 * and the request sent again; 0 (or a longer wait) fails as rate
+	 * limited at once.  0: timeout_ms for this request alone.
 	 */
 	long long	  deadline;
 
@@ -83,6 +96,7 @@ struct http_req {
 	const char	 *aws_sigv4;
 	const char	 *userpwd;
 	const char	 *auth_hint;	/* for 401/403, e.g. "check apiKey" */
+	const char	 *url_key;	/* the key of url, for 3xx; NULL: baseUrl */
 	const char	 *notfound_hint; /* for 404, e.g. "zone x. not found" */
 };
 
@@ -91,7 +105,7 @@ struct http_resp {
 	char		*body;		/* NUL-terminated (len bytes before it) */
 	size_t		 len;
 	char		*ctype;		/* Content-Type, or NULL */
-	long long	 retry_after;	/* seconds from Retry-After; -1: none */
+	long long	 retry_after;	/* http_retry_after() of the answer's */
 
 	/* private */
 	size_t		 cap;
@@ -115,6 +129,13 @@ void		 http_resp_free(struct http_resp *rs);
  */
 enum perr	 http_status_error(const struct http_req *rq,
 		    const struct http_resp *rs, char *err, size_t errlen);
+/*
+ * The seconds a Retry-After value (delay-seconds or an HTTP-date, taken
+ * against now) asks to wait: 0 for a date past, at most
+ * HTTP_RETRY_AFTER_MAX; -1 for anything else (garbage, a sign, an
+ * empty value).  Any text; it never overflows.
+ */
+long long	 http_retry_after(const char *v, time_t now);
 /* The class of an HTTP status that is not a success. */
 enum perr	 http_status_class(long status);
 

@@ -176,8 +176,11 @@ send_webhook(const struct notify_cfg *n, const char *who, const char *body,
 			.body = body,
 			.body_len = strlen(body),
 			.timeout_ms = timeout_ms,
+			/* A 2xx is a delivery, whatever body comes with it. */
 			.max_body = ANSWER_MAX,
+			.skip_body = 1,
 			.want = 0,
+			.url_key = "url",
 			/* A 429 is waited out if its wait fits. */
 			.deadline = mono_ms() + timeout_ms,
 		};

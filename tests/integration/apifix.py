@@ -11,6 +11,7 @@ before the route sees the request:
     fake.fail(401, path="/record")            # the next one whose path holds it
     fake.fail(503, method="POST", after=1)    # the second POST
     fake.hang(method="GET", seconds=5)        # no answer for a while
+    fake.slow(1.5, times=50, method="GET")    # the right answer, late
 
     fake.count("PUT"), fake.writes(), fake.requests[-1].path
 
@@ -86,6 +87,9 @@ class _Handler(BaseHTTPRequestHandler):
             fake._stopping.wait(injected["hang"])
             self.close_connection = True
             return
+        if injected is not None and injected.get("slow"):
+            fake._stopping.wait(injected["slow"])
+            injected = None
         if injected is not None:
             status, headers, out = fake.failure_answer(req, injected)
         else:
@@ -176,6 +180,13 @@ class ApiFake:
     def hang(self, seconds, times=1, method=None, path=None):
         with self.lock:
             self._failures.append({"hang": seconds, "times": times, "method": method,
+                                   "path": path, "after": 0})
+
+    def slow(self, seconds, times=1, method=None, path=None):
+        """The next `times` requests that match get their right answer
+        after `seconds`."""
+        with self.lock:
+            self._failures.append({"slow": seconds, "times": times, "method": method,
                                    "path": path, "after": 0})
 
     def _take_failure(self, req):

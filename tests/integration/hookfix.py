@@ -1,6 +1,6 @@
 """A webhook receiver on loopback for the notification tests: it can be
-up (answers every request with a status the test sets, recording method,
-path, headers and body), down (nothing listens: connections are refused)
+up (answers every request with a status, headers and body the test sets,
+recording method, path, headers and body), down (nothing listens: connections are refused)
 or hung (the port accepts connections, as the kernel does for a listening
 socket, and never answers). Every receiver a test makes is stopped by it.
 """
@@ -30,13 +30,17 @@ class _Handler(BaseHTTPRequestHandler):
                                    "headers": dict(self.headers.items()), "body": body})
             status = owner.status
             delay = owner.delay
+            headers = owner.headers
+            answer = owner.body
         if delay:
             owner.stopping.wait(delay)
         try:
             self.send_response(status)
-            self.send_header("Content-Length", "3")
+            for k, v in headers.items():
+                self.send_header(k, v)
+            self.send_header("Content-Length", str(len(answer)))
             self.end_headers()
-            self.wfile.write(b"ok\n")
+            self.wfile.write(answer)
         except OSError:
             pass        # the client gave up waiting: what a late answer meets
 
@@ -48,6 +52,8 @@ class Receiver:
         self.port = free_port()
         self.status = 200
         self.delay = 0
+        self.headers = {}
+        self.body = b"ok\n"
         self.requests = []
         self.lock = threading.Lock()
         self.stopping = threading.Event()
@@ -59,10 +65,12 @@ class Receiver:
     def url(self):
         return f"http://127.0.0.1:{self.port}/hook"
 
-    def up(self, status=200, delay=0):
+    def up(self, status=200, delay=0, headers=None, body=b"ok\n"):
         self.down()
         self.status = status
         self.delay = delay
+        self.headers = dict(headers or {})
+        self.body = body
         self.stopping = threading.Event()
         srv = ThreadingHTTPServer(("127.0.0.1", self.port), _Handler)
         srv.daemon_threads = True

@@ -372,6 +372,7 @@ class RawServer:
                            byte a second
       "endless_body"       200 without Content-Length, then "x" forever
       "endless_headers"    a status line, then header lines forever
+      "long_header"        a 200 whose one header line is 2 MiB long
       "garbage"            bytes that are neither HTTP nor TLS, then close
       "reset_after_headers" a 200 head announcing a long body, part of it,
                            then a TCP RST
@@ -502,6 +503,11 @@ class RawServer:
                 while True:
                     writer.write(line * 100)
                     await writer.drain()
+            elif b == "long_header":
+                # One header line of 2 MiB, far past libcurl's limit.
+                writer.write(b"HTTP/1.1 200 OK\r\nX-Filler: " + b"y" * (2 << 20)
+                             + b"\r\nContent-Length: 3\r\n\r\nok\n")
+                await writer.drain()
             elif b == "reset_after_headers":
                 writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n"
                              b"Content-Length: 100000\r\n\r\n" + b"x" * 1000)

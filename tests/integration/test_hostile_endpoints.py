@@ -168,6 +168,14 @@ def test_endless_headers_fail_before_the_timeout(ddup, raw_server):
     assert wall < 5 * T, f"endless headers took {wall:.1f}s with a 10s timeout"
 
 
+def test_header_line_too_long_says_so(ddup, raw_server):
+    # libcurl calls it "Out of memory": the check result says what it is.
+    srv = raw_server("long_header")
+    eps, wall = one_domain(ddup, srv.urls, timeout=sec(10))
+    assert_fail(eps[0], "response header too long")
+    assert wall < 5 * T, f"a 2 MiB header line took {wall:.1f}s with a 10s timeout"
+
+
 # ---------------------------------------------------------------- redirects
 
 def test_redirect_loop_not_followed(ddup, http_server):

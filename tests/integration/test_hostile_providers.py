@@ -31,6 +31,9 @@ import pytest
 
 from conftest import TIME_SCALE
 from httpfix import free_port
+from providertest import with_line
+from test_digitalocean import section as digitalocean_section
+from test_ovh import ovh_section
 
 ZONE = "example.test"
 NAME = "app.example.test"
@@ -831,3 +834,71 @@ def test_hanging_provider_costs_one_timeout_per_run(ddup, pdns_server, pdns_fake
     assert [m for m, *_ in pdns_fake.requests] == ["GET"], pdns_fake.requests
     assert r.err.count(f"no answer within {TIMEOUT}s") == 1, r
     assert TIMEOUT * 0.9 <= took < (TIMEOUT * 2 + 2) * TIME_SCALE, took
+
+
+# ---------------------------------------------------------------- the provider's timeout
+
+# Retry-After values that overflow a wait in milliseconds (2^63 s, 1.8e16
+# s) or ask for centuries; each is the next run's, whatever the status.
+HUGE_RETRY_AFTER = ["9223372036854775808", "18000000000000000",
+                    "Fri, 31 Dec 99999 23:59:59 GMT"]
+# Generous: a busy machine, a sanitizer build.  A wait made would be years.
+MARGIN = 10 * TIME_SCALE
+
+
+def do_section(fake):
+    return digitalocean_section(fake, extra=f"timeout = {TIMEOUT}s\n")
+
+
+@pytest.mark.parametrize("status", [429, 503])
+@pytest.mark.parametrize("retry_after", HUGE_RETRY_AFTER)
+def test_huge_retry_after_is_not_waited(ddup, digitalocean, http_server, status, retry_after):
+    a = http_server()
+    configure(ddup, do_section(digitalocean), [("a", a, "192.0.2.1")])
+    digitalocean.fail(status, times=100, retry_after=retry_after)
+    # The second run meets the same answer: it does not hang either.
+    for _ in range(2):
+        r, took = timed_run(ddup)
+        assert took < TIMEOUT + MARGIN, (took, r)
+        assert_failed(r, "DigitalOcean", str(status),
+                      "rate limited" if status == 429 else "temporary failure")
+        if status == 429:
+            assert "not waited" in r.err, r
+        assert digitalocean.writes() == []
+    assert digitalocean.get("A", "app") == []
+
+
+@pytest.mark.parametrize("pages", [50])
+def test_timeout_bounds_every_page_of_a_read(ddup, digitalocean, http_server, pages):
+    # One record a page, each page answered after 1.5 s: a timeout per
+    # request would let the read take 75 s.
+    do = digitalocean
+    do.max_per_page = 1
+    for i in range(pages):
+        do.add("A", "app", f"198.51.100.{i + 1}", ttl=60)
+    do.slow(1.5, times=10 * pages, method="GET")
+    a = http_server()
+    configure(ddup, do_section(do), [("a", a, "192.0.2.1")])
+    r, took = timed_run(ddup)
+    assert took < TIMEOUT + MARGIN, (took, r)
+    assert_failed(r, "DigitalOcean", f"no answer within {TIMEOUT}s")
+    assert do.count("GET") <= 3, do.requests
+    assert do.writes() == []
+    assert len(do.get("A", "app")) == pages
+    assert published(ddup)[0] == []
+
+
+def test_request_after_the_deadline_is_not_sent(ddup, ovh_fake, http_server):
+    # OVH reads each record by its id: 40 records at 0.6 s each pass the
+    # 2 s timeout between two requests, and the next is not sent.
+    ovh = ovh_fake
+    for i in range(40):
+        ovh.add("app", "A", f"198.51.100.{i + 1}", ttl=60)
+    ovh.slow(0.6, times=1000, method="GET", path="/record/")
+    a = http_server()
+    configure(ddup, with_line(ovh_section(ovh), f"timeout = {TIMEOUT}s"), [("a", a, "192.0.2.1")])
+    r, took = timed_run(ddup)
+    assert took < TIMEOUT + MARGIN, (took, r)
+    assert_failed(r, "OVH", f"{TIMEOUT}s")
+    assert ovh.count("GET", "/record/") < 10, ovh.requests
+    assert ovh.writes() == []

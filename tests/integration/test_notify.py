@@ -450,3 +450,63 @@ attempts = 1
         assert token not in o
     assert_not_in_state(ddup, token)
     assert deliveries(ddup) == [("dns_updated", "chat", 1, 0, 1)]
+
+
+@pytest.mark.parametrize("status", [429, 503])
+@pytest.mark.parametrize("retry_after", ["9223372036854775808", "18000000000000000",
+                                         "Fri, 31 Dec 99999 23:59:59 GMT"])
+def test_huge_retry_after_costs_at_most_timeout(ddup, prog, http_server, receiver, status,
+                                                retry_after):
+    # 2^63 s, 1.8e16 s, a date in the year 99999: never waited, not even
+    # in part; the attempt fails at once and the next run meets it again.
+    a, b = http_server(), http_server()
+    hook = receiver().up(status=status, headers={"Retry-After": retry_after})
+    configure(ddup, prog, a, b, f"""[notify ops]
+url = {hook.url}
+timeout = 1s
+""")
+    for attempt in (1, 2):
+        t0 = time.monotonic()
+        r = ddup.run()
+        took = time.monotonic() - t0
+        assert r.rc == 0, r
+        assert took < 1.0 + 10 * TIME_SCALE, (took, r)
+        assert f"event 1 not delivered (attempt {attempt} of 5" in r.err, r.err
+        assert str(status) in r.err, r.err
+        if status == 429:
+            assert "not waited" in r.err, r.err
+        # Past the first gap (half an interval).
+        time.sleep(0.4)
+    # Event 1 twice; a later one (a check slow on a busy machine) waits.
+    assert [e["id"] for e in hook.events()] == [1, 1]
+    assert deliveries(ddup)[0] == ("dns_updated", "ops", 2, 0, 0)
+
+
+def test_2xx_with_a_huge_body_is_a_delivery(ddup, prog, http_server, receiver):
+    # The receiver got the event: what it says after the status is not read.
+    a, b = http_server(), http_server()
+    hook = receiver().up(status=200, body=b"x" * (10 << 20))
+    configure(ddup, prog, a, b, f"""[notify ops]
+url = {hook.url}
+attempts = 2
+""")
+    r = ddup.run()
+    assert r.rc == 0, r
+    assert "not delivered" not in r.err and "given up" not in r.err, r.err
+    assert deliveries(ddup)[0] == ("dns_updated", "ops", 0, 1, 0)
+    time.sleep(0.4)
+    assert ddup.run().rc == 0
+    # Not sent again (a later event may be: a check slow on a busy machine).
+    assert [e["id"] for e in hook.events()].count(1) == 1
+
+
+def test_redirect_names_the_url_key(ddup, prog, http_server, receiver):
+    a, b = http_server(), http_server()
+    hook = receiver().up(status=302, headers={"Location": "http://127.0.0.1:9/"})
+    configure(ddup, prog, a, b, f"""[notify ops]
+url = {hook.url}
+""")
+    r = ddup.run()
+    assert r.rc == 0, r
+    assert "302" in r.err and "redirects are not followed (check url)" in r.err, r.err
+    assert "baseUrl" not in r.err, r.err

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -148,6 +149,131 @@ test_base_url(void **unused)
 	}
 }
 
+struct retry {
+	const char	*v;
+	time_t		 now;
+	long long	 want;
+};
+
+#define RA_MAX	HTTP_RETRY_AFTER_MAX
+#define IMF	784111777	/* Sun, 06 Nov 1994 08:49:37 GMT */
+
+static const struct retry retries[] = {
+	{ "120", 0, 120 },
+	{ " \t7 ", 0, 7 },
+	{ "0", 0, 0 },
+	{ "31535999", 0, RA_MAX - 1 },
+	/* Past every integer type a provider may think of: cut, no overflow. */
+	{ "9223372036854775808", 0, RA_MAX },		/* 2^63 */
+	{ "9223372036854775807", 0, RA_MAX },
+	{ "18000000000000000", 0, RA_MAX },		/* 1.8e16 */
+	{ "184467440737095516160000000000000000000000", 0, RA_MAX },
+	{ "-5", 0, -1 },
+	{ "-9223372036854775808", 0, -1 },
+	{ "+5", 0, -1 },
+	{ "", 0, -1 },
+	{ "   ", 0, -1 },
+	{ "soon", 0, -1 },
+	{ "12abc", 0, -1 },
+	{ "1.5", 0, -1 },
+	{ "1e9", 0, -1 },
+	{ "0x10", 0, -1 },
+	/* HTTP-dates: the three forms RFC 9110 has recipients read. */
+	{ "Sun, 06 Nov 1994 08:49:37 GMT", IMF - 30, 30 },
+	{ "Sunday, 06-Nov-94 08:49:37 GMT", IMF - 30, 30 },
+	{ "Sun Nov  6 08:49:37 1994", IMF - 30, 30 },
+	{ "Sun, 06 Nov 1994 08:49:37 GMT", IMF, 0 },
+	{ "Sun, 06 Nov 1994 08:49:37 GMT", IMF + 3600, 0 },
+	{ "Fri, 31 Dec 9999 23:59:59 GMT", IMF, RA_MAX },
+	{ "Fri, 31 Dec 99999 23:59:59 GMT", IMF, RA_MAX },
+	{ "Fri, 31 Dec 9223372036854775807 23:59:59 GMT", IMF, -1 },
+	{ "Fri, 31 Dec 18446744073709551616 23:59:59 GMT", IMF, -1 },
+	{ "Sun, 06 Nov 1994 08:49:37 GMT", (time_t)(-9223372036854775807LL - 1),
+	    RA_MAX },
+	{ "Fri, 31 Dec 1e999 23:59:59 GMT", IMF, -1 },
+};
+
+static void
+test_retry_after(void **unused)
+{
+	size_t i;
+	long long got;
+
+	(void)unused;
+	for (i = 0; i < sizeof(retries) / sizeof(retries[0]); i++) {
+		got = http_retry_after(retries[i].v, retries[i].now);
+		if (got != retries[i].want)
+			fail_msg("\"%s\": %lld, want %lld", retries[i].v, got,
+			    retries[i].want);
+	}
+}
+
+/* The message of a 429 whose wait is cut, and of one past the deadline. */
+static void
+test_retry_after_message(void **unused)
+{
+	struct http_req rq = { .who = "API", .method = "GET",
+	    .url = "http://127.0.0.1:1/x" };
+	struct http_resp rs;
+	char err[512];
+
+	(void)unused;
+	memset(&rs, 0, sizeof(rs));
+	rs.status = 429;
+	rs.body = (char *)(size_t)"";
+	rs.retry_after = HTTP_RETRY_AFTER_MAX;
+	assert_int_equal(http_status_error(&rq, &rs, err, sizeof(err)),
+	    PERR_RATELIMIT);
+	assert_non_null(strstr(err, "429 Too Many Requests (retry after 365 "
+	    "days or more)"));
+	/* An operation that has a deadline says the wait is not made. */
+	rq.deadline = 1;
+	rs.retry_after = 600;
+	(void)http_status_error(&rq, &rs, err, sizeof(err));
+	assert_non_null(strstr(err, "(retry after 600s: past the timeout, "
+	    "not waited)"));
+}
+
+/* A request whose operation's deadline has passed is not sent. */
+static void
+test_past_deadline(void **unused)
+{
+	struct http_req rq = { .who = "API", .method = "GET",
+	    .url = "http://127.0.0.1:1/x", .timeout_ms = 2000, .deadline = 1 };
+	struct http_resp rs;
+	char err[512];
+
+	(void)unused;
+	assert_int_equal(http_call(&rq, &rs, err, sizeof(err)), PERR_NET);
+	assert_string_equal(err, "API at http://127.0.0.1:1/x: timeout after "
+	    "2s, before this request was sent");
+	assert_int_equal(rs.status, 0);
+	http_resp_free(&rs);
+}
+
+/* A 3xx names the key that holds the URL, baseUrl unless told. */
+static void
+test_redirect_names_its_key(void **unused)
+{
+	struct http_req rq = { .who = "notify 'ops'", .method = "POST",
+	    .url = "http://127.0.0.1:1/hook" };
+	struct http_resp rs;
+	char err[512];
+
+	(void)unused;
+	memset(&rs, 0, sizeof(rs));
+	rs.status = 302;
+	rs.body = (char *)(size_t)"";
+	rs.retry_after = -1;
+	(void)http_status_error(&rq, &rs, err, sizeof(err));
+	assert_non_null(strstr(err, "redirects are not followed (check "
+	    "baseUrl)"));
+	rq.url_key = "url";
+	(void)http_status_error(&rq, &rs, err, sizeof(err));
+	assert_non_null(strstr(err, "redirects are not followed (check url)"));
+	assert_null(strstr(err, "baseUrl"));
+}
+
 static void
 test_printable(void **unused)
 {
@@ -165,6 +291,10 @@ main(void)
 		cmocka_unit_test(test_answers),
 		cmocka_unit_test(test_printable),
 		cmocka_unit_test(test_base_url),
+		cmocka_unit_test(test_retry_after),
+		cmocka_unit_test(test_retry_after_message),
+		cmocka_unit_test(test_past_deadline),
+		cmocka_unit_test(test_redirect_names_its_key),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
