@@ -143,19 +143,33 @@ fleet_member(const struct config *c, const char *name)
 	return NULL;
 }
 
-/* `checkers`: names split at commas and white space, each once. */
+/*
+ * `checkers`: names separated by commas (SPEC 11), blanks around each
+ * allowed, each once.  A blank inside a name is refused rather than
+ * read as a separator: "a b" may be a typo for one name as well as two.
+ */
 static void
 check_checkers(struct ctx *x, const struct rkey *k)
 {
 	struct config *c = x->c;
-	char *copy, *w, *save = NULL;
+	char *copy, *rest, *w, *end;
 	int nerr = x->nerr;
 
-	copy = xstrdup(k->value);
+	copy = rest = xstrdup(k->value);
 	c->checkers = xcalloc(strlen(copy) / 2 + 1, sizeof(*c->checkers));
-	for (w = strtok_r(copy, ", \t", &save); w != NULL;
-	    w = strtok_r(NULL, ", \t", &save)) {
-		if (!checker_name_ok(w))
+	while ((w = strsep(&rest, ",")) != NULL) {
+		w += strspn(w, " \t");
+		for (end = w + strlen(w); end > w && (end[-1] == ' ' ||
+		    end[-1] == '\t'); end--)
+			;
+		*end = '\0';
+		if (*w == '\0')
+			continue;
+		if (strpbrk(w, " \t") != NULL)
+			cfg_problem(x, k->line, 0, "'checkers': bad checker "
+			    "name '%s' (the names are separated by commas, "
+			    "not blanks)", w);
+		else if (!checker_name_ok(w))
 			cfg_problem(x, k->line, 0, "'checkers': bad checker "
 			    "name '%s' (letters, digits, '-', '_' and '.', at "
 			    "most %d)", w, CHECKER_MAX);

@@ -1475,7 +1475,7 @@ static const struct {
 } fleet[] = {
 	{ "", "", 1, NULL },
 	{ "checkers = a, b,c\nchecker = B\n", "", 2, "b" },
-	{ "checkers = a b c d\nchecker = d\n", "", 3, "d" },
+	{ "checkers =a ,\tb,c , d,\nchecker = d\n", "", 3, "d" },
 	{ "checkers = a,b,c\nchecker = a\nquorum = 3\n", "", 3, "a" },
 	{ "checkers = a,b,c\nchecker = a\nquorum = Majority\n", "", 2, "a" },
 	{ "checkers = solo\nchecker = solo\n", "", 1, "solo" },
@@ -1493,6 +1493,22 @@ static const struct {
 	  "F:1: 'checkers': 'b' listed twice\n", 0, NULL },
 	{ "checkers = a,b/c\nchecker = a\n",
 	  "F:1: 'checkers': bad checker name 'b/c' (letters, digits, '-', "
+	  "'_' and '.', at most 253)\n", 0, NULL },
+	/* Comma-separated (SPEC 11): a blank is not a separator. */
+	{ "checkers = a b c d\nchecker = d\n",
+	  "F:1: 'checkers': bad checker name 'a b c d' (the names are "
+	  "separated by commas, not blanks)\n", 0, NULL },
+	{ "checkers = alpha-1, two words\nchecker = alpha-1\n",
+	  "F:1: 'checkers': bad checker name 'two words' (the names are "
+	  "separated by commas, not blanks)\n", 0, NULL },
+	{ "checkers = a,\tb\tc\nchecker = a\n",
+	  "F:1: 'checkers': bad checker name 'b?c' (the names are "
+	  "separated by commas, not blanks)\n", 0, NULL },
+	{ "checkers = a, b\nchecker = a b\n",
+	  "F:2: 'checker': bad checker name 'a b' (letters, digits, '-', '_' "
+	  "and '.', at most 253)\n", 0, NULL },
+	{ "checkers = a,b;c\nchecker = a\n",
+	  "F:1: 'checkers': bad checker name 'b;c' (letters, digits, '-', "
 	  "'_' and '.', at most 253)\n", 0, NULL },
 	{ "checkers = ,\nchecker = a\n",
 	  "F:1: 'checkers' names no checker\n", 0, NULL },
@@ -1682,7 +1698,7 @@ static const struct {
 	  "keySecret = b3RoZXJzZWNyZXRvdGhlcnNlY3JldG90aGVyc2VjcmV0MTI=\n"
 	  DOM EP EP2, 1 },
 	/* The same values written another way. */
-	{ "checkers = c b a\nchecker = a\nquorum = 2\ninterval = 30000ms\n"
+	{ "checkers = c,b ,a\nchecker = a\nquorum = 2\ninterval = 30000ms\n"
 	  PROV "[domain APP.example.test.]\nprovider = dns\nttl = 120\n"
 	  "timeout = 3s\nexpectStatus = 2xx\n" EP EP2, 1 },
 	/* Decision keys. */
