@@ -158,13 +158,13 @@ struct config {
  * Reads and validates path.  Problems go to errs as "FILE:LINE: message"
  * (all of them); warnings as "FILE:LINE: warning: message" unless
  * warnings is 0.  Returns NULL if the file cannot be used.  A directory,
- * an unreadable file or one larger than 1 MiB is refused.
+ * an unreadable file or one larger than 64 MiB is refused.
  */
 struct config	*config_load(const char *path, FILE *errs, int warnings);
 
 /*
  * config_load() on the len bytes of buf, which may hold anything (NUL
- * bytes included; more than 1 MiB is refused as for a file).  name
+ * bytes included; more than 64 MiB is refused as for a file).  name
  * stands for the file in messages and c->path, and relative !file paths
  * are taken from its folder.  Nothing but !file secrets and caFile
  * (looked at, not read) touches the file system.  As the text has no

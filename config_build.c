@@ -151,19 +151,33 @@ fleet_member(const struct config *c, const char *name)
 	return NULL;
 }
 
-/* `checkers`: names split at commas and white space, each once. */
+/*
+ * `checkers`: names separated by commas (SPEC 11), blanks around each
+ * allowed, each once.  A blank inside a name is refused rather than
+ * read as a separator: "a b" may be a typo for one name as well as two.
+ */
 static void
 check_checkers(struct ctx *x, const struct rkey *k)
 {
 	struct config *c = x->c;
-	char *copy, *w, *save = NULL;
+	char *copy, *rest, *w, *end;
 	int nerr = x->nerr;
 
-	copy = xstrdup(k->value);
+	copy = rest = xstrdup(k->value);
 	c->checkers = xcalloc(strlen(copy) / 2 + 1, sizeof(*c->checkers));
-	for (w = strtok_r(copy, ", \t", &save); w != NULL;
-	    w = strtok_r(NULL, ", \t", &save)) {
-		if (!checker_name_ok(w))
+	while ((w = strsep(&rest, ",")) != NULL) {
+		w += strspn(w, " \t");
+		for (end = w + strlen(w); end > w && (end[-1] == ' ' ||
+		    end[-1] == '\t'); end--)
+			;
+		*end = '\0';
+		if (*w == '\0')
+			continue;
+		if (strpbrk(w, " \t") != NULL)
+			cfg_problem(x, k->line, 0, "'checkers': bad checker "
+			    "name '%s' (the names are separated by commas, "
+			    "not blanks)", w);
+		else if (!checker_name_ok(w))
 			cfg_problem(x, k->line, 0, "'checkers': bad checker "
 			    "name '%s' (letters, digits, '-', '_' and '.', at "
 			    "most %d)", w, CHECKER_MAX);
@@ -963,43 +977,89 @@ build_endpoint(struct ctx *x, struct rsec *s, struct domain_cfg *d,
 	d->neps++;
 }
 
+/* An endpoint's tier (priority, then rank) and its place in the domain. */
+struct tier_key {
+	long	 priority;
+	long	 rank;
+	size_t	 i;
+};
+
+static int
+tier_cmp(const void *a, const void *b)
+{
+	const struct tier_key *p = a, *q = b;
+
+	if (p->priority != q->priority)
+		return p->priority < q->priority ? -1 : 1;
+	if (p->rank != q->rank)
+		return p->rank < q->rank ? -1 : 1;
+	return p->i < q->i ? -1 : p->i > q->i;
+}
+
 /*
  * SPEC 3.4: a CNAME may not share its name with other records, so a
  * cname endpoint is alone in its tier; and one tier is either proxied or
- * not, as its records are published together.
+ * not, as its records are published together.  Each endpoint is
+ * reported against the first endpoint before it in its tier that
+ * clashes with it.  The endpoints are sorted by tier rather than each
+ * compared with those before it: a domain may have 100,000.
  */
 static void
 check_tiers(struct ctx *x, const struct domain_cfg *d)
 {
+	const size_t none = (size_t)-1;
 	const struct endpoint_cfg *e, *f;
-	size_t i, j;
+	struct tier_key *t;
+	size_t *clash, i, j, start, cname, prox[2], other;
 
+	if (d->neps < 2)
+		return;
+	t = xcalloc(d->neps, sizeof(*t));
+	clash = xcalloc(d->neps, sizeof(*clash));
 	for (i = 0; i < d->neps; i++) {
-		e = &d->eps[i];
-		for (j = 0; j < i; j++) {
-			f = &d->eps[j];
-			if (f->priority != e->priority || f->rank != e->rank)
-				continue;
-			if (e->cname != NULL || f->cname != NULL) {
-				cfg_problem(x, e->line, 0, "endpoint '%s': a "
-				    "cname endpoint must be alone in its "
-				    "priority, and endpoint '%s' at line %d has "
-				    "priority %ld too", e->name != NULL ?
-				    e->name : "", f->name != NULL ? f->name :
-				    "", f->line, e->priority);
-				break;
+		t[i].priority = d->eps[i].priority;
+		t[i].rank = d->eps[i].rank;
+		t[i].i = i;
+	}
+	qsort(t, d->neps, sizeof(*t), tier_cmp);
+	for (start = 0; start < d->neps; start = j) {
+		/* The first of the tier so far: a cname, each proxied value. */
+		cname = prox[0] = prox[1] = none;
+		for (j = start; j < d->neps && t[j].priority ==
+		    t[start].priority && t[j].rank == t[start].rank; j++) {
+			e = &d->eps[t[j].i];
+			if (e->cname != NULL)
+				clash[t[j].i] = j > start ? t[start].i : none;
+			else {
+				other = prox[e->proxied == 0];
+				clash[t[j].i] = cname < other ? cname : other;
 			}
-			if (e->proxied != f->proxied) {
-				cfg_problem(x, e->line, 0, "endpoint '%s': "
-				    "proxied differs from endpoint '%s' at line "
-				    "%d of the same priority %ld (its records "
-				    "are published together)", e->name != NULL ?
-				    e->name : "", f->name != NULL ? f->name :
-				    "", f->line, e->priority);
-				break;
-			}
+			if (e->cname != NULL && cname == none)
+				cname = t[j].i;
+			if (prox[e->proxied != 0] == none)
+				prox[e->proxied != 0] = t[j].i;
 		}
 	}
+	for (i = 0; i < d->neps; i++) {
+		if (clash[i] == none)
+			continue;
+		e = &d->eps[i];
+		f = &d->eps[clash[i]];
+		if (e->cname != NULL || f->cname != NULL)
+			cfg_problem(x, e->line, 0, "endpoint '%s': a cname "
+			    "endpoint must be alone in its priority, and "
+			    "endpoint '%s' at line %d has priority %ld too",
+			    e->name != NULL ? e->name : "", f->name != NULL ?
+			    f->name : "", f->line, e->priority);
+		else
+			cfg_problem(x, e->line, 0, "endpoint '%s': proxied "
+			    "differs from endpoint '%s' at line %d of the same "
+			    "priority %ld (its records are published together)",
+			    e->name != NULL ? e->name : "", f->name != NULL ?
+			    f->name : "", f->line, e->priority);
+	}
+	free(clash);
+	free(t);
 }
 
 /* The domain of section idx; seen: the names of the domains so far. */

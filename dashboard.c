@@ -507,7 +507,9 @@ dashboard_write(const char *path, const struct report *r, char *err,
 		    "built", path);
 		goto out;
 	}
-	if (write_file_atomic(path, buf, len, 0644, err, errlen) == -1)
+	/* A web server reads the page and its folder: 0755, 0644. */
+	if (make_parent_dirs(path, 0755, err, errlen) == -1 ||
+	    write_file_atomic(path, buf, len, 0644, err, errlen) == -1)
 		goto out;
 	rc = 0;
 out:

@@ -25,9 +25,9 @@
 int	 dashboard_render(FILE *f, const struct report *r);
 
 /*
- * Renders r and puts it at path atomically (mode 0644: a web server
- * may serve it; it holds nothing secret).  Returns 0, or -1 with err
- * naming the path and the cause.
+ * Renders r and puts it at path atomically (mode 0644, a missing folder
+ * made 0755: a web server may serve it; it holds nothing secret).
+ * Returns 0, or -1 with err naming the path and the cause.
  */
 int	 dashboard_write(const char *path, const struct report *r, char *err,
 	    size_t errlen);

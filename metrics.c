@@ -285,8 +285,13 @@ metrics_write(const char *path, const struct outcome *o,
 	char	*text = metrics_render(o, c, n, mr, &len);
 	int	 rc;
 
-	/* node_exporter runs as a user of its own: the file holds no secret. */
-	rc = write_file_atomic(path, text, len, 0644, err, errlen);
+	/*
+	 * node_exporter runs as a user of its own: the file and its folder
+	 * are readable by all, as they hold no secret.
+	 */
+	rc = make_parent_dirs(path, 0755, err, errlen) == -1 ||
+	    write_file_atomic(path, text, len, 0644, err, errlen) == -1 ?
+	    -1 : 0;
 	free(text);
 	return rc;
 }

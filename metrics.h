@@ -26,7 +26,10 @@ struct metrics_run {
  */
 char	*metrics_render(const struct outcome *o, const struct st_counter *c,
 	    size_t n, const struct metrics_run *mr, size_t *len);
-/* Renders and writes path (mode 0644); -1 with err naming path. */
+/*
+ * Renders and writes path (mode 0644, a missing folder made 0755);
+ * -1 with err naming path.
+ */
 int	 metrics_write(const char *path, const struct outcome *o,
 	    const struct st_counter *c, size_t n, const struct metrics_run *mr,
 	    char *err, size_t errlen);

@@ -725,10 +725,9 @@ print_report(struct run *r, int json)
 /*
  * statusHtml: the page of what this run left, with the last DNS changes,
  * once its state is committed.  A page that cannot be written is an
- * error in the log; DNS and the state are right, so the exit status
- * stays what the run made it.
+ * error in the log and -1: the run exits 1 (SPEC 2), DNS done first.
  */
-static void
+static int
 write_dashboard(struct run *r)
 {
 	struct report		 rep;
@@ -736,9 +735,10 @@ write_dashboard(struct run *r)
 	struct st_change	*sc = NULL;
 	size_t			 i, n = 0;
 	char			 err[768];
+	int			 ret = 0;
 
 	if (r->cfg->status_html == NULL)
-		return;
+		return 0;
 	report_from_outcome(&rep, r->out, r->cfg->interval_ms);
 	if (state_recent_changes(r->st, DASH_CHANGES, &sc, &n) == -1)
 		logx(LOG_ERR, NULL, NULL, "statusHtml %s: %s",
@@ -756,40 +756,47 @@ write_dashboard(struct run *r)
 	}
 	rep.changes = rc;
 	rep.nchanges = n;
-	if (dashboard_write(r->cfg->status_html, &rep, err, sizeof(err)) == -1)
+	if (dashboard_write(r->cfg->status_html, &rep, err, sizeof(err)) == -1) {
 		logx(LOG_ERR, NULL, NULL, "%s", err);
+		ret = -1;
+	}
 	free(rc);
 	state_changes_free(sc, n);
 	report_free(&rep);
+	return ret;
 }
 
 /*
  * metricsFile, once the state is committed: the counters read back
  * include this run's.  Like the dashboard, a file that cannot be
- * written is an error line and leaves the exit status alone.
+ * written is an error line and -1.
  */
-static void
+static int
 write_metrics(struct run *r, int rc)
 {
 	struct metrics_run	 mr;
 	struct st_counter	*c = NULL;
 	size_t			 n = 0;
 	char			 err[768];
+	int			 ret = 0;
 
 	if (r->cfg->metrics_file == NULL)
-		return;
+		return 0;
 	if (state_counters(r->st, &c, &n) == -1) {
 		logx(LOG_ERR, NULL, NULL, "metricsFile %s: %s",
 		    r->cfg->metrics_file, state_errmsg(r->st));
-		return;
+		return -1;
 	}
 	mr.duration_ms = mono_ms() - r->started;
 	mr.exit_status = rc;
 	mr.interval_ms = r->cfg->interval_ms;
 	if (metrics_write(r->cfg->metrics_file, r->out, c, n, &mr, err,
-	    sizeof(err)) == -1)
+	    sizeof(err)) == -1) {
 		logx(LOG_ERR, NULL, NULL, "metricsFile %s", err);
+		ret = -1;
+	}
 	state_counters_free(c, n);
+	return ret;
 }
 
 static void
@@ -1135,7 +1142,8 @@ do_run(struct run *r, int dry_run, int json)
 		return print_report(r, json) == 0 ? rc : RUN_FAILED;
 	if (save_outcome(r->st, r->out, r->cfg) == -1)
 		return RUN_STATE;
-	write_dashboard(r);
+	if (write_dashboard(r) == -1)
+		rc = RUN_FAILED;
 	/*
 	 * After the commit: what is sent is in the file already.  With a
 	 * fleet, only a run that took a round delivers (SPEC 11).
@@ -1143,7 +1151,8 @@ do_run(struct run *r, int dry_run, int json)
 	if (took_round(r))
 		notify_deliver(r->cfg, r->st);
 	/* Last: its duration is the whole run's, deliveries included. */
-	write_metrics(r, rc);
+	if (write_metrics(r, rc) == -1)
+		rc = RUN_FAILED;
 	return rc;
 }
 

@@ -9,7 +9,8 @@
 struct config;
 
 #define RUN_OK		0
-#define RUN_FAILED	1	/* a DNS update (or a read of current records) failed */
+#define RUN_FAILED	1	/* a DNS update (or a read of current records) failed,
+				   or statusHtml or metricsFile not written */
 #define RUN_USAGE	2	/* bad command line: an unknown domain or endpoint */
 #define RUN_LOCKED	3	/* another run holds the state file */
 #define RUN_STATE	4	/* the state file is unusable */

@@ -70,71 +70,22 @@ st_need_tx(struct state *st, const char *what)
 	return 0;
 }
 
-/* fsync of folder dir, best effort: some file systems refuse it. */
-static void
-sync_folder(const char *dir)
-{
-	int	 fd;
-
-	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) != -1) {
-		(void)fsync(fd);
-		close(fd);
-	}
-}
-
 /*
- * Creates the folders of path that are missing, each mode 0700, from
- * the top down.  SQLite syncs the folder that holds the WAL, not the
- * folders above it: each new folder's parent is synced, or a power loss
+ * Creates the folders of path that are missing, each mode 0700.  SQLite
+ * syncs the folder that holds the WAL, not the folders above it:
+ * make_parent_dirs() syncs each new folder's parent, or a power loss
  * could take the new folders, and the first run's state, away.
  */
 static int
 make_parent(struct state *st)
 {
-	struct stat	 sb;
-	char		*dir, *slash, *end;
-	int		 rc = -1;
+	char	 err[512];
 
-	dir = xstrdup(st->path);
-	end = strrchr(dir, '/');
-	if (end == NULL || end == dir) {
-		rc = 0;		/* the current folder or "/" */
-		goto out;
+	if (make_parent_dirs(st->path, 0700, err, sizeof(err)) == -1) {
+		st_set_err(st, "%s", err);
+		return -1;
 	}
-	*end = '\0';
-	if (stat(dir, &sb) == 0 || errno != ENOENT) {
-		rc = 0;		/* open() reports anything else */
-		goto out;
-	}
-	/* Each prefix of dir in turn; the first '/' is the root's. */
-	for (slash = strchr(dir + 1, '/');; slash = strchr(slash + 1, '/')) {
-		if (slash != NULL)
-			*slash = '\0';
-		if (mkdir(dir, 0700) == 0) {
-			char *up = strrchr(dir, '/');
-
-			if (up == NULL)
-				sync_folder(".");
-			else if (up == dir)
-				sync_folder("/");
-			else {
-				*up = '\0';
-				sync_folder(dir);
-				*up = '/';
-			}
-		} else if (errno != EEXIST) {
-			st_set_err(st, "cannot create folder %s: %s", dir,
-			    strerror(errno));
-			goto out;
-		}
-		if (slash == NULL)
-			break;
-		*slash = '/';
-	}
-	rc = 0;
- out:
-	free(dir);
-	return rc;
+	return 0;
 }
 
 static const char *const sidecars[] = { "", "-wal", "-shm", "-journal" };

@@ -1,7 +1,8 @@
 /*
  * Small parsers and value types shared by every module (see util.h).
  * Nothing here does I/O except the allocation wrappers, which end the
- * program when memory runs out, and write_file_atomic().
+ * program when memory runs out, make_parent_dirs() and
+ * write_file_atomic().
  */
 
 #include <arpa/inet.h>
@@ -742,6 +743,70 @@ fsync_dir_of(const char *path)
 }
 
 int
+make_parent_dirs(const char *path, mode_t mode, char *err, size_t errlen)
+{
+	struct stat	 sb;
+	char		*dir, *slash, *end;
+	int		 rc = -1;
+
+	dir = xstrdup(path);
+	end = strrchr(dir, '/');
+	if (end == NULL || end == dir) {
+		rc = 0;		/* the current folder or "/" */
+		goto out;
+	}
+	*end = '\0';
+	if (stat(dir, &sb) == 0) {
+		rc = 0;		/* not a folder: the open that follows says so */
+		goto out;
+	}
+	/* Each prefix of dir in turn; the first '/' is the root's. */
+	for (slash = strchr(dir + 1, '/');; slash = strchr(slash + 1, '/')) {
+		if (slash != NULL)
+			*slash = '\0';
+		if (mkdir(dir, mode) == 0) {
+			/* Exactly mode: the umask may narrow it. */
+			if (chmod(dir, mode) == -1) {
+				snprintf(err, errlen, "%s: cannot set the mode "
+				    "of folder %s: %s", path, dir,
+				    strerror(errno));
+				goto out;
+			}
+			/* Best effort: some file systems refuse it. */
+			(void)fsync_dir_of(dir);
+		} else if (errno != EEXIST) {
+			snprintf(err, errlen, "%s: cannot create folder %s: "
+			    "%s", path, dir, strerror(errno));
+			goto out;
+		}
+		if (slash == NULL)
+			break;
+		*slash = '/';
+	}
+	rc = 0;
+out:
+	free(dir);
+	return rc;
+}
+
+/* What kind of thing, other than a regular file or a symlink, st is. */
+static const char *
+file_kind(const struct stat *st)
+{
+	if (S_ISDIR(st->st_mode))
+		return "a folder";
+	if (S_ISFIFO(st->st_mode))
+		return "a FIFO";
+	if (S_ISCHR(st->st_mode))
+		return "a character device";
+	if (S_ISBLK(st->st_mode))
+		return "a block device";
+	if (S_ISSOCK(st->st_mode))
+		return "a socket";
+	return "of an unknown kind";
+}
+
+int
 write_file_atomic(const char *path, const void *data, size_t len,
     mode_t mode, char *err, size_t errlen)
 {
@@ -750,8 +815,20 @@ write_file_atomic(const char *path, const void *data, size_t len,
 	size_t off = 0;
 	ssize_t w;
 	int fd = -1, rc = -1, saved;
+	struct stat st;
 
 	tmp[0] = '\0';
+	/*
+	 * A rename replaces whatever is at path: a device node or a FIFO
+	 * (/dev/full given by mistake) would become a regular file.  Only
+	 * a regular file or a symlink (replaced, never followed) may go.
+	 */
+	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode) &&
+	    !S_ISLNK(st.st_mode)) {
+		snprintf(err, errlen, "%s: %s, not a regular file: left as "
+		    "it is", path, file_kind(&st));
+		return -1;
+	}
 	if ((fd = atomic_open_tmp(path, mode, tmp, sizeof(tmp))) == -1) {
 		tmp[0] = '\0';	/* not ours: never remove it */
 		goto fail;

@@ -103,6 +103,17 @@ void	 text_printable(char *s);
 const char *text_printable_copy(char *dst, size_t len, const char *src);
 
 /*
+ * Creates the folders above path that are missing, every level from the
+ * top down, each with exactly mode (whatever the umask), and syncs the
+ * folder each is made in so that a power loss does not take it away.
+ * Returns 0 (also when something exists where the folder goes: the
+ * caller's open says what is wrong with it), or -1 with err "PATH:
+ * cannot create folder DIR: strerror".
+ */
+int	 make_parent_dirs(const char *path, mode_t mode, char *err,
+	    size_t errlen);
+
+/*
  * Replaces the file at path with len bytes of data, all or nothing: a
  * reader (node_exporter, a web server) sees either the old file or the
  * new one, never half of it, even if the run is killed or the machine
@@ -111,6 +122,8 @@ const char *text_printable_copy(char *dst, size_t len, const char *src);
  * reused), which gets exactly mode (not narrowed by the umask: a
  * dashboard may be meant for a web server's user), is synced, renamed
  * over path, and the folder is synced so the rename survives a crash.
+ * Something at path that is neither a regular file nor a symlink (a
+ * device node, a FIFO, a folder) is refused and left as it is.
  * Returns 0, or -1 with err naming the path, the step and strerror; on
  * a failure before the rename the temporary file is removed and the
  * old file is left untouched.

@@ -96,3 +96,82 @@ def failover(ddup, bind_server, servers):
     assert r.rc == 1, r
     assert bind_server.query(APP, "A") == ["192.0.2.2"]
     return r, before
+
+
+def unwritable_output(ddup, http_server, key):
+    """key (statusHtml or metricsFile) on a healthy domain whose exec
+    provider succeeds, at a path that cannot be written: the DNS update
+    is made, then one error line names the path and the run exits 1
+    (SPEC 2).  A missing folder is made (0755, every level); a FIFO and,
+    as root, a device node (/dev/null's numbers, made in the test's
+    folder) are refused and left as they were.  --status and --dry-run
+    still write nothing and exit 0."""
+    calls = os.path.join(ddup.dir, "calls")
+    prog = os.path.join(ddup.dir, "dns")
+    with open(prog, "w") as f:
+        f.write(f'#!/bin/sh\necho "$@" >> {calls}\n')
+    os.chmod(prog, stat.S_IRWXU)
+    srv = http_server()
+    ips = iter(range(1, 10))
+
+    def run(path):
+        # A new address each time: every run has a DNS update to make.
+        ip = f"192.0.2.{next(ips)}"
+        ddup.write(f"""
+interval = 30s
+{key} = {path}
+[provider x]
+type = exec
+command = {prog}
+
+[domain {APP}]
+provider = x
+
+[endpoint e]
+url = {srv.url}
+ip = {ip}
+""")
+        if os.path.exists(calls):
+            os.unlink(calls)
+        return ddup.run(), ip
+
+    def refused(path, why):
+        r, ip = run(path)
+        assert r.rc == 1, r
+        with open(calls) as f:
+            assert f"replace {APP} A 120 {ip}" in f.read()
+        lines = [ln for ln in r.err.splitlines() if path in ln]
+        assert len(lines) == 1 and why in lines[0], r.err
+        return r
+
+    # Every missing level made 0755, the file written, the run fine.
+    path = os.path.join(ddup.dir, "new", "deeper", "out")
+    r = run(path)[0]
+    assert r.rc == 0, r
+    assert os.path.isfile(path)
+    for folder in (os.path.dirname(os.path.dirname(path)), os.path.dirname(path)):
+        assert stat.S_IMODE(os.stat(folder).st_mode) == 0o755
+
+    # A regular file where a folder must go.
+    blocker = os.path.join(ddup.dir, "blocker")
+    open(blocker, "w").close()
+    refused(os.path.join(blocker, "sub", "out"), "Not a directory")
+
+    # A FIFO: refused, still a FIFO (a write would have blocked on it).
+    fifo = os.path.join(ddup.dir, "fifo")
+    os.mkfifo(fifo)
+    refused(fifo, f"{fifo}: a FIFO, not a regular file")
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    for args in (("--status",), ("--dry-run",)):
+        r = ddup.run(*args)
+        assert r.rc == 0 and fifo not in r.err, r
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+
+    # A device node: refused, untouched.
+    if os.geteuid() == 0:
+        dev = os.path.join(ddup.dir, "null")
+        rdev = os.stat("/dev/null").st_rdev
+        os.mknod(dev, 0o600 | stat.S_IFCHR, rdev)
+        refused(dev, f"{dev}: a character device, not a regular file")
+        st = os.lstat(dev)
+        assert stat.S_ISCHR(st.st_mode) and st.st_rdev == rdev

@@ -145,11 +145,19 @@ def junk(w):
     return bytes(rnd.randrange(256) for _ in range(4096))
 
 
+PAD = "; " + "x" * 60 + "\n"
+TEN_MB_LINES = (10 * 1024 * 1024) // len(PAD)
+
+
 def ten_mb(w):
     # A valid file padded with 10 MB of comments, then one bad line.
-    pad = "; " + "x" * 60 + "\n"
-    n = (10 * 1024 * 1024) // len(pad)
-    return "\n".join(w.good) + "\n" + pad * n + "bogus line without equals\n"
+    return "\n".join(w.good) + "\n" + PAD * TEN_MB_LINES + "bogus line without equals\n"
+
+
+def over_cap(w):
+    # The same, padded past the cap of 64 MiB.
+    n = (64 * 1024 * 1024) // len(PAD) + 1
+    return "\n".join(w.good) + "\n" + PAD * n + "bogus line without equals\n"
 
 
 def huge_line(w):
@@ -168,12 +176,14 @@ CASES = {
     "indented-key": (after(15, "   attempts = 3"), 16, []),
     "line-over-199": (repl(19, "url = http://127.0.0.1:1/" + "a" * 200), 19, []),
     "line-of-100KB": (repl(19, "url = http://127.0.0.1:1/" + "a" * 100000), 19, []),
-    # Above 1 MiB the file is refused whole, before any line is read.
-    "line-of-1MB": (huge_line, None, ["too large"]),
+    "line-of-1MB": (huge_line, 19, []),
     "binary-junk": (junk, None, []),
     "nul-in-value": (raw(None), 15, []),                 # filled in below
     "nul-at-start": (raw(None), 1, []),                  # filled in below
-    "ten-MB-file": (ten_mb, None, ["too large"]),
+    # Read whole, the bad line named; above 64 MiB the file is refused
+    # whole, before any line is read.
+    "ten-MB-file": (ten_mb, 21 + TEN_MB_LINES + 1, []),       # the good file has 21 lines
+    "file-over-64MiB": (over_cap, None, ["too large (more than 64 MiB)"]),
     # --- sections
     "unknown-section-kind": (after(17, "[server x]"), 18, ["server"]),
     "endpoint-before-domain": (lambda w: "\n".join(w.good[:3] + ["[endpoint early]",
@@ -218,6 +228,13 @@ CASES = {
     "priority-huge": (repl(21, "priority = 123456789012345678901234567890"), 21, ["priority"]),
     "logFormat-xml": (after(2, "logFormat = xml"), 3, ["xml"]),
     "empty-state-path": (repl(1, "state ="), 1, ["state"]),
+    # SPEC 11: comma-separated, a name of letters, digits, '-', '_', '.'.
+    "checkers-blank-in-name": (after(2, "checkers = alpha-1, two words\nchecker = alpha-1"), 3,
+                               ["'checkers'", "'two words'", "commas"]),
+    "checkers-blank-separated": (after(2, "checkers = a b\nchecker = a"), 3,
+                                 ["'checkers'", "'a b'"]),
+    "checker-blank-in-name": (after(2, "checkers = a, b\nchecker = a b"), 4,
+                              ["'checker'", "'a b'"]),
     # --- cross-checks
     "same-ip-twice": (append("[endpoint b]\nurl = http://127.0.0.1:1/\nip = 192.0.2.1"), 24,
                       ["192.0.2.1"]),

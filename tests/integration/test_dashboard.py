@@ -16,7 +16,7 @@ import stat
 import pytest
 
 from chromiumfix import chromium  # noqa: F401  (fixture)
-from scenefix import APP, provider, scene_servers, write_scene
+from scenefix import APP, provider, scene_servers, unwritable_output, write_scene
 from scenefix import failover as scene_failover
 
 HOSTILE_EP = '<script>alert("ep")</script> & \'b\''
@@ -142,17 +142,22 @@ def test_written_only_by_runs(ddup, bind_server, http_server):
     assert not [f for f in os.listdir(ddup.dir) if f.startswith("ddup.html") and f != "ddup.html"]
 
 
-def test_unwritable_page_is_logged(ddup, bind_server, http_server):
-    """A page that cannot be written is one error line; DNS and the exit
-    status are what the run made them."""
+def test_missing_folder_is_made(ddup, bind_server, http_server):
+    """A missing folder is made, 0755 for the web server; the page is
+    written and nothing about it is logged."""
     html = os.path.join(ddup.dir, "missing", "ddup.html")
     p, b, d, o = http_server(), http_server(), http_server(status=503), http_server()
     config(ddup, bind_server, p, b, d, o, html)
     r = ddup.run()
-    assert r.rc == 1, r
+    assert r.rc == 1, r                 # the odd domain's provider fails
     assert bind_server.query(APP, "A") == ["192.0.2.1"]
-    lines = [ln for ln in r.err.splitlines() if html in ln]
-    assert len(lines) == 1 and "No such file or directory" in lines[0], r.err
+    assert stat.S_IMODE(os.stat(os.path.dirname(html)).st_mode) == 0o755
+    assert open(html).read().startswith("<!DOCTYPE html>")
+    assert html not in r.err, r.err
+
+
+def test_unwritable_page_fails_the_run(ddup, http_server):
+    unwritable_output(ddup, http_server, "statusHtml")
 
 
 def test_streaks_and_changes_in_page(ddup, bind_server, http_server):

@@ -13,7 +13,7 @@ import stat
 import subprocess
 import time
 
-from scenefix import APP, DOWN, ODD, scene_servers, write_scene
+from scenefix import APP, DOWN, ODD, scene_servers, unwritable_output, write_scene
 from scenefix import failover as scene_failover
 
 # Quotes and a backslash, which a label value must escape.
@@ -172,17 +172,22 @@ def test_written_only_by_runs(ddup, bind_server, http_server):
     assert [f for f in os.listdir(ddup.dir) if "ddup.prom" in f] == ["ddup.prom"]
 
 
-def test_unwritable_file_is_logged(ddup, bind_server, http_server):
-    """A file that cannot be written is one error line naming it; DNS and
-    the exit status are what the run made them."""
+def test_missing_folder_is_made(ddup, bind_server, http_server):
+    """A missing folder is made, 0755 for node_exporter; the file is
+    written and nothing about it is logged."""
     path = os.path.join(ddup.dir, "missing", "ddup.prom")
     p, b, d, o = http_server(), http_server(), http_server(status=503), http_server()
     config(ddup, bind_server, p, b, d, o, path)
     r = ddup.run()
-    assert r.rc == 1, r
+    assert r.rc == 1, r                 # the odd domain's provider fails
     assert bind_server.query(APP, "A") == ["192.0.2.1"]
-    lines = [ln for ln in r.err.splitlines() if path in ln]
-    assert len(lines) == 1 and "No such file or directory" in lines[0], r.err
+    assert stat.S_IMODE(os.stat(os.path.dirname(path)).st_mode) == 0o755
+    assert "ddup_last_run_exit_status 1" in open(path).read()
+    assert path not in r.err, r.err
+
+
+def test_unwritable_file_fails_the_run(ddup, http_server):
+    unwritable_output(ddup, http_server, "metricsFile")
 
 
 def test_bad_key(ddup):

@@ -47,6 +47,9 @@
 		"url = http://127.0.0.1:8081/health\n" \
 		"ip = 192.0.2.2\n"
 
+/* config.c's cap on the size of a configuration. */
+#define CONFIG_MAX	((size_t)64 * 1024 * 1024)
+
 static char tmpdir[] = "/tmp/ddup-test-config-XXXXXX";
 static int nfiles;
 
@@ -222,6 +225,20 @@ static const struct {
 	  "priority, and endpoint 'a' at line 7 has priority 0 too\n" },
 	{ CFPROV DOM EP "proxied = true\n" EP2,
 	  "F:11: endpoint 'b': proxied differs from endpoint 'a' at line 7 "
+	  "of the same priority 0 (its records are published together)\n" },
+	/* Each against the first before it in its tier that clashes. */
+	{ CFPROV DOM EP "proxied = true\n"
+	  "[endpoint c]\nurl = http://127.0.0.1/c\nip = 192.0.2.3\n"
+	  "[endpoint d]\nurl = http://127.0.0.1/d\ncname = lb.example.net\n"
+	  "[endpoint e]\nurl = http://127.0.0.1/e\nip = 192.0.2.5\n"
+	  "priority = 1\nproxied = true\n"
+	  "[endpoint f]\nurl = http://127.0.0.1/f\nip = 192.0.2.6\n"
+	  "proxied = true\n",
+	  "F:11: endpoint 'c': proxied differs from endpoint 'a' at line 7 "
+	  "of the same priority 0 (its records are published together)\n"
+	  "F:14: endpoint 'd': a cname endpoint must be alone in its "
+	  "priority, and endpoint 'a' at line 7 has priority 0 too\n"
+	  "F:22: endpoint 'f': proxied differs from endpoint 'c' at line 11 "
 	  "of the same priority 0 (its records are published together)\n" },
 	{ CFPROV DOM "[endpoint a]\nurl = http://127.0.0.1/\n"
 	  "cname = not a host\n",
@@ -1170,12 +1187,12 @@ test_parse(void **state)
 	assert_string_equal(errs, "mem.ini: no [domain] section\n");
 	free(errs);
 
-	/* As for a file, at most 1 MiB. */
-	big = xcalloc(1, 1024 * 1024 + 1);
-	errs = parse("mem.ini", big, 1024 * 1024 + 1, 1, &c);
+	/* As for a file, at most 64 MiB. */
+	big = xcalloc(1, CONFIG_MAX + 1);
+	errs = parse("mem.ini", big, CONFIG_MAX + 1, 1, &c);
 	assert_null(c);
 	assert_string_equal(errs, "mem.ini: file too large (more than "
-	    "1048576 bytes)\n");
+	    "64 MiB)\n");
 	free(errs);
 	free(big);
 
@@ -1421,23 +1438,27 @@ test_files(void **state)
 	free(errs);
 	free(path);
 
-	/* At most 1 MiB: a file of comments that size is read. */
-	n = 1024 * 1024;
+	/*
+	 * At most 64 MiB: a good file padded with comments to that size is
+	 * read (100,000 endpoints take about 8 MiB); a byte more is not.
+	 */
+	n = CONFIG_MAX;
 	buf = xmalloc(n + 1);
-	for (i = 0; i < n; i++)
-		buf[i] = i % 64 == 63 ? '\n' : ';';
+	memcpy(buf, PROV DOM EP, strlen(PROV DOM EP));
+	for (i = strlen(PROV DOM EP); i < n; i++)
+		buf[i] = i % 128 == 127 || i == n - 1 ? '\n' : ';';
 	path = write_file(buf, n, 0600);
 	errs = load_path(path, 1, &c);
-	assert_null(c);
-	assert_string_equal(errs, "F: no [domain] section\n");
+	assert_string_equal(errs, "");
+	assert_non_null(c);
+	config_free(c);
 	free(errs);
 	free(path);
 	buf[n] = '\n';
 	path = write_file(buf, n + 1, 0600);
 	errs = load_path(path, 1, &c);
 	assert_null(c);
-	assert_string_equal(errs, "F: file too large (more than 1048576 "
-	    "bytes)\n");
+	assert_string_equal(errs, "F: file too large (more than 64 MiB)\n");
 	free(errs);
 	free(path);
 	free(buf);
@@ -1475,7 +1496,7 @@ static const struct {
 } fleet[] = {
 	{ "", "", 1, NULL },
 	{ "checkers = a, b,c\nchecker = B\n", "", 2, "b" },
-	{ "checkers = a b c d\nchecker = d\n", "", 3, "d" },
+	{ "checkers =a ,\tb,c , d,\nchecker = d\n", "", 3, "d" },
 	{ "checkers = a,b,c\nchecker = a\nquorum = 3\n", "", 3, "a" },
 	{ "checkers = a,b,c\nchecker = a\nquorum = Majority\n", "", 2, "a" },
 	{ "checkers = solo\nchecker = solo\n", "", 1, "solo" },
@@ -1493,6 +1514,22 @@ static const struct {
 	  "F:1: 'checkers': 'b' listed twice\n", 0, NULL },
 	{ "checkers = a,b/c\nchecker = a\n",
 	  "F:1: 'checkers': bad checker name 'b/c' (letters, digits, '-', "
+	  "'_' and '.', at most 253)\n", 0, NULL },
+	/* Comma-separated (SPEC 11): a blank is not a separator. */
+	{ "checkers = a b c d\nchecker = d\n",
+	  "F:1: 'checkers': bad checker name 'a b c d' (the names are "
+	  "separated by commas, not blanks)\n", 0, NULL },
+	{ "checkers = alpha-1, two words\nchecker = alpha-1\n",
+	  "F:1: 'checkers': bad checker name 'two words' (the names are "
+	  "separated by commas, not blanks)\n", 0, NULL },
+	{ "checkers = a,\tb\tc\nchecker = a\n",
+	  "F:1: 'checkers': bad checker name 'b?c' (the names are "
+	  "separated by commas, not blanks)\n", 0, NULL },
+	{ "checkers = a, b\nchecker = a b\n",
+	  "F:2: 'checker': bad checker name 'a b' (letters, digits, '-', '_' "
+	  "and '.', at most 253)\n", 0, NULL },
+	{ "checkers = a,b;c\nchecker = a\n",
+	  "F:1: 'checkers': bad checker name 'b;c' (letters, digits, '-', "
 	  "'_' and '.', at most 253)\n", 0, NULL },
 	{ "checkers = ,\nchecker = a\n",
 	  "F:1: 'checkers' names no checker\n", 0, NULL },
@@ -1711,7 +1748,7 @@ static const struct {
 	  "keySecret = b3RoZXJzZWNyZXRvdGhlcnNlY3JldG90aGVyc2VjcmV0MTI=\n"
 	  DOM EP EP2, 1 },
 	/* The same values written another way. */
-	{ "checkers = c b a\nchecker = a\nquorum = 2\ninterval = 30000ms\n"
+	{ "checkers = c,b ,a\nchecker = a\nquorum = 2\ninterval = 30000ms\n"
 	  PROV "[domain APP.example.test.]\nprovider = dns\nttl = 120\n"
 	  "timeout = 3s\nexpectStatus = 2xx\n" EP EP2, 1 },
 	/* Decision keys. */

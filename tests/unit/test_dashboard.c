@@ -393,9 +393,17 @@ test_write(void **state)
 	free(want);
 	unlink(path);
 	rmdir(dir);
-	/* A folder that is gone: an error naming the path. */
+	/* A folder that is gone is made again, 0755 for a web server. */
+	assert_int_equal(dashboard_write(path, &r, err, sizeof(err)), 0);
+	assert_int_equal(stat(dir, &sb), 0);
+	assert_int_equal(sb.st_mode & 07777, 0755);
+	unlink(path);
+	/* A folder at the path: an error naming the path. */
+	assert_int_equal(mkdir(path, 0700), 0);
 	assert_int_equal(dashboard_write(path, &r, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, path));
+	rmdir(path);
+	rmdir(dir);
 	free_report(d);
 }
 

@@ -687,7 +687,7 @@ static void
 test_write_file_atomic(void **state)
 {
 	char dir[] = "/tmp/ddup-atomic-XXXXXX", path[256], other[256];
-	char buf[64] = "", err[512];
+	char buf[64] = "", err[512], want[512];
 	struct stat st;
 	mode_t old;
 
@@ -740,10 +740,40 @@ test_write_file_atomic(void **state)
 	assert_int_equal(write_file_atomic(other, "x", 1, 0600, err,
 	    sizeof(err)), -1);
 	assert_non_null(strstr(err, other));
-	assert_non_null(strstr(err, "rename"));
-	assert_non_null(strstr(err, strerror(EISDIR)));
+	assert_non_null(strstr(err, "a folder, not a regular file"));
 	assert_int_equal(dir_entries(dir), 2);	/* no temporary file left */
 	assert_int_equal(rmdir(other), 0);
+
+	/* A FIFO at path: refused, left a FIFO, nothing left beside it. */
+	assert_int_equal(mkfifo(other, 0600), 0);
+	err[0] = '\0';
+	assert_int_equal(write_file_atomic(other, "x", 1, 0600, err,
+	    sizeof(err)), -1);
+	snprintf(want, sizeof(want), "%s: a FIFO, not a regular file",
+	    other);
+	assert_non_null(strstr(err, want));
+	assert_int_equal(lstat(other, &st), 0);
+	assert_true(S_ISFIFO(st.st_mode));
+	assert_int_equal(dir_entries(dir), 2);
+	assert_int_equal(unlink(other), 0);
+
+	/* A device node (root only: /dev/null's numbers, in dir): the same. */
+	if (geteuid() == 0) {
+		struct stat null;
+
+		assert_int_equal(stat("/dev/null", &null), 0);
+		assert_int_equal(mknod(other, S_IFCHR | 0600, null.st_rdev), 0);
+		assert_int_equal(write_file_atomic(other, "x", 1, 0600, err,
+		    sizeof(err)), -1);
+		snprintf(want, sizeof(want), "%s: a character device, not a "
+		    "regular file", other);
+		assert_non_null(strstr(err, want));
+		assert_int_equal(lstat(other, &st), 0);
+		assert_true(S_ISCHR(st.st_mode));
+		assert_true(st.st_rdev == null.st_rdev);
+		assert_int_equal(dir_entries(dir), 2);
+		assert_int_equal(unlink(other), 0);
+	}
 
 	/* A missing folder: the error names the path and the reason. */
 	snprintf(other, sizeof(other), "%s/no/such", dir);
@@ -761,6 +791,58 @@ test_write_file_atomic(void **state)
 	assert_int_equal(chdir("/"), 0);
 
 	assert_int_equal(unlink(path), 0);
+	assert_int_equal(rmdir(dir), 0);
+}
+
+/* Every missing level made with exactly the mode asked; errors named. */
+static void
+test_make_parent_dirs(void **state)
+{
+	char dir[] = "/tmp/ddup-parents-XXXXXX", path[256], sub[256];
+	char err[512] = "", want[512];
+	struct stat st;
+	mode_t old;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/a/b/c/page.html", dir);
+	old = umask(077);
+	assert_int_equal(make_parent_dirs(path, 0755, err, sizeof(err)), 0);
+	umask(old);
+	snprintf(sub, sizeof(sub), "%s/a", dir);
+	assert_int_equal(stat(sub, &st), 0);
+	assert_true(S_ISDIR(st.st_mode));
+	assert_int_equal(st.st_mode & 07777, 0755);
+	snprintf(sub, sizeof(sub), "%s/a/b/c", dir);
+	assert_int_equal(stat(sub, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0755);
+	/* The file itself is not made; an existing folder is left alone. */
+	assert_int_equal(access(path, F_OK), -1);
+	assert_int_equal(chmod(sub, 0700), 0);
+	assert_int_equal(make_parent_dirs(path, 0755, err, sizeof(err)), 0);
+	assert_int_equal(stat(sub, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0700);
+	/* No folder part, or only the root's: nothing to do. */
+	assert_int_equal(make_parent_dirs("rel", 0755, err, sizeof(err)), 0);
+	assert_int_equal(make_parent_dirs("/rel", 0755, err, sizeof(err)), 0);
+
+	/* A file where a folder must go: the error names the path and why. */
+	snprintf(sub, sizeof(sub), "%s/file", dir);
+	assert_int_equal(write_file_atomic(sub, "f", 1, 0600, err,
+	    sizeof(err)), 0);
+	snprintf(path, sizeof(path), "%s/file/x/page.html", dir);
+	assert_int_equal(make_parent_dirs(path, 0755, err, sizeof(err)), -1);
+	snprintf(want, sizeof(want), "%s: cannot create folder %s/file/x: %s",
+	    path, dir, strerror(ENOTDIR));
+	assert_string_equal(err, want);
+
+	assert_int_equal(unlink(sub), 0);
+	snprintf(sub, sizeof(sub), "%s/a/b/c", dir);
+	assert_int_equal(rmdir(sub), 0);
+	snprintf(sub, sizeof(sub), "%s/a/b", dir);
+	assert_int_equal(rmdir(sub), 0);
+	snprintf(sub, sizeof(sub), "%s/a", dir);
+	assert_int_equal(rmdir(sub), 0);
 	assert_int_equal(rmdir(dir), 0);
 }
 
@@ -821,6 +903,7 @@ main(void)
 		cmocka_unit_test(test_rrset),
 		cmocka_unit_test(test_write_file_atomic),
 		cmocka_unit_test(test_write_file_atomic_fails),
+		cmocka_unit_test(test_make_parent_dirs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
