@@ -353,6 +353,13 @@ class DnsFake:
                 # The real update is applied; its signed reply gains records.
                 return _with_answers(proxy(req), rrs)
             return _with_answers(proxy(req), rrs)
+        if mode == "drip":
+            # A valid answer; over TCP it comes a byte a second
+            # (_tcp_conn), over UDP it says "truncated, ask over TCP".
+            out = bytearray(proxy(req))
+            if proxy == self._proxy_udp:
+                out[2] |= 0x02
+            return bytes(out)
         if mode == "extra-local":
             # NOERROR from the fake alone, with records nobody asked for.
             rrs = [_a_rr("198.51.100.9"), _a_rr("198.51.100.10")]
@@ -417,6 +424,12 @@ class DnsFake:
                     return
                 if out == b"":
                     return                       # hang up without a word
+                if self.mode == "drip":
+                    for byte in struct.pack(">H", len(out)) + out:
+                        if self.stopping.wait(1):
+                            return
+                        c.sendall(bytes([byte]))
+                    continue
                 if self.mode == "short":
                     # The length announces a full reply; a part comes.
                     c.sendall(struct.pack(">H", 100) + out)
@@ -759,6 +772,25 @@ def test_rfc2136_bad_answer_to_update(ddup, bind_server, dns_fake, http_server, 
     assert bind_server.query(NAME, "A") == ["192.0.2.1"]
     assert "198.51.100" not in " ".join(bind_server.query(NAME, "A"))
     assert published(ddup) == (["192.0.2.1"], None)
+
+
+@pytest.mark.serial
+@pytest.mark.parametrize("proto", ["tcp", "udp"])
+def test_rfc2136_timeout_is_a_deadline_not_an_idle_limit(ddup, bind_server, dns_fake,
+                                                         http_server, proto):
+    """A server that drips a valid answer over TCP, a byte a second (over
+    UDP it first says "truncated": the retry over TCP gets what is left of
+    the same deadline): the run ends about `timeout` later, not when the
+    last byte comes, and the update fails as a timeout."""
+    a = http_server()
+    configure(ddup, bind_section(dns_fake, proto), [("a", a, "192.0.2.1")])
+    dns_fake.mode = "drip"
+    r, took = timed_run(ddup)
+    assert_failed(r, f"127.0.0.1:{dns_fake.port}", "timeout", f"within {TIMEOUT}s")
+    # The answer is some 60 bytes: 60 s before the fix.
+    assert took < (TIMEOUT + 15) * TIME_SCALE, (took, r)
+    assert [op for _, op, _ in dns_fake.seen] == ([0] if proto == "tcp" else [0, 0])
+    assert published(ddup)[0] == []
 
 
 @pytest.mark.parametrize("proto", ["tcp", "udp"])
