@@ -58,31 +58,23 @@ secret_param(const char *s, size_t n)
 	    strcasecmp(name, "sslpassword") == 0;
 }
 
-/* Appends the n bytes at s to buf, at *len. */
+/*
+ * Hands uri to fn piece by piece, in order: secret 0 for text shown as
+ * it is, 1 for a password.
+ */
 static void
-put(char *buf, size_t *len, const char *s, size_t n)
-{
-	memcpy(buf + *len, s, n);
-	*len += n;
-	buf[*len] = '\0';
-}
-
-char *
-pguri_redact(const char *uri)
+walk(const char *uri, void (*fn)(void *, const char *, size_t, int),
+    void *arg)
 {
 	const char *auth, *query, *at, *colon, *p, *amp, *eq;
-	char *out;
-	size_t len = 0, n;
+	size_t n;
 
-	/* The result is never longer than uri with each password HIDDEN. */
-	out = xmalloc(strlen(uri) * (sizeof(HIDDEN) + 1) + sizeof(HIDDEN) + 1);
-	out[0] = '\0';
 	if ((auth = strstr(uri, "://")) == NULL) {
-		put(out, &len, uri, strlen(uri));
-		return out;
+		fn(arg, uri, strlen(uri), 0);
+		return;
 	}
 	auth += 3;
-	put(out, &len, uri, (size_t)(auth - uri));
+	fn(arg, uri, (size_t)(auth - uri), 0);
 	query = auth + strcspn(auth, "?");
 	for (at = NULL, p = auth; p < query; p++)
 		if (*p == '@')
@@ -91,32 +83,108 @@ pguri_redact(const char *uri)
 	if (at != NULL) {
 		colon = memchr(auth, ':', (size_t)(at - auth));
 		if (colon != NULL) {
-			put(out, &len, auth, (size_t)(colon + 1 - auth));
-			put(out, &len, HIDDEN, strlen(HIDDEN));
+			fn(arg, auth, (size_t)(colon + 1 - auth), 0);
+			fn(arg, colon + 1, (size_t)(at - colon - 1), 1);
 			p = at;
 		}
 	}
-	put(out, &len, p, (size_t)(query - p));
+	fn(arg, p, (size_t)(query - p), 0);
 	if (*query == '\0')
-		return out;
+		return;
 	/*
 	 * "?a=b&password=c": each parameter up to '&', or up to a second
 	 * '?', which libpq would refuse but which must not hide a
 	 * password from this rule either.
 	 */
-	put(out, &len, "?", 1);
+	fn(arg, "?", 1, 0);
 	for (p = query + 1;; p = amp + 1) {
 		amp = p + strcspn(p, "&?");
 		n = (size_t)(amp - p);
 		eq = memchr(p, '=', n);
 		if (eq != NULL && secret_param(p, (size_t)(eq - p))) {
-			put(out, &len, p, (size_t)(eq + 1 - p));
-			put(out, &len, HIDDEN, strlen(HIDDEN));
+			fn(arg, p, (size_t)(eq + 1 - p), 0);
+			fn(arg, eq + 1, (size_t)(amp - eq - 1), 1);
 		} else
-			put(out, &len, p, n);
+			fn(arg, p, n, 0);
 		if (*amp == '\0')
 			break;
-		put(out, &len, amp, 1);
+		fn(arg, amp, 1, 0);
 	}
-	return out;
+}
+
+struct shown {
+	char	*buf;
+	size_t	 len;
+};
+
+/* Appends a piece to the URI as shown, a password as HIDDEN. */
+static void
+put(void *arg, const char *s, size_t n, int secret)
+{
+	struct shown *sh = arg;
+
+	if (secret) {
+		s = HIDDEN;
+		n = strlen(HIDDEN);
+	}
+	memcpy(sh->buf + sh->len, s, n);
+	sh->len += n;
+	sh->buf[sh->len] = '\0';
+}
+
+char *
+pguri_redact(const char *uri)
+{
+	struct shown sh;
+
+	/* The result is never longer than uri with each password HIDDEN. */
+	sh.buf = xmalloc(strlen(uri) * (sizeof(HIDDEN) + 1) +
+	    sizeof(HIDDEN) + 1);
+	sh.buf[0] = '\0';
+	sh.len = 0;
+	walk(uri, put, &sh);
+	return sh.buf;
+}
+
+struct pw_sink {
+	void	(*fn)(void *, const char *);
+	void	*arg;
+};
+
+static void
+pw_piece(void *arg, const char *s, size_t n, int secret)
+{
+	struct pw_sink *k = arg;
+	char *pw, *d;
+	size_t i;
+	int hi, lo;
+
+	if (!secret || n == 0)
+		return;
+	pw = xmalloc(n + 1);
+	memcpy(pw, s, n);
+	pw[n] = '\0';
+	k->fn(k->arg, pw);
+	/* libpq percent-decodes it: that form may show too. */
+	for (i = 0, d = pw; i < n; i++)
+		if (s[i] == '%' && i + 2 < n && (hi = hexval(s[i + 1])) >= 0 &&
+		    (lo = hexval(s[i + 2])) >= 0) {
+			*d++ = (char)(hi * 16 + lo);
+			i += 2;
+		} else
+			*d++ = s[i];
+	*d = '\0';
+	if ((size_t)(d - pw) != n)
+		k->fn(k->arg, pw);
+	explicit_bzero(pw, n);
+	free(pw);
+}
+
+void
+pguri_passwords(const char *uri, void (*fn)(void *arg, const char *pw),
+    void *arg)
+{
+	struct pw_sink k = { fn, arg };
+
+	walk(uri, pw_piece, &k);
 }

@@ -24,4 +24,12 @@ int	 pguri_is(const char *s);
  */
 char	*pguri_redact(const char *uri);
 
+/*
+ * Calls fn with each password of uri, as written and percent-decoded
+ * (when that differs), so that they can be hidden wherever they show
+ * (redact.h).  Each is zeroed after the call.
+ */
+void	 pguri_passwords(const char *uri, void (*fn)(void *arg,
+	    const char *pw), void *arg);
+
 #endif
