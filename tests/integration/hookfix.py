@@ -30,13 +30,17 @@ class _Handler(BaseHTTPRequestHandler):
                                    "headers": dict(self.headers.items()), "body": body})
             status = owner.status
             delay = owner.delay
+            # An answer that quotes the request, as a careless receiver's
+            # error page does (its headers, its path).
+            answer = (f"{self.command} {self.path} " + " ".join(
+                f"{k}: {v}" for k, v in self.headers.items())).encode() if owner.echo else b"ok\n"
         if delay:
             owner.stopping.wait(delay)
         try:
             self.send_response(status)
-            self.send_header("Content-Length", "3")
+            self.send_header("Content-Length", str(len(answer)))
             self.end_headers()
-            self.wfile.write(b"ok\n")
+            self.wfile.write(answer)
         except OSError:
             pass        # the client gave up waiting: what a late answer meets
 
@@ -48,6 +52,7 @@ class Receiver:
         self.port = free_port()
         self.status = 200
         self.delay = 0
+        self.echo = False
         self.requests = []
         self.lock = threading.Lock()
         self.stopping = threading.Event()

@@ -75,6 +75,18 @@ class PdnsFake:
         self.httpd.server_close()
 
 
+# Mode "echo-KIND": error answers that quote the API key they were sent,
+# as a careless API does: in its JSON error, cut by ddup at 160 bytes in
+# the middle of the key, or in a plain text page.
+ECHO_BODIES = {
+    "json": lambda key: (422, "application/json", json.dumps(
+        {"error": f"RRset {NAME}. IN A: not allowed for API key {key}"})),
+    "cut": lambda key: (400, "application/json", json.dumps(
+        {"error": "Bad Request: " + "x" * 120 + " X-API-Key: " + key})),
+    "text": lambda key: (500, "text/plain", f"internal error, X-API-Key={key}\nbye\n"),
+}
+
+
 class _PdnsHandler(BaseHTTPRequestHandler):
     fake = None
     protocol_version = "HTTP/1.1"
@@ -206,6 +218,10 @@ class _PdnsHandler(BaseHTTPRequestHandler):
                 pass
             self.close_connection = True
             return None
+        if mode.startswith("echo-"):
+            # An error that quotes the request's API key (see ECHO_BODIES).
+            status, ctype, text = ECHO_BODIES[mode[5:]](self.headers.get("X-API-Key", ""))
+            return self._send(status, text.encode(), ctype)
         if mode == "extra":
             # The real answer, plus records nobody asked for: another
             # name, another type, a disabled and a foreign address.
