@@ -21,6 +21,7 @@ import http.client
 import json
 import os
 import random
+import re
 import socket
 import struct
 import threading
@@ -683,6 +684,26 @@ def test_powerdns_extra_records_in_answer_are_not_published(ddup, pdns_server, p
     assert pdns_server.query(NAME, "A") == ["192.0.2.1"]
     assert pdns_server.query("other." + ZONE, "A") == []
     assert published(ddup) == (["192.0.2.1"], None)
+
+
+def test_provider_message_is_bounded_with_its_length(ddup, pdns_server, pdns_fake,
+                                                     http_server):
+    """A provider message longer than ddup keeps (a long baseUrl, then the
+    API's text) is cut once, marked with its length, alike in the log,
+    --status and the state."""
+    a = http_server()
+    section = pdns_section(pdns_fake).replace(pdns_fake.url, pdns_fake.url + "/" + "p" * 160)
+    configure(ddup, section, [("a", a, "192.0.2.1")])
+    pdns_fake.mode = "echo-cut"         # 160 bytes of the API's own text
+    r = ddup.run()
+    assert r.rc == 1, r
+    last = ddup.status()["domains"][0]["lastError"]
+    head = "reading current records from provider dns: rejected as invalid: "
+    assert last.startswith(head + "PowerDNS at "), last
+    m = re.search(r"x\.\.\. \((\d+) bytes\)$", last)
+    assert m and int(m.group(1)) > 400 and len(last) - len(head) == 400, last
+    assert last in r.err, r
+    assert last in ddup.state_dump()
 
 
 def test_powerdns_hostile_answers_in_json_logs(ddup, pdns_server, pdns_fake, http_server):
