@@ -7,6 +7,7 @@
 #                   UndefinedBehaviorSanitizer; valgrind over the unit
 #                   tests and test_run.py)
 #   make check-full make check, with valgrind over every integration test
+#   make check-loaded make check with two CPU-bound processes beside it
 #   make demo       install what is missing, build, show a real failover
 #   make CC=clang   the same with clang
 #   make install    install under PREFIX (/usr/local), DESTDIR, SYSCONFDIR
@@ -54,7 +55,8 @@ BUILD_DEBS = build-essential pkg-config clang libcurl4-openssl-dev libinih-dev \
 	   libsqlite3-dev libldns-dev libjansson-dev libssl-dev libxml2-dev libpq-dev
 TEST_DEBS  = libcmocka-dev libclang-rt-14-dev valgrind cppcheck clang-tidy python3-pytest python3-pytest-xdist bind9 bind9-utils bind9-dnsutils \
 	   pdns-server pdns-backend-sqlite3 sqlite3 openssl ca-certificates \
-	   postgresql chromium prometheus python3-botocore mandoc lintian debhelper systemd shellcheck
+	   postgresql chromium prometheus python3-botocore mandoc lintian debhelper systemd shellcheck \
+	   stress-ng
 # Node.js for Prism (below), only when npm is missing: a machine may have
 # its own Node.js build, which Debian's npm package would fight.
 NODE_DEBS  = nodejs npm
@@ -67,7 +69,7 @@ PYTEST_JOBS ?= 2
 # make check-full (VALGRIND_TESTS=) all of them.
 VALGRIND_TESTS ?= test_run.py
 
-.PHONY: all clean install uninstall deb check-package check check-full check-deps demo demo-deps unit integration \
+.PHONY: all clean install uninstall deb check-package check check-full check-loaded check-deps demo demo-deps unit integration \
 	integration-pg check-asan check-valgrind lint prism node-deps
 
 all: ddup-check
@@ -152,6 +154,14 @@ check: check-deps
 	@sh tests/phase valgrind $(MAKE) check-valgrind VALGRIND_TESTS="$(VALGRIND_TESTS)"
 	@sh tests/phase fuzz-smoke $(MAKE) -j2 -Otarget fuzz-smoke
 	@sh tests/phase package $(MAKE) check-package
+
+# make check on a loaded machine: two CPU-bound processes (stress-ng)
+# beside it the whole time, as on a shared CI host.  Every timed or
+# ordering-sensitive test must pass this way too.
+LOAD_CPUS ?= 2
+check-loaded: check-deps
+	@stress-ng --cpu $(LOAD_CPUS) --cpu-method matrixprod -q & pid=$$!; \
+	    $(MAKE) check; rc=$$?; kill $$pid; wait $$pid 2>/dev/null; exit $$rc
 
 # make check with every integration test under valgrind as well.
 check-full:
@@ -311,7 +321,8 @@ deb:
 # machine without ddup installed.
 check-package: deb
 	cd tests/package && DDUP_DEB_DIR=$(CURDIR)/$(DEB_DIR) \
-	    $(PYTHON) -m pytest -q -p no:cacheprovider .
+	    $(PYTHON) -m pytest -q -p no:cacheprovider \
+	    $${DDUP_JUNIT_DIR:+--junitxml=$$DDUP_JUNIT_DIR/package.xml} .
 
 demo: demo-deps
 	$(MAKE) all

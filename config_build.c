@@ -112,6 +112,14 @@ check_state(struct ctx *x, const struct rsec *s)
 	if ((v = secret_text(x, k, "state", 1, &literal)) == NULL)
 		return;
 	c->state = v;
+	/*
+	 * Not a SQLite file named after a connection string, password and
+	 * all; the value is not quoted, for that password.
+	 */
+	if (!pguri_is(v) && pguri_is_conninfo(v))
+		cfg_problem(x, k->line, 0, "'state': looks like a libpq "
+		    "keyword/value connection string; write a postgresql:// "
+		    "URI");
 	if (!pguri_is(v))
 		return;
 	c->state_pg = 1;

@@ -108,6 +108,19 @@ notify_retry_at(long long last, long attempts, long long interval_ms)
 }
 
 int
+notify_due(long long next_attempt, long attempts, long long now,
+    long long interval_ms)
+{
+	/*
+	 * Later than a retry set now would be: set by a clock that has
+	 * since been stepped back, and due, or the section would wait for
+	 * that clock's date and every event behind it with it.
+	 */
+	return next_attempt <= now ||
+	    next_attempt > notify_retry_at(now, attempts, interval_ms);
+}
+
+int
 notify_wants(const struct notify_cfg *n, int type)
 {
 	return type >= 0 && type < EVT_COUNT && (n->events & (1u << type)) != 0;
@@ -242,7 +255,8 @@ deliver_section(const struct config *c, const struct notify_cfg *n,
 		struct st_delivery *d = &v[i];
 
 		/* Later events wait for this one: they go out in order. */
-		if (d->next_attempt > now_ms())
+		if (!notify_due(d->next_attempt, d->attempts, now_ms(),
+		    c->interval_ms))
 			break;
 		if ((left = end - mono_ms()) <= 0)
 			break;

@@ -76,6 +76,15 @@ char		*event_json(const struct event *ev);
 long long	 notify_retry_at(long long last, long attempts,
 		    long long interval_ms);
 
+/*
+ * Whether a delivery whose next attempt is at next_attempt (ms, 0: at
+ * once), after `attempts` failed ones, is due at now: when that time
+ * has come, and also when it is later than notify_retry_at(now,
+ * attempts), which no clock that kept its pace can have set.
+ */
+int		 notify_due(long long next_attempt, long attempts,
+		    long long now, long long interval_ms);
+
 /* Whether section n wants events of type (enum event_type). */
 int		 notify_wants(const struct notify_cfg *n, int type);
 

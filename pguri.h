@@ -20,16 +20,35 @@ int	 pguri_is(const char *s);
  * a parameter ends at '&', or at a '?' libpq would refuse).
  * A user part is taken to end at the last '@' before the query, so that
  * a password holding '@' or '/' is hidden whole however libpq would
- * split it.  malloc'd.
+ * split it; a '?' with an '@' after it before any '=' is taken for
+ * part of a password, not for the query's start.  malloc'd.
  */
 char	*pguri_redact(const char *uri);
 
 /*
- * Calls fn with each password of uri, as written and percent-decoded
- * (when that differs), so that they can be hidden wherever they show
- * (redact.h).  Each is zeroed after the call.
+ * msg, a message of libpq about uri, with "***" for every text of it
+ * that may be a password of uri (as pguri_redact() finds them): each
+ * password whole, and each piece of it between '@', ':', '/', '?', '&',
+ * '=' and ',', which libpq takes for a host, a port, a user, a database
+ * or a parameter when the password was not percent-encoded (and may
+ * then quote); each as written and percent-decoded.  malloc'd.
+ */
+char	*pguri_redact_msg(const char *uri, const char *msg);
+
+/*
+ * Calls fn with each password of uri (as pguri_redact() finds them), as
+ * written and percent-decoded (when that differs), so that they can be
+ * hidden wherever they show (redact.h).  Each is zeroed after the call.
  */
 void	 pguri_passwords(const char *uri, void (*fn)(void *arg,
 	    const char *pw), void *arg);
+
+/*
+ * Whether s looks like a libpq keyword/value connection string
+ * ("host=db password=x"): it has a word that libpq knows as a
+ * connection keyword, followed by '=', at its start or after white
+ * space.
+ */
+int	 pguri_is_conninfo(const char *s);
 
 #endif

@@ -92,7 +92,8 @@ void		 pg_set_err(struct state *st, const char *what,
 		    const char *msg);
 /*
  * The same into err, for where there is no struct state yet (the open):
- * the message's first line only, made printable.
+ * the message's first line only, without what pguri_redact_msg() hides,
+ * made printable.
  */
 void		 pg_format_err(char *err, size_t errlen, const char *where,
 		    const char *what, const char *msg);

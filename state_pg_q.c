@@ -48,14 +48,21 @@ void
 pg_format_err(char *err, size_t errlen, const char *where, const char *what,
     const char *msg)
 {
-	char line[256], *shown;
+	char line[256], *shown, *said;
 
+	/*
+	 * libpq quotes what it took from the URI, which may be pieces of a
+	 * password it split: hidden before the line is cut, so that no cut
+	 * leaves part of one.
+	 */
 	shown = pguri_redact(where != NULL ? where : "");
-	snprintf(line, sizeof(line), "%.*s", (int)strcspn(msg != NULL ? msg :
-	    "", "\n"), msg != NULL ? msg : "");
+	said = pguri_redact_msg(where != NULL ? where : "", msg != NULL ?
+	    msg : "");
+	snprintf(line, sizeof(line), "%.*s", (int)strcspn(said, "\n"), said);
 	text_printable(line);
 	snprintf(err, errlen, "state %s: %s%s%s", shown, what,
 	    line[0] != '\0' ? ": " : "", line);
+	free(said);
 	free(shown);
 }
 

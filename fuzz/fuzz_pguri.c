@@ -1,10 +1,12 @@
 /*
  * pguri_redact(), which stands between a PostgreSQL `state` and every
+ * output, and pguri_redact_msg(), between libpq's messages and every
  * output.  Invariants: redacting again changes nothing; whatever lies
  * between the user part's ':' and its last '@' is "***"; every
  * password or sslpassword parameter (its name percent-decoded) has the
- * value "***"; and a password planted in a URI built around the input
- * never comes out.
+ * value "***"; a password planted in a URI built around the input
+ * never comes out; and the pieces of a password holding '@' never come
+ * out of a message that quotes them, as libpq would.
  */
 
 #include <strings.h>
@@ -54,7 +56,12 @@ check_shown(const char *in, const char *out)
 	if ((auth = strstr(out, "://")) == NULL)
 		return;
 	auth += 3;
-	query = auth + strcspn(auth, "?");
+	/* The query: from the first '?' that has no '@' before its '='. */
+	for (query = auth;; query += 1 + strcspn(query + 1, "@=")) {
+		query += strcspn(query, "?");
+		if (*query == '\0' || query[1 + strcspn(query + 1, "@=")] != '@')
+			break;
+	}
 	for (p = auth; p < query; p++)
 		if (*p == '@')
 			at = p;
@@ -80,6 +87,29 @@ check_shown(const char *in, const char *out)
 	}
 }
 
+/* A password "P1@P2" written as is, its pieces quoted in a message. */
+static void
+check_msg(const char *s)
+{
+	static const char p1[] = "Zq9planted", p2[] = "Zq9secret";
+	char *uri, *msg, *out;
+	size_t len;
+
+	len = strlen(s) * 2 + sizeof(p1) * 2 + sizeof(p2) * 2 + 64;
+	uri = xmalloc(len);
+	msg = xmalloc(len);
+	snprintf(uri, len, "postgresql://u:%s@%s@%s/d", p1, p2, s);
+	snprintf(msg, len, "%s \"%s@h\" port %s %s", s, p2, p1, s);
+	out = pguri_redact_msg(uri, msg);
+	fuzz_check(strstr(s, "Zq9") != NULL || (strstr(out, p1) == NULL &&
+	    strstr(out, p2) == NULL), "a piece of the password shows", s);
+	free(out);
+	/* Any input as URI and message: no crash, no overflow. */
+	free(pguri_redact_msg(s, s));
+	free(msg);
+	free(uri);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -103,6 +133,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_shown(uri, out);
 	free(out);
 	free(uri);
+	check_msg(s);
 	free(s);
 	return 0;
 }

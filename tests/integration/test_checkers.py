@@ -6,7 +6,9 @@ is a secret, whose password no output shows.
 """
 
 import os
+import subprocess
 
+from conftest import DDUP
 from pgfix import PG_PASSWORD
 from test_failover import NAME, write_config
 
@@ -45,6 +47,30 @@ def test_bad_fleet_exit_2_naming_lines(ddup, bind_server, http_server):
         assert f"{ddup.config}:2: 'checker': 'z' is not one of 'checkers' (line 1)" in r.err
         assert f"{ddup.config}:3: 'quorum': expected majority or a number from 1 to 2" in r.err
     assert not os.path.exists(ddup.state)
+
+
+def test_keyword_value_state_refused(ddup, bind_server, http_server):
+    """A libpq keyword/value string is neither a path nor a URI: exit 2 at its
+    line, without quoting it (its password), and no SQLite file named after it
+    in the folder the run starts in."""
+    p = http_server()
+    write_config(ddup, bind_server, [("a", p, "192.0.2.1", 0)])
+    text = ddup.without_state()
+    with open(ddup.config, "w") as f:
+        f.write(f"state = host=127.0.0.1 password={PASSWORD} dbname=ddup\n" + text)
+    serial = bind_server.serial()
+    cwd = ddup.dir / "cwd"
+    cwd.mkdir()
+    for args in (["-n"], [], ["--status"], ["--dry-run"], ["--failback", NAME]):
+        r = subprocess.run([DDUP, "-c", ddup.config] + args, cwd=cwd, capture_output=True,
+                           text=True, timeout=60)
+        assert r.returncode == 2, (args, r)
+        assert (f"{ddup.config}:1: 'state': looks like a libpq keyword/value connection "
+                "string; write a postgresql:// URI") in r.stderr, (args, r)
+        assert PASSWORD not in r.stdout + r.stderr, (args, r)
+    assert os.listdir(cwd) == []
+    assert bind_server.serial() == serial
+    assert p.requests == []
 
 
 def pg_config(ddup, bind_server, http_server, state):
@@ -130,6 +156,38 @@ def test_pg_schema_made_by_a_run_not_by_reads(ddup, bind_server, http_server, pg
     assert st["domains"][0]["round"]["void"] is True
     r = ddup.run("--failback", NAME)
     assert r.rc == 0, r
+
+
+def test_pg_password_with_an_unescaped_at_never_shown(ddup, bind_server, http_server,
+                                                   pg_server):
+    """The role's password holds '@', written as is: libpq takes what follows
+    the first '@' for the host (or, after a ':', for the port) and quotes it.
+    The URI parses, so -n passes and a run exits 4 (its server cannot be
+    reached); no piece of the password shows.  Percent-encoded, it connects."""
+    secret, pieces = "Zq9@pg-s3cret", ("Zq9", "pg-s3cret")
+    port = pg_server.port
+    pg_server.psql(f"ALTER ROLE ddup PASSWORD '{secret}'", db="postgres")
+    try:
+        serial = bind_server.serial()
+        for state in (f"postgresql://ddup:{secret}@127.0.0.1:{port}/ddup",
+                      f"postgresql://ddup:Zq9@127.0.0.1:pg-s3cret@127.0.0.1:{port}/ddup"):
+            pg_config(ddup, bind_server, http_server, state)
+            r = ddup.run("-n")
+            assert r.rc == 0, r
+            for args in ([], ["--status"], ["--status", "--json"], ["--dry-run"]):
+                r = ddup.run(*args)
+                assert r.rc == 4, (state, args, r)
+                assert "ddup:***@" in r.err, (state, args, r)
+                for piece in pieces:
+                    assert piece not in r.out + r.err, (state, args, piece, r)
+        assert bind_server.serial() == serial
+        pg_config(ddup, bind_server, http_server,
+                  f"postgresql://ddup:Zq9%40pg-s3cret@127.0.0.1:{port}/ddup")
+        r = ddup.run()
+        assert r.rc == 0, r
+        assert schema_version(pg_server) == PG_SCHEMA
+    finally:
+        pg_server.psql(f"ALTER ROLE ddup PASSWORD '{PG_PASSWORD}'", db="postgres")
 
 
 def test_pg_newer_schema_refused(ddup, bind_server, http_server, pg_server):

@@ -14,6 +14,7 @@ import time
 import pytest
 
 from conftest import DDUP, TIME_SCALE
+from fleetfix import clock_shift_env
 from test_exec import Program
 
 NAME = "app.example.test"
@@ -137,6 +138,27 @@ if os.path.exists(os.path.join(here, "fail")):
 with open(os.path.join(here, "got.jsonl"), "a") as f:
     f.write(data.replace("\n", " ") + "\n")
 '''
+
+
+def test_retry_set_by_a_clock_far_ahead_is_due_at_once(ddup, prog, http_server, receiver):
+    """A run whose clock is ten years ahead fails a delivery and sets its retry in
+    that future; the clock set right, the next run (the receiver up) delivers at once
+    rather than hold the section until then.  The interval's first gap (half an hour)
+    is far from over: only the retry's impossible date makes it due."""
+    a, b = http_server(), http_server()
+    hook = receiver()
+    configure(ddup, prog, a, b, f"""[notify ops]
+url = {hook.url}
+events = dns_updated
+""", interval="1h")
+    r = ddup.run(env=clock_shift_env(str(ddup.dir), 10 * 365 * 86400))
+    assert r.rc == 0, r
+    assert "notify 'ops': event 1 not delivered (attempt 1 of 5" in r.err, r.err
+    hook.up(status=204)
+    r = ddup.run()
+    assert r.rc == 0, r
+    assert [e["id"] for e in hook.events()] == [1], r
+    assert [d[3] for d in deliveries(ddup)] == [1]
 
 
 def notifier(folder):

@@ -1571,6 +1571,26 @@ test_fleet(void **state)
 	free(errs);
 }
 
+/*
+ * text loads without a message (warnings too, if asked for), its state
+ * want, on PostgreSQL or not.
+ */
+static void
+assert_state_loads(const char *text, mode_t mode, int warnings, int pg,
+    const char *want)
+{
+	struct config *c;
+	char *errs;
+
+	errs = load(text, mode, warnings, &c);
+	assert_string_equal(errs, "");
+	assert_non_null(c);
+	assert_int_equal(c->state_pg, pg);
+	assert_string_equal(c->state, want);
+	config_free(c);
+	free(errs);
+}
+
 /* A PostgreSQL state is a secret: !env works, a literal password warns. */
 static void
 test_state_uri(void **state)
@@ -1580,14 +1600,9 @@ test_state_uri(void **state)
 
 	(void)state;
 	setenv("DDUP_TEST_STATE", "postgres://ddup:s3cret@db.test/ddup", 1);
-	errs = load("state = !env DDUP_TEST_STATE\ncheckers = a,b\n"
-	    "checker = a\n" PROV DOM EP, 0644, 0, &c);
-	assert_string_equal(errs, "");
-	assert_non_null(c);
-	assert_true(c->state_pg);
-	assert_string_equal(c->state, "postgres://ddup:s3cret@db.test/ddup");
-	config_free(c);
-	free(errs);
+	assert_state_loads("state = !env DDUP_TEST_STATE\ncheckers = a,b\n"
+	    "checker = a\n" PROV DOM EP, 0644, 0, 1,
+	    "postgres://ddup:s3cret@db.test/ddup");
 	unsetenv("DDUP_TEST_STATE");
 
 	/* Literal, with a password, in a file others can read. */
@@ -1626,14 +1641,28 @@ test_state_uri(void **state)
 	assert_null(strstr(errs, "s3"));
 	assert_null(strstr(errs, "cret"));
 	free(errs);
+	/* A keyword/value connection string: refused, never quoted. */
+	errs = load("state = host=127.0.0.1 password=s3cret dbname=ddup\n"
+	    PROV DOM EP, 0600, 1, &c);
+	assert_null(c);
+	assert_string_equal(errs, "F:1: 'state': looks like a libpq "
+	    "keyword/value connection string; write a postgresql:// URI\n");
+	free(errs);
+	setenv("DDUP_TEST_STATE", "dbname=ddup user=ddup password=s3cret", 1);
+	errs = load("quorum = 1\nstate = !env DDUP_TEST_STATE\n" PROV DOM EP,
+	    0600, 1, &c);
+	assert_null(c);
+	assert_string_equal(errs, "F:2: 'state': looks like a libpq "
+	    "keyword/value connection string; write a postgresql:// URI\n");
+	free(errs);
+	unsetenv("DDUP_TEST_STATE");
+	/* A relative path is a path (SPEC 3.1), a '=' in it too. */
+	assert_state_loads("state = state/colour=1.db\n" PROV DOM EP, 0600, 1,
+	    0, "state/colour=1.db");
 	/* A path is SQLite, also from !env. */
 	setenv("DDUP_TEST_STATE", "/var/lib/ddup/x.db", 1);
-	errs = load("state = !env DDUP_TEST_STATE\n" PROV DOM EP, 0600, 1, &c);
-	assert_string_equal(errs, "");
-	assert_false(c->state_pg);
-	assert_string_equal(c->state, "/var/lib/ddup/x.db");
-	config_free(c);
-	free(errs);
+	assert_state_loads("state = !env DDUP_TEST_STATE\n" PROV DOM EP, 0600, 1,
+	    0, "/var/lib/ddup/x.db");
 	unsetenv("DDUP_TEST_STATE");
 	errs = load("state = !env DDUP_NOT_SET_EVER\n" PROV DOM EP, 0600, 1, &c);
 	assert_null(c);

@@ -128,6 +128,29 @@ test_retry_schedule(void **state)
 		    notify_retry_at(0, (long)i - 1, 30000));
 }
 
+/* A retry time no clock that kept its pace can have set is due at once. */
+static void
+test_due(void **state)
+{
+	const long long ten_years = 10LL * 365 * 86400000;
+
+	(void)state;
+	assert_true(notify_due(0, 0, T0, 30000));
+	assert_true(notify_due(T0, 1, T0, 30000));
+	assert_true(notify_due(T0 - 1, 3, T0, 30000));
+	assert_false(notify_due(T0 + 1, 1, T0, 30000));
+	/* Up to the gap of the attempt: it waits. */
+	assert_false(notify_due(T0 + 15000, 1, T0, 30000));
+	assert_false(notify_due(T0 + 105000, 2, T0, 30000));
+	assert_false(notify_due(T0 + 86400000 - 15000, 100, T0, 30000));
+	/* Past it: set by a clock since stepped back. */
+	assert_true(notify_due(T0 + 15001, 1, T0, 30000));
+	assert_true(notify_due(T0 + 105001, 2, T0, 30000));
+	assert_true(notify_due(T0 + 86400000 - 14999, 100, T0, 30000));
+	assert_true(notify_due(T0 + ten_years, 1, T0, 30000));
+	assert_true(notify_due(T0 + ten_years, 5, T0, 3600000));
+}
+
 static void
 test_wants(void **state)
 {
@@ -150,6 +173,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_event_json),
 		cmocka_unit_test(test_retry_schedule),
+		cmocka_unit_test(test_due),
 		cmocka_unit_test(test_wants),
 	};
 

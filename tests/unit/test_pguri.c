@@ -53,6 +53,12 @@ static const struct {
 	  "postgresql://h/d?a=1?password=***&b?sslpassword=***" },
 	{ "postgresql://u:a@b?c/d?password=s3cret",
 	  "postgresql://u:***@b?c/d?password=***" },
+	/* A '?' in a password: libpq reads on to the '@'. */
+	{ "postgresql://u:pa?ss@h/d", "postgresql://u:***@h/d" },
+	{ "postgresql://u:pa?s?s@h/d?password=x",
+	  "postgresql://u:***@h/d?password=***" },
+	{ "postgresql://u@h/d?user=a@b&password=x",
+	  "postgresql://u@h/d?user=a@b&password=***" },
 	{ "/var/lib/ddup/ddup.db", "/var/lib/ddup/ddup.db" },
 };
 
@@ -70,6 +76,79 @@ test_redact(void **state)
 			    redact[i].shown);
 		free(got);
 	}
+}
+
+/* libpq's messages about a URI, as ddup-check shows them. */
+static const struct {
+	const char	*uri;
+	const char	*msg;
+	const char	*shown;
+} msgs[] = {
+	/* An unescaped '@': libpq takes the rest for the host name. */
+	{ "postgresql://ddup:p@ss@127.0.0.1/ddup",
+	  "could not translate host name \"ss@127.0.0.1\" to address: Name "
+	  "or service not known",
+	  "could not translate host name \"***@127.0.0.1\" to address: Name "
+	  "or service not known" },
+	/* An unescaped '/': the user becomes the host, the rest a port. */
+	{ "postgresql://u:5433/x%2Fy@h/d",
+	  "connection to server at \"u\" (127.0.0.1), port 5433 failed: "
+	  "database \"x/y@h/d\"",
+	  "connection to server at \"u\" (127.0.0.1), port *** failed: "
+	  "database \"***@h/d\"" },
+	{ "postgresql://u:s3cret@h/d", "no s3cret, s3cre or 3cret",
+	  "no ***, s3cre or 3cret" },
+	/* Percent-decoded, as libpq reads it, and as written. */
+	{ "postgresql://u:a%41b@c@h/d", "aAb a%41b c", "*** *** ***" },
+	{ "postgresql://h/d?password=one,two&sslpassword=thr:ee",
+	  "hosts one and two, thr:ee, ee", "hosts *** and ***, ***, ***" },
+	/* No password: the message as it was. */
+	{ "postgresql://ddup@h/d?sslmode=require", "ddup at h: d",
+	  "ddup at h: d" },
+	{ "postgresql://u:@h/d", "u:@h", "u:@h" },
+	{ "/var/lib/ddup/ddup.db", "ddup.db", "ddup.db" },
+};
+
+static void
+test_redact_msg(void **state)
+{
+	char *got;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(msgs) / sizeof(msgs[0]); i++) {
+		got = pguri_redact_msg(msgs[i].uri, msgs[i].msg);
+		if (strcmp(got, msgs[i].shown) != 0)
+			fail_msg("%s: %s: got %s, wanted %s", msgs[i].uri,
+			    msgs[i].msg, got, msgs[i].shown);
+		free(got);
+	}
+}
+
+static void
+test_is_conninfo(void **state)
+{
+	static const char *const yes[] = {
+		"host=127.0.0.1 password=secret dbname=ddup",
+		"dbname = ddup", "  user=ddup", "HOST=db",
+		"/srv/ddup host=db", "sslmode=require",
+		"x=1 port=5432",
+	};
+	static const char *const no[] = {
+		"/var/lib/ddup/ddup.db", "ddup.db", "state/ddup.db",
+		"/srv/host=db/ddup.db", "/srv/colour=1 x.db", "state-host=1.db",
+		"hosts=db", "host", "=host=", "",
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
+		if (!pguri_is_conninfo(yes[i]))
+			fail_msg("%s: not taken for a connection string",
+			    yes[i]);
+	for (i = 0; i < sizeof(no) / sizeof(no[0]); i++)
+		if (pguri_is_conninfo(no[i]))
+			fail_msg("%s: taken for a connection string", no[i]);
 }
 
 static void
@@ -90,6 +169,8 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_redact),
+		cmocka_unit_test(test_redact_msg),
+		cmocka_unit_test(test_is_conninfo),
 		cmocka_unit_test(test_is),
 	};
 
