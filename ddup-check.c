@@ -67,7 +67,7 @@ help(void)
 	    "  -h, --help           print this help\n"
 	    "\nexit status: 0 done, 1 a DNS update failed, 2 bad command line "
 	    "or configuration,\n3 another run holds the lock, 4 the state "
-	    "file is unusable\n");
+	    "file is unusable,\n5 out of memory\n");
 }
 
 /*

@@ -260,8 +260,7 @@ metrics_render(const struct outcome *o, const struct st_counter *c,
 	FILE	*f;
 
 	if ((f = open_memstream(&buf, len)) == NULL) {
-		fprintf(stderr, "ddup-check: out of memory\n");
-		exit(1);
+		out_of_memory();
 	}
 	endpoint_gauge(f, o, G_UP);
 	endpoint_gauge(f, o, G_HEALTHY);
@@ -272,8 +271,7 @@ metrics_render(const struct outcome *o, const struct st_counter *c,
 	domain_metrics(f, o, c, n);
 	run_metrics(f, o, mr);
 	if (fclose(f) != 0) {
-		fprintf(stderr, "ddup-check: out of memory\n");
-		exit(1);
+		out_of_memory();
 	}
 	return buf;
 }

@@ -8,8 +8,10 @@
  * they hold), with the run's environment, as the leader of a process
  * group of its own: past the timeout the whole group is killed, so
  * nothing it started is left running; so is whatever it left behind
- * when it ends.  stdin is /dev/null, or a pipe that is given `input`
- * and then closed.
+ * when it ends, in the group or not (setsid): ddup-check is the
+ * subreaper of what it starts.  stdin is /dev/null, or a pipe that is
+ * given `input` and then closed.  SIGTERM, SIGINT or SIGHUP while it
+ * runs kills it the same way, then ddup-check dies of the signal.
  */
 
 #include <stddef.h>

@@ -13,6 +13,7 @@ struct config;
 #define RUN_USAGE	2	/* bad command line: an unknown domain or endpoint */
 #define RUN_LOCKED	3	/* another run holds the state file */
 #define RUN_STATE	4	/* the state file is unusable */
+#define RUN_NOMEM	5	/* out of memory: the run stopped where it was */
 
 /* --status: the state as of the last run, as text or JSON. */
 int	 run_status(struct config *cfg, int json);

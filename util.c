@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "run.h"
 #include "util.h"
 
 int
@@ -627,11 +628,15 @@ text_cap(char *s, size_t max, size_t total)
 	snprintf(s + keep, room - keep + 1, "%s", mark);
 }
 
-static void
-oom(void)
+/*
+ * Not exit 1, a failed DNS update: the run stopped where it was (a
+ * domain being updated is marked unsure, the next run reads it back).
+ */
+void
+out_of_memory(void)
 {
 	fprintf(stderr, "ddup-check: out of memory\n");
-	exit(1);
+	exit(RUN_NOMEM);
 }
 
 void *
@@ -640,7 +645,7 @@ xmalloc(size_t n)
 	void *p;
 
 	if ((p = malloc(n == 0 ? 1 : n)) == NULL)
-		oom();
+		out_of_memory();
 	return p;
 }
 
@@ -652,7 +657,7 @@ xcalloc(size_t n, size_t size)
 	if (n == 0 || size == 0)
 		n = size = 1;
 	if ((p = calloc(n, size)) == NULL)
-		oom();
+		out_of_memory();
 	return p;
 }
 
@@ -662,7 +667,7 @@ xrealloc(void *p, size_t n)
 	void *q;
 
 	if ((q = realloc(p, n == 0 ? 1 : n)) == NULL)
-		oom();
+		out_of_memory();
 	return q;
 }
 
@@ -672,7 +677,7 @@ xstrdup(const char *s)
 	char *p;
 
 	if ((p = strdup(s)) == NULL)
-		oom();
+		out_of_memory();
 	return p;
 }
 

@@ -125,7 +125,11 @@ void	 text_cap(char *s, size_t max, size_t total);
 int	 write_file_atomic(const char *path, const void *data, size_t len,
 	    mode_t mode, char *err, size_t errlen);
 
-/* malloc/strdup that end the program on failure (a one-shot tool). */
+/*
+ * malloc/strdup that end the program on failure (a one-shot tool), as
+ * out_of_memory() does: "out of memory" on stderr, exit RUN_NOMEM.
+ */
+void	 out_of_memory(void) __attribute__((noreturn));
 void	*xmalloc(size_t n);
 void	*xcalloc(size_t n, size_t size);
 void	*xrealloc(void *p, size_t n);

@@ -53,6 +53,8 @@ one(const char *buf, size_t len, enum rrtype type)
 		goto out;
 	}
 	fuzz_check(set.type == type, "type changed", NULL);
+	fuzz_check(memchr(buf, '\0', len) == NULL, "a NUL byte accepted",
+	    NULL);
 	fuzz_check(set.ttl >= 0 && set.ttl <= 2147483647 &&
 	    (set.addrs.n > 0 || set.ttl == 0), "ttl", NULL);
 	for (i = 0; i < set.addrs.n; i++) {

@@ -174,8 +174,8 @@ judge(const struct execp *ep, const struct proc_result *o, const char *what,
  * The output of `read`: one "TTL ADDRESS" line per record, nothing when
  * there are none.  TTL is a non-negative decimal, the address one of
  * set->type; blanks around the two are allowed, a CR before the newline
- * too.  The set's TTL is the lowest.  0, or -1 with the reason in err
- * (set emptied).
+ * too; a NUL byte nowhere.  The set's TTL is the lowest.  0, or -1 with
+ * the reason in err (set emptied).
  */
 static int
 parse_read(const char *buf, size_t len, struct rrset *set, char *err,
@@ -203,8 +203,9 @@ parse_read(const char *buf, size_t len, struct rrset *set, char *err,
 			goto bad;
 		while (q < eol && (*q == ' ' || *q == '\t'))
 			q++;
-		for (w = q; q < eol && *q != ' ' && *q != '\t' && *q != '\r';
-		    q++)
+		/* A NUL ends the word: the line then does not end there. */
+		for (w = q; q < eol && *q != ' ' && *q != '\t' && *q != '\r' &&
+		    *q != '\0'; q++)
 			;
 		if (q == w || (size_t)(q - w) >= sizeof(word))
 			goto bad;

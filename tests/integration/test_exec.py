@@ -6,12 +6,15 @@ can count reads and writes and see the exact arguments.
 
 import json
 import os
+import resource
+import signal
 import stat
+import subprocess
 import time
 
 import pytest
 
-from conftest import TIME_SCALE
+from conftest import DDUP, TIME_SCALE
 
 NAME = "app.example.test"
 
@@ -144,6 +147,19 @@ def test_first_run_finds_the_right_set(ddup, prog, http_server):
     assert prog.ops() == ["read A"], "wrote what was already there"
 
 
+def test_first_run_compares_sets_not_lists(ddup, prog, http_server):
+    # Reversed, with a duplicate and another spelling of an address: the
+    # same set, so nothing to write.
+    eps = [(n, http_server(), ip, 0) for n, ip in
+           (("a", "2001:db8::1"), ("b", "2001:db8::2"), ("c", "2001:db8::3"))]
+    prog.seed({f"{NAME}/AAAA": [60, ["2001:db8::3", "2001:DB8:0::2",
+                                     "2001:db8::1", "2001:db8::3"]]})
+    configure(ddup, prog, eps)
+    r = ddup.run()
+    assert r.rc == 0, r
+    assert prog.ops() == ["read AAAA"], "wrote what was already there"
+
+
 def test_change_and_emptied_type(ddup, prog, http_server):
     p, b6 = http_server(), http_server()
     configure(ddup, prog, [("p", p, "192.0.2.1", 0), ("b", b6, "2001:db8::1", 10)])
@@ -204,6 +220,16 @@ def test_exit_75_is_temporary(ddup, prog, http_server):
     assert prog2.records() == {}
 
 
+def set_timeout(ddup, value):
+    """The provider's timeout, in the file configure() wrote."""
+    with open(ddup.config) as f:
+        cfg = f.read()
+    cfg = "\n".join(f"timeout = {value}" if line.startswith("timeout =") else line
+                    for line in cfg.splitlines())
+    with open(ddup.config, "w") as f:
+        f.write(cfg + "\n")
+
+
 def process_alive(pid):
     try:
         with open(f"/proc/{pid}/stat") as f:
@@ -221,14 +247,8 @@ def test_hanging_program_is_killed_with_its_children(ddup, prog, http_server):
         '    open(os.path.join(here, "pids"), "w").write(f"{os.getpid()} {c.pid}")\n'
         '    time.sleep(1000)'))
     a = http_server()
-    text_timeout = "timeout = 1s"
     configure(ddup, prog, [("a", a, "192.0.2.1", 0)])
-    with open(ddup.config) as f:
-        cfg = f.read()
-    cfg = "\n".join(text_timeout if line.startswith("timeout =") else line
-                    for line in cfg.splitlines())
-    with open(ddup.config, "w") as f:
-        f.write(cfg + "\n")
+    set_timeout(ddup, "1s")
     t0 = time.monotonic()
     r = ddup.run()
     took = time.monotonic() - t0
@@ -263,6 +283,7 @@ def test_garbage_on_read_writes_nothing(ddup, prog, http_server):
     "60 192.0.2.1 extra",    # a third word
     "",                      # an empty line
     "60 192.0.2.300",
+    "60 192.0.2.1\x00junk",  # a NUL byte: C would see "60 192.0.2.1"
 ])
 def test_read_lines_that_do_not_parse(ddup, prog, http_server, output):
     prog = Program(prog.dir, behaviour=(
@@ -320,3 +341,153 @@ def test_missing_program(ddup, http_server, tmp_path):
     assert r.rc == 1, r
     assert "cannot execute: No such file or directory" in r.err, r
     assert "rejected as invalid" in r.err, r      # permanent, not temporary
+
+
+def group_alive(pgid):
+    """Whether a process of group pgid is left (a zombie is not)."""
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open(f"/proc/{d}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            return True
+    return False
+
+
+def wait_gone(alive, what, bound=10):
+    deadline = time.monotonic() + bound * TIME_SCALE
+    while alive() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not alive(), what
+
+
+def start(ddup):
+    """ddup-check in the background, for a test that signals it."""
+    ddup.next_slot()
+    return subprocess.Popen([DDUP, "-c", ddup.config], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+
+def wait_file(path, p):
+    """Waits for the program to write path (atomically, by rename)."""
+    deadline = time.monotonic() + 30 * TIME_SCALE
+    while not os.path.exists(path):
+        assert time.monotonic() < deadline and p.poll() is None, p.poll()
+        time.sleep(0.02)
+    with open(path) as f:
+        return f.read()
+
+
+# While `block` exists, replace starts a child, says who it is (its
+# group, itself, the child) in `blocked`, waits as many seconds as block
+# says, then writes as usual: a late write.
+BLOCKING = (
+    'if op == "replace" and os.path.exists(os.path.join(here, "block")):\n'
+    '    import subprocess, time\n'
+    '    c = subprocess.Popen(["sleep", "1000"])\n'
+    '    with open(os.path.join(here, "blocked.tmp"), "w") as f:\n'
+    '        f.write(f"{os.getpgrp()} {os.getpid()} {c.pid}")\n'
+    '    os.rename(os.path.join(here, "blocked.tmp"), os.path.join(here, "blocked"))\n'
+    '    time.sleep(float(open(os.path.join(here, "block")).read()))\n')
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP])
+def test_signal_kills_the_program_and_the_next_run_reads_back(ddup, prog, http_server,
+                                                              sig):
+    a, b = http_server(), http_server()
+    prog = Program(prog.dir, behaviour=BLOCKING)
+    configure(ddup, prog, [("a", a, "192.0.2.1", 0), ("b", b, "192.0.2.2", 10)])
+    assert ddup.run().rc == 0
+    assert prog.records() == {f"{NAME}/A": [60, ["192.0.2.1"]]}
+    # a fails: the run replaces with b's address, and is stopped meanwhile.
+    late = 3 * TIME_SCALE
+    with open(os.path.join(prog.dir, "block"), "w") as f:
+        f.write(str(late))
+    a.set(status=503)
+    p = start(ddup)
+    pgid, pid, child = (int(w) for w in
+                        wait_file(os.path.join(prog.dir, "blocked"), p).split())
+    blocked_at = time.monotonic()
+    assert pgid == pid, "not the leader of a group of its own"
+    p.send_signal(sig)
+    out, err = p.communicate(timeout=30 * TIME_SCALE)
+    assert p.returncode == -sig, (p.returncode, err)
+    assert f"stopped by signal {int(sig)}" in err and prog.path in err, err
+    wait_gone(lambda: group_alive(pgid), "the program's group outlived ddup-check")
+    assert not process_alive(child)
+    ddup.after_kill()
+    # a is back before the next run: DNS holds what it wants, if the
+    # stopped write never lands.  The run cannot trust its state (the
+    # update went out unrecorded): it reads DNS back.
+    os.unlink(os.path.join(prog.dir, "block"))
+    a.set(status=200)
+    prog.forget_calls()
+    r = ddup.run()
+    assert r.rc == 0, r
+    assert prog.ops() == ["read A"], r
+    time.sleep(max(0, blocked_at + late + 1.5 * TIME_SCALE - time.monotonic()))
+    assert prog.records() == {f"{NAME}/A": [60, ["192.0.2.1"]]}, "a late write landed"
+
+
+@pytest.mark.parametrize("hang", [False, True], ids=["exits", "hangs"])
+def test_child_that_left_the_group_is_killed_too(ddup, prog, http_server, hang):
+    # A child in a session of its own (setsid), and one that child started
+    # in yet another: neither is in the program's group.
+    prog = Program(prog.dir, behaviour=(
+        'if op == "replace":\n'
+        '    import subprocess, time\n'
+        '    c = subprocess.Popen(["sh", "-c", "setsid sleep 1000 & echo $! >'
+        ' \\"$0\\"; exec sleep 1000", os.path.join(here, "deep")],'
+        ' start_new_session=True)\n'
+        '    while not os.path.exists(os.path.join(here, "deep")) or'
+        ' not open(os.path.join(here, "deep")).read():\n'
+        '        time.sleep(0.01)\n'
+        '    open(os.path.join(here, "pids"), "w").write(f"{c.pid} "'
+        ' + open(os.path.join(here, "deep")).read())\n'
+        + ('    time.sleep(1000)\n' if hang else '')))
+    configure(ddup, prog, [("a", http_server(), "192.0.2.1", 0)])
+    set_timeout(ddup, "2s")
+    r = ddup.run()
+    assert r.rc == (1 if hang else 0), r
+    with open(os.path.join(prog.dir, "pids")) as f:
+        pids = [int(w) for w in f.read().split()]
+    assert len(pids) == 2
+    wait_gone(lambda: any(process_alive(p) for p in pids), "left running")
+
+
+def plain_build():
+    """Neither valgrind's wrapper script nor a sanitizer build: ddup-check's
+    address space is its own, and its malloc() the C library's."""
+    with open(DDUP, "rb") as f:
+        data = f.read()
+    return not data.startswith(b"#!") and b"__asan_init" not in data
+
+
+@pytest.mark.skipif(not plain_build(), reason="valgrind or a sanitizer allocates for it")
+def test_out_of_memory_has_its_own_exit_status(ddup, prog, http_server):
+    # read waits for `go`, then prints close to the 1 MB it may; meanwhile
+    # the test takes ddup-check's address space down to what it has.
+    prog = Program(prog.dir, behaviour=(
+        'if op == "read":\n'
+        '    import time\n'
+        '    open(os.path.join(here, "reading"), "w").close()\n'
+        '    while not os.path.exists(os.path.join(here, "go")):\n'
+        '        time.sleep(0.01)\n'
+        '    sys.stdout.write("60 192.0.2.1\\n" * 75000)\n'
+        '    sys.exit(0)'))
+    configure(ddup, prog, [("a", http_server(), "192.0.2.1", 0)])
+    p = start(ddup)
+    wait_file(os.path.join(prog.dir, "reading"), p)
+    with open(f"/proc/{p.pid}/status") as f:
+        vm = [int(line.split()[1]) * 1024 for line in f if line.startswith("VmSize:")][0]
+    resource.prlimit(p.pid, resource.RLIMIT_AS, (vm, vm))
+    open(os.path.join(prog.dir, "go"), "w").close()
+    out, err = p.communicate(timeout=60 * TIME_SCALE)
+    assert p.returncode == 5, (p.returncode, err)
+    assert "out of memory" in err, err
+    assert prog.ops() == ["read A"]
+    assert prog.records() == {}

@@ -15,7 +15,7 @@ import pytest
 
 from conftest import DDUP, TIME_SCALE
 from fleetfix import clock_shift_env
-from test_exec import Program
+from test_exec import Program, group_alive, process_alive, start, wait_file, wait_gone
 
 NAME = "app.example.test"
 
@@ -122,16 +122,23 @@ events = dns_updated, endpoint_down, endpoint_up
 
 
 # A program notifier: appends its stdin to got.jsonl; while block exists,
-# it writes its pid there first and waits to be killed.
+# it writes its pid to blocked first and waits as many seconds as block
+# says (empty: to be killed).  With escape, it leaves a child behind in a
+# session of its own, its pid in escaped.
 NOTIFIER = r'''#!/usr/bin/python3
-import os, sys, time
+import os, subprocess, sys, time
 here = os.path.dirname(os.path.abspath(__file__))
 data = sys.stdin.read()
 block = os.path.join(here, "block")
+if os.path.exists(os.path.join(here, "escape")):
+    c = subprocess.Popen(["sleep", "1000"], start_new_session=True)
+    with open(os.path.join(here, "escaped"), "w") as f:
+        f.write(str(c.pid))
 if os.path.exists(block):
-    with open(os.path.join(here, "blocked"), "w") as f:
+    with open(os.path.join(here, "blocked.tmp"), "w") as f:
         f.write(str(os.getpid()))
-    time.sleep(600)
+    os.rename(os.path.join(here, "blocked.tmp"), os.path.join(here, "blocked"))
+    time.sleep(float(open(block).read() or 600))
 if os.path.exists(os.path.join(here, "fail")):
     sys.stderr.write("receiver said no\nsecond line\n")
     sys.exit(3)
@@ -178,15 +185,22 @@ def got(folder):
         return []
 
 
-def test_run_killed_after_commit_delivers_at_next_run(ddup, prog, http_server):
-    a, b = http_server(), http_server()
+def with_notifier(ddup, prog, a, b, flag, content="", timeout=None):
+    """A program notifier, its flag file (block, escape) holding content;
+    its folder and path."""
     folder = str(ddup.dir / "hook")
     path = notifier(folder)
-    open(os.path.join(folder, "block"), "w").close()
-    configure(ddup, prog, a, b, f"""[notify prog]
-command = {path}
-timeout = {round(60 * TIME_SCALE)}s
-""")
+    with open(os.path.join(folder, flag), "w") as f:
+        f.write(content)
+    keys = f"timeout = {timeout}\n" if timeout else ""
+    configure(ddup, prog, a, b, f"[notify prog]\ncommand = {path}\n{keys}")
+    return folder, path
+
+
+def test_run_killed_after_commit_delivers_at_next_run(ddup, prog, http_server):
+    a, b = http_server(), http_server()
+    folder, path = with_notifier(ddup, prog, a, b, "block",
+                                 timeout=f"{round(60 * TIME_SCALE)}s")
     p = subprocess.Popen([DDUP, "-c", ddup.config], stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE)
     blocked = os.path.join(folder, "blocked")
@@ -215,6 +229,40 @@ timeout = {round(60 * TIME_SCALE)}s
     r = ddup.run()
     assert "notify 'prog': program " + path + ": receiver said no" in r.err, r.err
     assert deliveries(ddup)[-1] == ("dns_updated", "prog", 1, 0, 0)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP])
+def test_signal_kills_the_program_and_the_next_run_delivers(ddup, prog, http_server, sig):
+    a, b = http_server(), http_server()
+    late = 3 * TIME_SCALE
+    folder, _ = with_notifier(ddup, prog, a, b, "block", str(late),
+                              timeout=f"{round(60 * TIME_SCALE)}s")
+    p = start(ddup)
+    pid = int(wait_file(os.path.join(folder, "blocked"), p))
+    blocked_at = time.monotonic()
+    p.send_signal(sig)
+    out, err = p.communicate(timeout=30 * TIME_SCALE)
+    assert p.returncode == -sig, (p.returncode, err)
+    # The program leads its group: the group is gone, not only ddup-check.
+    wait_gone(lambda: group_alive(pid), "the program's group outlived ddup-check")
+    ddup.after_kill()
+    time.sleep(max(0, blocked_at + late + 1.5 * TIME_SCALE - time.monotonic()))
+    assert got(folder) == [], "a late delivery landed"
+    os.unlink(os.path.join(folder, "block"))
+    r = ddup.run()
+    assert r.rc == 0, r
+    assert [(e["event"], e["published"]) for e in got(folder)] == [
+        ("dns_updated", ["192.0.2.1"])]
+
+
+def test_child_that_left_the_group_is_killed_too(ddup, prog, http_server):
+    folder, _ = with_notifier(ddup, prog, http_server(), http_server(), "escape")
+    r = ddup.run()
+    assert r.rc == 0, r
+    assert len(got(folder)) == 1
+    with open(os.path.join(folder, "escaped")) as f:
+        pid = int(f.read())
+    wait_gone(lambda: process_alive(pid), "left running")
 
 
 @pytest.mark.serial
