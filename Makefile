@@ -35,13 +35,13 @@ SRCS	 = util.c log.c config.c config_read.c config_build.c config_notify.c check
 	   providers/cloudflare.c providers/desec.c providers/gandi.c \
 	   providers/hetzner.c providers/digitalocean.c \
 	   providers/route53.c \
-	   vote.c pguri.c config_digest.c
+	   vote.c pguri.c config_digest.c redact.c
 SRCS	+= state_sqlite.c state_pg.c state_pg_q.c state_pg_schema.c state_pg_data.c \
 	   state_pg_save.c state_pg_ops.c
 OBJS	 = $(SRCS:%.c=$(O)/%.o)
 HDRS	 = util.h log.h config.h config_int.h check.h decide.h outcome.h state.h state_int.h status.h dashboard.h \
 	   rrset.h http.h provider.h publish.h run.h outbox.h save.h metrics.h \
-	   vote.h pguri.h proc.h notify.h state_pg_int.h
+	   vote.h pguri.h proc.h notify.h state_pg_int.h redact.h
 
 UNIT	 = test_util test_config test_decide test_outcome test_state test_http test_doc test_dashboard \
 	   test_vote test_pguri test_notify

@@ -21,6 +21,7 @@
 #include <curl/curl.h>
 
 #include "check.h"
+#include "redact.h"
 #include "util.h"
 
 #define CHECK_UA		"ddup/1.0"
@@ -87,7 +88,7 @@ set_reason(struct check_res *res, const char *fmt, ...)
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 	/* It may quote a server (a certificate's subject name, say). */
-	text_printable(buf);
+	outside_text(buf, sizeof(buf));
 	check_res_free(res);
 	res->text = xstrdup(buf);
 	res->reason = res->text;

@@ -18,6 +18,8 @@
 
 #include "config.h"
 #include "config_int.h"
+#include "pguri.h"
+#include "redact.h"
 #include "util.h"
 
 /*
@@ -374,6 +376,40 @@ config_free(struct config *c)
 	free(c->status_html);
 	free(c->metrics_file);
 	free(c);
+}
+
+static void
+add_password(void *arg, const char *pw)
+{
+	redactor_add(arg, pw);
+}
+
+struct redactor *
+config_redactor(const struct config *c)
+{
+	struct redactor *r = redactor_create();
+	const struct notify_cfg *n;
+	const char *v;
+	size_t i, j;
+
+	for (i = 0; i < c->nproviders; i++)
+		for (j = 0; j < c->providers[i].nkv; j++)
+			if (c->providers[i].kv[j].secret)
+				redactor_add(r, c->providers[i].kv[j].value);
+	for (i = 0; i < c->nnotifiers; i++) {
+		n = &c->notifiers[i];
+		if (n->url_secret)
+			redactor_add_url(r, n->url);
+		for (j = 0; j < n->nheaders; j++) {
+			/* "Name: value": the value is the secret. */
+			if ((v = strchr(n->headers[j], ':')) == NULL)
+				continue;
+			redactor_add_header(r, v + 1 + strspn(v + 1, " \t"));
+		}
+	}
+	if (c->state_pg)
+		pguri_passwords(c->state, add_password, r);
+	return r;
 }
 
 const char *

@@ -187,6 +187,15 @@ void		 config_free(struct config *c);
 void		 config_decision_digest(const struct config *c,
 		    char buf[CONFIG_DIGEST_LEN]);
 
+/*
+ * A redactor (redact.h) that holds every secret value of c: the keys
+ * marked secret in the providers' tables, the values of the notifiers'
+ * headers, their urls given as !env or !file, the passwords of a
+ * PostgreSQL `state`.  Free it with redactor_free().
+ */
+struct redactor;
+struct redactor	*config_redactor(const struct config *c);
+
 /* What e publishes, as text: its address, or its CNAME target. */
 const char	*endpoint_target(const struct endpoint_cfg *e);
 

@@ -21,6 +21,7 @@
 #include "check.h"
 #include "config.h"
 #include "log.h"
+#include "redact.h"
 #include "run.h"
 #include "util.h"
 
@@ -140,6 +141,14 @@ load_config(const char *path, int show_warnings)
 		}
 	free(buf);
 	return cfg;
+}
+
+/* Frees the configuration and the redactor made from it. */
+static void
+config_release(struct config *cfg)
+{
+	redact_install(NULL);
+	config_free(cfg);
 }
 
 int
@@ -269,6 +278,8 @@ main(int argc, char *argv[])
 	if (cfg == NULL)
 		return EXIT_USAGE;
 	log_init(cfg->log_json, level);
+	/* From here on no outside text shows a secret of the file. */
+	redact_install(config_redactor(cfg));
 	if (check_only) {
 		rc = 0;
 		if (!quiet)
@@ -276,17 +287,17 @@ main(int argc, char *argv[])
 			    cfg->ndomains, cfg->ndomains == 1 ? "" : "s");
 		if (stdout_done() == -1)
 			rc = RUN_FAILED;
-		config_free(cfg);
+		config_release(cfg);
 		return rc;
 	}
 	if (request) {
 		rc = run_request(cfg, request, target, for_ms);
-		config_free(cfg);
+		config_release(cfg);
 		return rc;
 	}
 	if (check_global_init() == -1) {
 		logx(LOG_ERR, NULL, NULL, "cannot initialise libcurl");
-		config_free(cfg);
+		config_release(cfg);
 		return RUN_FAILED;
 	}
 	if (status)
@@ -294,6 +305,6 @@ main(int argc, char *argv[])
 	else
 		rc = run_once(cfg, dry_run, json);
 	check_global_cleanup();
-	config_free(cfg);
+	config_release(cfg);
 	return rc;
 }

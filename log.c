@@ -11,6 +11,7 @@
 #include <jansson.h>
 
 #include "log.h"
+#include "redact.h"
 #include "util.h"
 
 static int		 log_json;
@@ -56,14 +57,21 @@ logx(enum log_level lvl, const char *domain, const char *endpoint,
 	char	 msg[2048], dom[512], ep[512];
 	va_list	 ap;
 	json_t	*obj;
+	int	 n;
 
 	if (!log_enabled(lvl))
 		return;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	n = vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	/* Quoted text from servers and files must not forge a line. */
+	/*
+	 * Outside text reaches here hidden and bounded already
+	 * (redact.h); this is the last line of defence.  Quoted text from
+	 * servers and files must not forge a line.
+	 */
+	redact(msg, sizeof(msg));
 	text_printable(msg);
+	text_cap(msg, sizeof(msg) - 1, n > 0 ? (size_t)n : 0);
 	if (domain != NULL)
 		domain = text_printable_copy(dom, sizeof(dom), domain);
 	if (endpoint != NULL)
@@ -97,7 +105,10 @@ log_change(enum log_level lvl, const char *event, const char *domain,
 	if (!log_enabled(lvl))
 		return;
 	domain = text_printable_copy(dom, sizeof(dom), domain);
-	msg = text_printable_copy(text, sizeof(text), msg);
+	snprintf(text, sizeof(text), "%s", msg);
+	redact(text, sizeof(text));
+	text_printable(text);
+	msg = text;
 	if (tier != NULL && tier->location != NULL)
 		loc = text_printable_copy(locbuf, sizeof(locbuf),
 		    tier->location);

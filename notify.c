@@ -17,6 +17,7 @@
 #include "log.h"
 #include "notify.h"
 #include "proc.h"
+#include "redact.h"
 #include "state.h"
 #include "util.h"
 
@@ -273,6 +274,9 @@ deliver_section(const struct config *c, const struct notify_cfg *n,
 			    sizeof(err)) == 0 : send_program(n, who, body, t,
 			    err, sizeof(err)) == 0;
 		free(body);
+		/* A receiver's answer may echo a header or the url. */
+		if (!ok)
+			outside_text(err, sizeof(err));
 		/*
 		 * An attempt cut short by what this run had left is not
 		 * counted: the next run tries again with the whole timeout.

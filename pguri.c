@@ -312,3 +312,29 @@ pguri_is_conninfo(const char *s)
 	}
 	return 0;
 }
+
+void
+pguri_passwords(const char *uri, void (*fn)(void *arg, const char *pw),
+    void *arg)
+{
+	struct span *v;
+	char *pw, *dec;
+	size_t nv, i;
+
+	v = passwords(uri, &nv);
+	for (i = 0; i < nv; i++) {
+		if (v[i].n == 0)
+			continue;
+		pw = xmalloc(v[i].n + 1);
+		memcpy(pw, uri + v[i].off, v[i].n);
+		pw[v[i].n] = '\0';
+		fn(arg, pw);
+		/* libpq percent-decodes it: that form may show too. */
+		dec = decode(pw, v[i].n);
+		if (strcmp(dec, pw) != 0)
+			fn(arg, dec);
+		free_secret(dec);
+		free_secret(pw);
+	}
+	free(v);
+}

@@ -36,6 +36,14 @@ char	*pguri_redact(const char *uri);
 char	*pguri_redact_msg(const char *uri, const char *msg);
 
 /*
+ * Calls fn with each password of uri (as pguri_redact() finds them), as
+ * written and percent-decoded (when that differs), so that they can be
+ * hidden wherever they show (redact.h).  Each is zeroed after the call.
+ */
+void	 pguri_passwords(const char *uri, void (*fn)(void *arg,
+	    const char *pw), void *arg);
+
+/*
  * Whether s looks like a libpq keyword/value connection string
  * ("host=db password=x"): it has a word that libpq knows as a
  * connection keyword, followed by '=', at its start or after white

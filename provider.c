@@ -13,6 +13,7 @@
 #include "config.h"
 #include "http.h"
 #include "provider.h"
+#include "redact.h"
 #include "util.h"
 
 static const struct provider_ops *const providers[] = {
@@ -170,6 +171,12 @@ perr_str(enum perr e)
 	return "unknown error";
 }
 
+/*
+ * Every provider message enters the run's outcome here, and from it the
+ * log, status, state, dashboard, metrics and notifications: an API that
+ * echoes its key in an error body, or answers with megabytes, is tamed
+ * once for all of them.
+ */
 struct provider *
 provider_create(const struct provider_cfg *pc, char *err, size_t errlen)
 {
@@ -179,6 +186,7 @@ provider_create(const struct provider_cfg *pc, char *err, size_t errlen)
 	p->ops = pc->ops;
 	p->priv = p->ops->create(pc, err, errlen);
 	if (p->priv == NULL) {
+		outside_text(err, errlen);
 		free(p);
 		return NULL;
 	}
@@ -189,14 +197,23 @@ enum perr
 provider_read(struct provider *p, const char *fqdn, struct rrset *sets,
     size_t nsets, char *err, size_t errlen)
 {
-	return p->ops->read(p->priv, fqdn, sets, nsets, err, errlen);
+	enum perr e = p->ops->read(p->priv, fqdn, sets, nsets, err, errlen);
+
+	if (e != PERR_OK)
+		outside_text(err, errlen);
+	return e;
 }
 
 enum perr
 provider_replace(struct provider *p, const char *fqdn,
     const struct rrset *sets, size_t nsets, char *err, size_t errlen)
 {
-	return p->ops->replace(p->priv, fqdn, sets, nsets, err, errlen);
+	enum perr e = p->ops->replace(p->priv, fqdn, sets, nsets, err,
+	    errlen);
+
+	if (e != PERR_OK)
+		outside_text(err, errlen);
+	return e;
 }
 
 void

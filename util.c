@@ -607,6 +607,28 @@ text_printable_copy(char *dst, size_t len, const char *src)
 	return dst;
 }
 
+void
+text_cap(char *s, size_t max, size_t total)
+{
+	char mark[48];
+	size_t len, room, keep;
+	int mlen;
+
+	len = strlen(s);
+	if (total < len)
+		total = len;
+	if (total <= max)
+		return;
+	/* The buffer holds len bytes and its NUL, maybe no more. */
+	room = len < max ? len : max;
+	mlen = snprintf(mark, sizeof(mark), "... (%zu bytes)", total);
+	keep = room > (size_t)mlen ? room - (size_t)mlen : 0;
+	/* Not inside a UTF-8 sequence: what is left stays valid. */
+	while (keep > 0 && ((unsigned char)s[keep] & 0xC0) == 0x80)
+		keep--;
+	snprintf(s + keep, room - keep + 1, "%s", mark);
+}
+
 /*
  * Not exit 1, a failed DNS update: the run stopped where it was (a
  * domain being updated is marked unsure, the next run reads it back).

@@ -101,6 +101,13 @@ int	 parse_iso_time(const char *s, long long *ms);
 void	 text_printable(char *s);
 /* Copies src into dst (of len > 0 bytes, cut if needed), made printable. */
 const char *text_printable_copy(char *dst, size_t len, const char *src);
+/*
+ * Bounds a text already made printable to max bytes (max > 32): a longer
+ * one is cut at a character's start and ends in "... (N bytes)", N being
+ * total when an earlier cut (vsnprintf's) knew the full length, else its
+ * own length.  In place: the result is never longer than the text.
+ */
+void	 text_cap(char *s, size_t max, size_t total);
 
 /*
  * Creates the folders above path that are missing, every level from the

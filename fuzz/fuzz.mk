@@ -21,7 +21,7 @@ FUZZ_O		 = build/fuzz
 # parsers: name it here and it is built, smoked and run long like the rest.
 FUZZ_PROVIDERS	 = powerdns azure ovh cloudflare exec desec gandi hetzner \
 		   digitalocean route53
-FUZZ_TARGETS	?= duration expect addr isotime url dns config dashboard pguri vote \
+FUZZ_TARGETS	?= duration expect addr isotime url dns config dashboard pguri vote redact \
 		   retryafter \
 		   $(FUZZ_PROVIDERS)
 FUZZ_SMOKE_TIME	?= 30

@@ -8,9 +8,11 @@
  * empty or half-written set.  read() asks the same server with a plain
  * query (an authoritative server answers for its zone without TSIG).
  *
- * Every exchange builds a fresh ldns resolver: ldns marks a server that
- * failed once as unreachable for the life of the resolver object, and
- * the next run must not inherit that.
+ * The exchanges are our own sockets, not ldns_send(): ldns waits up to
+ * its timeout for each piece of a TCP reply, so a server that sends a
+ * byte a second holds a run for minutes.  Here `timeout` is one
+ * deadline for all the provider's work in the run, as for the HTTP
+ * providers; ldns only builds, signs, parses and verifies the messages.
  */
 
 #include <sys/types.h>
@@ -18,11 +20,14 @@
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <netdb.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include <ldns/ldns.h>
 
@@ -69,6 +74,12 @@ struct r2 {
 	char		*key_secret;
 	int		 tcp;
 	long long	 timeout_ms;
+	/*
+	 * mono_ms() bound of all the provider's work in the run (its
+	 * reads, updates and their retries over TCP), set when the run
+	 * first needs it: timeout_ms is a deadline, not an idle limit.
+	 */
+	long long	 deadline;
 };
 
 /*
@@ -332,46 +343,11 @@ rfc2136_create(const struct provider_cfg *pc, char *err, size_t errlen)
 		snprintf(err, errlen, "keyAlgorithm: not supported");
 		goto fail;
 	}
+	r2->deadline = mono_ms() + r2->timeout_ms;
 	return r2;
 fail:
 	r2_free(r2);
 	return NULL;
-}
-
-/* A resolver for one exchange; NULL only when out of memory. */
-static ldns_resolver *
-r2_resolver(const struct r2 *r2, int tcp, int sign)
-{
-	ldns_resolver *res;
-	ldns_rdf *ns;
-	struct timeval tv;
-
-	if ((res = ldns_resolver_new()) == NULL)
-		return NULL;
-	ns = ldns_rdf_new_frm_str(r2->addr.family == 4 ? LDNS_RDF_TYPE_A :
-	    LDNS_RDF_TYPE_AAAA, r2->addr.s);
-	if (ns == NULL || ldns_resolver_push_nameserver(res, ns) !=
-	    LDNS_STATUS_OK) {
-		ldns_rdf_deep_free(ns);
-		ldns_resolver_deep_free(res);
-		return NULL;
-	}
-	ldns_rdf_deep_free(ns);
-	ldns_resolver_set_port(res, (uint16_t)r2->port);
-	ldns_resolver_set_usevc(res, (bool)(tcp != 0));
-	tv.tv_sec = (time_t)(r2->timeout_ms / 1000);
-	tv.tv_usec = (suseconds_t)(r2->timeout_ms % 1000) * 1000;
-	ldns_resolver_set_timeout(res, tv);
-	/* One try per exchange: the next run is the retry. */
-	ldns_resolver_set_retry(res, 1);
-	ldns_resolver_set_retrans(res, 0);
-	ldns_resolver_set_random(res, false);
-	if (sign) {
-		ldns_resolver_set_tsig_keyname(res, r2->key_name);
-		ldns_resolver_set_tsig_algorithm(res, r2->key_alg);
-		ldns_resolver_set_tsig_keydata(res, r2->key_secret);
-	}
-	return res;
 }
 
 static void
@@ -383,57 +359,241 @@ fmt_ms(long long ms, char *buf, size_t len)
 		snprintf(buf, len, "%lldms", ms);
 }
 
+/* Results of the socket I/O of one exchange. */
+enum r2_io {
+	R2_IO_OK,
+	R2_IO_TIMEOUT,		/* the deadline passed */
+	R2_IO_CLOSED,		/* the peer hung up before the reply was whole */
+	R2_IO_ERRNO		/* a socket error, in *e */
+};
+
 /*
- * Sends q on res.  On success *ans holds the reply and *st the ldns
- * status (LDNS_STATUS_CRYPTO_TSIG_BOGUS: the reply did not verify).
- * Otherwise PERR_NET when nothing came back, PERR_TEMP when what came
- * back is no reply to q, with the reason in err.
+ * Waits until fd is ready for ev (POLLIN, POLLOUT) or r2's deadline
+ * passes.  The deadline is fixed for the run: a server that sends a
+ * byte now and then does not push it back.
+ */
+static enum r2_io
+r2_wait(const struct r2 *r2, int fd, short ev, int *e)
+{
+	struct pollfd pfd;
+	long long left;
+	int n;
+
+	for (;;) {
+		if ((left = r2->deadline - mono_ms()) <= 0)
+			return R2_IO_TIMEOUT;
+		pfd.fd = fd;
+		pfd.events = ev;
+		pfd.revents = 0;
+		n = poll(&pfd, 1, left > INT_MAX ? INT_MAX : (int)left);
+		if (n > 0)
+			return R2_IO_OK;
+		if (n == -1 && errno != EINTR) {
+			*e = errno;
+			return R2_IO_ERRNO;
+		}
+	}
+}
+
+/* Writes all len bytes of buf to the connected socket fd. */
+static enum r2_io
+r2_write(const struct r2 *r2, int fd, const uint8_t *buf, size_t len, int *e)
+{
+	enum r2_io io;
+	ssize_t n;
+
+	while (len > 0) {
+		if ((io = r2_wait(r2, fd, POLLOUT, e)) != R2_IO_OK)
+			return io;
+		n = send(fd, buf, len, MSG_NOSIGNAL);
+		if (n == -1) {
+			if (errno == EINTR || errno == EAGAIN ||
+			    errno == EWOULDBLOCK)
+				continue;
+			*e = errno;
+			return R2_IO_ERRNO;
+		}
+		buf += n;
+		len -= (size_t)n;
+	}
+	return R2_IO_OK;
+}
+
+/* Reads exactly len bytes of a TCP reply into buf. */
+static enum r2_io
+r2_read(const struct r2 *r2, int fd, uint8_t *buf, size_t len, int *e)
+{
+	enum r2_io io;
+	ssize_t n;
+
+	while (len > 0) {
+		if ((io = r2_wait(r2, fd, POLLIN, e)) != R2_IO_OK)
+			return io;
+		n = recv(fd, buf, len, 0);
+		if (n == 0)
+			return R2_IO_CLOSED;
+		if (n == -1) {
+			if (errno == EINTR || errno == EAGAIN ||
+			    errno == EWOULDBLOCK)
+				continue;
+			*e = errno;
+			return errno == ECONNRESET ? R2_IO_CLOSED : R2_IO_ERRNO;
+		}
+		buf += n;
+		len -= (size_t)n;
+	}
+	return R2_IO_OK;
+}
+
+/*
+ * Sends the len bytes of wire to the server and reads its reply into a
+ * new buffer (*reply, *rlen), all before r2's deadline: over TCP with
+ * the 2-byte length prefix, over UDP as one datagram on a connected
+ * socket (so the kernel drops datagrams from anyone else).
+ */
+static enum r2_io
+r2_exchange(const struct r2 *r2, int tcp, const uint8_t *wire, size_t len,
+    uint8_t **reply, size_t *rlen, int *e)
+{
+	struct sockaddr_storage ss;
+	struct sockaddr_in *sin;
+	struct sockaddr_in6 *sin6;
+	socklen_t sslen, elen;
+	uint8_t hdr[2], *buf = NULL;
+	enum r2_io io;
+	ssize_t n;
+	size_t want;
+	int fd;
+
+	*reply = NULL;
+	*rlen = 0;
+	memset(&ss, 0, sizeof(ss));
+	if (r2->addr.family == 4) {
+		sin = (struct sockaddr_in *)(void *)&ss;
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons((uint16_t)r2->port);
+		memcpy(&sin->sin_addr, r2->addr.b, 4);
+		sslen = sizeof(*sin);
+	} else {
+		sin6 = (struct sockaddr_in6 *)(void *)&ss;
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = htons((uint16_t)r2->port);
+		memcpy(&sin6->sin6_addr, r2->addr.b, 16);
+		sslen = sizeof(*sin6);
+	}
+	fd = socket(ss.ss_family, (tcp ? SOCK_STREAM : SOCK_DGRAM) |
+	    SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd == -1) {
+		*e = errno;
+		return R2_IO_ERRNO;
+	}
+	if (connect(fd, (struct sockaddr *)&ss, sslen) == -1) {
+		if (errno != EINPROGRESS && errno != EINTR) {
+			*e = errno;
+			io = R2_IO_ERRNO;
+			goto out;
+		}
+		if ((io = r2_wait(r2, fd, POLLOUT, e)) != R2_IO_OK)
+			goto out;
+		elen = sizeof(*e);
+		if (getsockopt(fd, SOL_SOCKET, SO_ERROR, e, &elen) == -1)
+			*e = errno;
+		if (*e != 0) {
+			io = R2_IO_ERRNO;
+			goto out;
+		}
+	}
+	if (tcp) {
+		hdr[0] = (uint8_t)(len >> 8);
+		hdr[1] = (uint8_t)len;
+		if ((io = r2_write(r2, fd, hdr, 2, e)) != R2_IO_OK ||
+		    (io = r2_write(r2, fd, wire, len, e)) != R2_IO_OK ||
+		    (io = r2_read(r2, fd, hdr, 2, e)) != R2_IO_OK)
+			goto out;
+		want = (size_t)hdr[0] << 8 | hdr[1];
+		buf = xmalloc(want > 0 ? want : 1);
+		if ((io = r2_read(r2, fd, buf, want, e)) != R2_IO_OK)
+			goto out;
+		*rlen = want;
+	} else {
+		if ((io = r2_write(r2, fd, wire, len, e)) != R2_IO_OK)
+			goto out;
+		buf = xmalloc(R2_TCP_MAX);
+		for (;;) {
+			if ((io = r2_wait(r2, fd, POLLIN, e)) != R2_IO_OK)
+				goto out;
+			if ((n = recv(fd, buf, R2_TCP_MAX, 0)) >= 0)
+				break;
+			if (errno != EINTR && errno != EAGAIN &&
+			    errno != EWOULDBLOCK) {
+				*e = errno;
+				io = R2_IO_ERRNO;
+				goto out;
+			}
+		}
+		*rlen = (size_t)n;
+	}
+	*reply = buf;
+	buf = NULL;
+	io = R2_IO_OK;
+out:
+	free(buf);
+	close(fd);
+	return io;
+}
+
+/*
+ * Sends q (signed already when a key is configured) and reads the
+ * reply before r2's deadline.  On success *ans holds the reply and *st
+ * the ldns status (LDNS_STATUS_CRYPTO_TSIG_BOGUS: q was signed and the
+ * reply did not verify).  Otherwise PERR_NET when nothing came back,
+ * PERR_TEMP when what came back is no reply to q, with the reason in
+ * err.
  */
 static enum perr
-r2_send(const struct r2 *r2, ldns_resolver *res, ldns_pkt *q, int tcp,
-    ldns_pkt **ans, ldns_status *st, char *err, size_t errlen)
+r2_send(const struct r2 *r2, ldns_pkt *q, int tcp, ldns_pkt **ans,
+    ldns_status *st, char *err, size_t errlen)
 {
-	long long t0, spent;
+	const ldns_rdf *mac;
+	uint8_t *wire = NULL, *reply = NULL;
+	size_t len, rlen;
+	enum r2_io io;
+	enum perr rv = PERR_NET;
 	char tmo[32];
-	int e;
+	const char *proto = tcp ? "tcp" : "udp";
+	int e = 0;
 
 	*ans = NULL;
-	errno = 0;
-	t0 = mono_ms();
-	*st = ldns_send(ans, res, q);
-	e = errno;
-	spent = mono_ms() - t0;
-	if (*ans == NULL) {
+	*st = LDNS_STATUS_OK;
+	if (ldns_pkt2wire(&wire, q, &len) != LDNS_STATUS_OK) {
+		snprintf(err, errlen, "server %s: cannot build the request: "
+		    "out of memory", r2->label);
+		rv = PERR_TEMP;
+		goto out;
+	}
+	io = r2_exchange(r2, tcp, wire, len, &reply, &rlen, &e);
+	if (io == R2_IO_TIMEOUT) {
 		fmt_ms(r2->timeout_ms, tmo, sizeof(tmo));
-		/*
-		 * A reply that came but does not parse: errno is whatever
-		 * the exchange left (EINPROGRESS from the TCP connect), so
-		 * the ldns status alone tells.
-		 */
-		if (*st != LDNS_STATUS_OK && *st != LDNS_STATUS_ERR &&
-		    *st != LDNS_STATUS_NETWORK_ERR &&
-		    *st != LDNS_STATUS_SOCKET_ERROR &&
-		    *st != LDNS_STATUS_RES_NO_NS && *st != LDNS_STATUS_MEM_ERR) {
-			snprintf(err, errlen, "server %s: unreadable reply: %s "
-			    "(%s)", r2->label, ldns_get_errorstr_by_id(*st),
-			    tcp ? "tcp" : "udp");
-			return PERR_TEMP;
-		} else if (spent >= r2->timeout_ms - 50 || e == ETIMEDOUT ||
-		    ((e == EAGAIN || e == EWOULDBLOCK || e == EINPROGRESS) &&
-		    spent >= r2->timeout_ms / 2))
-			snprintf(err, errlen, "server %s: no answer within %s "
-			    "(%s)", r2->label, tmo, tcp ? "tcp" : "udp");
-		else if (e == EAGAIN || e == EWOULDBLOCK || e == EINPROGRESS)
-			snprintf(err, errlen, "server %s: connection closed "
-			    "without a complete reply (%s)", r2->label,
-			    tcp ? "tcp" : "udp");
-		else if (e != 0)
-			snprintf(err, errlen, "server %s: %s (%s)", r2->label,
-			    strerror(e), tcp ? "tcp" : "udp");
-		else
-			snprintf(err, errlen, "server %s: %s (%s)", r2->label,
-			    ldns_get_errorstr_by_id(*st), tcp ? "tcp" : "udp");
-		return PERR_NET;
+		snprintf(err, errlen, "server %s: timeout: no answer within "
+		    "%s (%s)", r2->label, tmo, proto);
+		goto out;
+	}
+	if (io == R2_IO_CLOSED) {
+		snprintf(err, errlen, "server %s: connection closed without "
+		    "a complete reply (%s)", r2->label, proto);
+		goto out;
+	}
+	if (io == R2_IO_ERRNO) {
+		snprintf(err, errlen, "server %s: %s (%s)", r2->label,
+		    strerror(e), proto);
+		goto out;
+	}
+	if ((*st = ldns_wire2pkt(ans, reply, rlen)) != LDNS_STATUS_OK) {
+		snprintf(err, errlen, "server %s: unreadable reply: %s (%s)",
+		    r2->label, ldns_get_errorstr_by_id(*st), proto);
+		*ans = NULL;
+		rv = PERR_TEMP;
+		goto out;
 	}
 	if (!ldns_pkt_qr(*ans) || ldns_pkt_id(*ans) != ldns_pkt_id(q) ||
 	    ldns_pkt_get_opcode(*ans) != ldns_pkt_get_opcode(q)) {
@@ -441,9 +601,20 @@ r2_send(const struct r2 *r2, ldns_resolver *res, ldns_pkt *q, int tcp,
 		    "request", r2->label);
 		ldns_pkt_free(*ans);
 		*ans = NULL;
-		return PERR_TEMP;
+		rv = PERR_TEMP;
+		goto out;
 	}
-	return PERR_OK;
+	/* As ldns_send() does: a signed request wants a signed reply. */
+	if (ldns_pkt_tsig(q) != NULL &&
+	    (mac = ldns_rr_rdf(ldns_pkt_tsig(q), 3)) != NULL &&
+	    !ldns_pkt_tsig_verify(*ans, reply, rlen, r2->key_name,
+	    r2->key_secret, mac))
+		*st = LDNS_STATUS_CRYPTO_TSIG_BOGUS;
+	rv = PERR_OK;
+out:
+	free(wire);
+	free(reply);
+	return rv;
 }
 
 /* The TSIG error of a reply (BADSIG, BADKEY, BADTIME), or NULL. */
@@ -640,7 +811,6 @@ rfc2136_replace(void *priv, const char *fqdn, const struct rrset *sets,
     size_t nsets, char *err, size_t errlen)
 {
 	struct r2 *r2 = priv;
-	ldns_resolver *res = NULL;
 	ldns_rr_list *up = NULL;
 	ldns_pkt *q = NULL, *ans = NULL;
 	ldns_rdf *owner = NULL, *zname;
@@ -676,11 +846,9 @@ rfc2136_replace(void *priv, const char *fqdn, const struct rrset *sets,
 	}
 	ldns_pkt_set_rd(q, false);
 	ldns_pkt_set_random_id(q);
-	if ((res = r2_resolver(r2, r2->tcp, r2->key_name != NULL)) == NULL)
-		goto oom;
 	/* Signing must be the last change to the message. */
-	if (r2->key_name != NULL &&
-	    (st = ldns_update_pkt_tsig_add(q, res)) != LDNS_STATUS_OK) {
+	if (r2->key_name != NULL && (st = ldns_pkt_tsig_sign(q, r2->key_name,
+	    r2->key_secret, 300, r2->key_alg, NULL)) != LDNS_STATUS_OK) {
 		snprintf(err, errlen, "update for %s: cannot sign with key "
 		    "%s: %s", fqdn, r2->key_name, ldns_get_errorstr_by_id(st));
 		goto out;
@@ -689,8 +857,7 @@ rfc2136_replace(void *priv, const char *fqdn, const struct rrset *sets,
 		goto oom;
 	if (size > max)
 		goto toobig;
-	if ((rv = r2_send(r2, res, q, r2->tcp, &ans, &st, err, errlen)) !=
-	    PERR_OK)
+	if ((rv = r2_send(r2, q, r2->tcp, &ans, &st, err, errlen)) != PERR_OK)
 		goto out;
 	rv = update_reply(r2, ans, st, fqdn, naddrs, err, errlen);
 	goto out;
@@ -710,8 +877,6 @@ out:
 	ldns_pkt_free(q);
 	ldns_rr_list_deep_free(up);
 	ldns_rdf_deep_free(owner);
-	if (res != NULL)
-		ldns_resolver_deep_free(res);
 	return rv;
 }
 
@@ -781,7 +946,6 @@ static enum perr
 read_one(struct r2 *r2, const char *fqdn, struct rrset *set, char *err,
     size_t errlen)
 {
-	ldns_resolver *res = NULL;
 	ldns_pkt *q = NULL, *ans = NULL;
 	ldns_rdf *qname = NULL;
 	ldns_rr_type type;
@@ -800,7 +964,7 @@ read_one(struct r2 *r2, const char *fqdn, struct rrset *set, char *err,
 	for (tcp = r2->tcp;; tcp = 1) {
 		q = ldns_pkt_query_new(ldns_rdf_clone(qname), type,
 		    LDNS_RR_CLASS_IN, 0);
-		if (q == NULL || (res = r2_resolver(r2, tcp, 0)) == NULL) {
+		if (q == NULL) {
 			snprintf(err, errlen, "query for %s: out of memory",
 			    fqdn);
 			goto out;
@@ -808,25 +972,21 @@ read_one(struct r2 *r2, const char *fqdn, struct rrset *set, char *err,
 		ldns_pkt_set_random_id(q);
 		if (!tcp)
 			ldns_pkt_set_edns_udp_size(q, R2_EDNS_SIZE);
-		if ((rv = r2_send(r2, res, q, tcp, &ans, &st, err, errlen)) !=
+		if ((rv = r2_send(r2, q, tcp, &ans, &st, err, errlen)) !=
 		    PERR_OK)
 			goto out;
 		if (tcp || !ldns_pkt_tc(ans))
 			break;
 		ldns_pkt_free(ans);
 		ldns_pkt_free(q);
-		ldns_resolver_deep_free(res);
 		ans = NULL;
 		q = NULL;
-		res = NULL;
 	}
 	rv = read_reply(r2, ans, qname, fqdn, set, err, errlen);
 out:
 	ldns_pkt_free(ans);
 	ldns_pkt_free(q);
 	ldns_rdf_deep_free(qname);
-	if (res != NULL)
-		ldns_resolver_deep_free(res);
 	return rv;
 }
 

@@ -12,6 +12,7 @@ before the route sees the request:
     fake.fail(503, method="POST", after=1)    # the second POST
     fake.hang(method="GET", seconds=5)        # no answer for a while
     fake.slow(1.5, times=50, method="GET")    # the right answer, late
+    fake.fail(400, body=lambda req: ...)      # an answer made from the request
 
     fake.count("PUT"), fake.writes(), fake.requests[-1].path
 
@@ -209,6 +210,8 @@ class ApiFake:
         if f["retry_after"] is not None:
             headers["Retry-After"] = str(f["retry_after"])
         body = f["body"] if f["body"] is not None else self.error_doc(f["status"])
+        if callable(body):
+            body = body(req)            # an answer made from the request (echoes)
         return f["status"], headers, body
 
     def error_doc(self, status):

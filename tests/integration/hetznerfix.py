@@ -56,7 +56,7 @@ class HetznerFake(ApiFake):
         self.token = token or "hz" + secrets.token_urlsafe(40)
         self.readonly = False
         self.records = {}
-        self.actions = {}           # id -> {"polls": n left, "error": bool, "apply": fn}
+        self.actions = {}           # id -> {"polls": n left, "error": bool or its message}
         self.action_polls = 0
         self.action_error = False
         self._next_action = 100
@@ -274,7 +274,8 @@ class HetznerFake(ApiFake):
                 "progress": 0 if running else 100, "started": "2026-01-01T00:00:00+00:00",
                 "finished": None if running else "2026-01-01T00:00:01+00:00",
                 "resources": [{"id": self.zone_id, "type": "zone"}],
-                "error": {"code": "action_failed", "message": "the change could not be "
+                "error": {"code": "action_failed", "message": act["error"]
+                          if isinstance(act["error"], str) else "the change could not be "
                           "applied"} if status == "error" else None}
 
     def _action_get(self, aid):

@@ -31,7 +31,10 @@ class _Handler(BaseHTTPRequestHandler):
             status = owner.status
             delay = owner.delay
             headers = owner.headers
-            answer = owner.body
+            # An answer that quotes the request, as a careless receiver's
+            # error page does (its headers, its path).
+            answer = (f"{self.command} {self.path} " + " ".join(
+                f"{k}: {v}" for k, v in self.headers.items())).encode() if owner.echo else owner.body
         if delay:
             owner.stopping.wait(delay)
         try:
@@ -54,6 +57,7 @@ class Receiver:
         self.delay = 0
         self.headers = {}
         self.body = b"ok\n"
+        self.echo = False
         self.requests = []
         self.lock = threading.Lock()
         self.stopping = threading.Event()

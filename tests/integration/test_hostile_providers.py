@@ -21,6 +21,7 @@ import http.client
 import json
 import os
 import random
+import re
 import socket
 import struct
 import threading
@@ -76,6 +77,18 @@ class PdnsFake:
         self.stopping.set()
         self.httpd.shutdown()
         self.httpd.server_close()
+
+
+# Mode "echo-KIND": error answers that quote the API key they were sent,
+# as a careless API does: in its JSON error, cut by ddup at 160 bytes in
+# the middle of the key, or in a plain text page.
+ECHO_BODIES = {
+    "json": lambda key: (422, "application/json", json.dumps(
+        {"error": f"RRset {NAME}. IN A: not allowed for API key {key}"})),
+    "cut": lambda key: (400, "application/json", json.dumps(
+        {"error": "Bad Request: " + "x" * 120 + " X-API-Key: " + key})),
+    "text": lambda key: (500, "text/plain", f"internal error, X-API-Key={key}\nbye\n"),
+}
 
 
 class _PdnsHandler(BaseHTTPRequestHandler):
@@ -209,6 +222,10 @@ class _PdnsHandler(BaseHTTPRequestHandler):
                 pass
             self.close_connection = True
             return None
+        if mode.startswith("echo-"):
+            # An error that quotes the request's API key (see ECHO_BODIES).
+            status, ctype, text = ECHO_BODIES[mode[5:]](self.headers.get("X-API-Key", ""))
+            return self._send(status, text.encode(), ctype)
         if mode == "extra":
             # The real answer, plus records nobody asked for: another
             # name, another type, a disabled and a foreign address.
@@ -356,6 +373,13 @@ class DnsFake:
                 # The real update is applied; its signed reply gains records.
                 return _with_answers(proxy(req), rrs)
             return _with_answers(proxy(req), rrs)
+        if mode == "drip":
+            # A valid answer; over TCP it comes a byte a second
+            # (_tcp_conn), over UDP it says "truncated, ask over TCP".
+            out = bytearray(proxy(req))
+            if proxy == self._proxy_udp:
+                out[2] |= 0x02
+            return bytes(out)
         if mode == "extra-local":
             # NOERROR from the fake alone, with records nobody asked for.
             rrs = [_a_rr("198.51.100.9"), _a_rr("198.51.100.10")]
@@ -420,6 +444,12 @@ class DnsFake:
                     return
                 if out == b"":
                     return                       # hang up without a word
+                if self.mode == "drip":
+                    for byte in struct.pack(">H", len(out)) + out:
+                        if self.stopping.wait(1):
+                            return
+                        c.sendall(bytes([byte]))
+                    continue
                 if self.mode == "short":
                     # The length announces a full reply; a part comes.
                     c.sendall(struct.pack(">H", 100) + out)
@@ -659,6 +689,26 @@ def test_powerdns_extra_records_in_answer_are_not_published(ddup, pdns_server, p
     assert published(ddup) == (["192.0.2.1"], None)
 
 
+def test_provider_message_is_bounded_with_its_length(ddup, pdns_server, pdns_fake,
+                                                     http_server):
+    """A provider message longer than ddup keeps (a long baseUrl, then the
+    API's text) is cut once, marked with its length, alike in the log,
+    --status and the state."""
+    a = http_server()
+    section = pdns_section(pdns_fake).replace(pdns_fake.url, pdns_fake.url + "/" + "p" * 160)
+    configure(ddup, section, [("a", a, "192.0.2.1")])
+    pdns_fake.mode = "echo-cut"         # 160 bytes of the API's own text
+    r = ddup.run()
+    assert r.rc == 1, r
+    last = ddup.status()["domains"][0]["lastError"]
+    head = "reading current records from provider dns: rejected as invalid: "
+    assert last.startswith(head + "PowerDNS at "), last
+    m = re.search(r"x\.\.\. \((\d+) bytes\)$", last)
+    assert m and int(m.group(1)) > 400 and len(last) - len(head) == 400, last
+    assert last in r.err, r
+    assert last in ddup.state_dump()
+
+
 def test_powerdns_hostile_answers_in_json_logs(ddup, pdns_server, pdns_fake, http_server):
     """Server text in an error stays one valid JSON log line."""
     a = http_server()
@@ -762,6 +812,25 @@ def test_rfc2136_bad_answer_to_update(ddup, bind_server, dns_fake, http_server, 
     assert bind_server.query(NAME, "A") == ["192.0.2.1"]
     assert "198.51.100" not in " ".join(bind_server.query(NAME, "A"))
     assert published(ddup) == (["192.0.2.1"], None)
+
+
+@pytest.mark.serial
+@pytest.mark.parametrize("proto", ["tcp", "udp"])
+def test_rfc2136_timeout_is_a_deadline_not_an_idle_limit(ddup, bind_server, dns_fake,
+                                                         http_server, proto):
+    """A server that drips a valid answer over TCP, a byte a second (over
+    UDP it first says "truncated": the retry over TCP gets what is left of
+    the same deadline): the run ends about `timeout` later, not when the
+    last byte comes, and the update fails as a timeout."""
+    a = http_server()
+    configure(ddup, bind_section(dns_fake, proto), [("a", a, "192.0.2.1")])
+    dns_fake.mode = "drip"
+    r, took = timed_run(ddup)
+    assert_failed(r, f"127.0.0.1:{dns_fake.port}", "timeout", f"within {TIMEOUT}s")
+    # The answer is some 60 bytes: 60 s before the fix.
+    assert took < (TIMEOUT + 15) * TIME_SCALE, (took, r)
+    assert [op for _, op, _ in dns_fake.seen] == ([0] if proto == "tcp" else [0, 0])
+    assert published(ddup)[0] == []
 
 
 @pytest.mark.parametrize("proto", ["tcp", "udp"])

@@ -19,6 +19,7 @@ import time
 import pytest
 
 from conftest import DDUP
+from test_hostile_providers import pdns_fake  # noqa: F401  (fixture)
 
 ZONE = "example.test"
 NAME = "app.example.test"
@@ -285,3 +286,158 @@ def test_state_modes_under_umask_000(ddup, bind_server, http_server):
     assert "-wal" in seen and "-shm" in seen, seen
     assert all(v == {0o600} for v in seen.values()), seen
     assert _modes(ddup.state)[""] == 0o600
+
+
+# ---------------------------------------------------------------- echoed secrets
+#
+# A server that echoes a secret in its error (an API key in a 422's body,
+# a header in an error page, cut short or whole): every secret of the
+# configuration is hidden from that text before it is shown, stored or
+# sent.  Searched: the run's stderr, a run with JSON logs, --status and
+# --status --json, every row of the state, the dashboard, the metrics and
+# the notification the run sent.  A part of a secret counts: its first
+# 8 characters must show nowhere (a cut text must not keep half a key).
+
+
+def _parts(secret):
+    return [secret, secret[:8], secret[-8:]]
+
+
+def watched(ddup, hook, provider, eps, top="", notify=None):
+    """The configuration with a dashboard, a metrics file and a notifier
+    (by default hook's, for failed updates)."""
+    html, prom = ddup.dir / "status.html", ddup.dir / "ddup.prom"
+    if notify is None:
+        notify = f"url = {hook.url}\nevents = dns_update_failed\n"
+    text = (f"interval = 30s\nstatusHtml = {html}\nmetricsFile = {prom}\n{top}\n{provider}\n"
+            f"[notify hook]\n{notify}attempts = 1\n"
+            f"\n[domain {NAME}]\nprovider = dns\nttl = 60\nattempts = 1\n")
+    for name, srv, ip in eps:
+        text += f"\n[endpoint {name}]\nurl = {srv.url}\nip = {ip}\n"
+    ddup.write(text)
+    return html, prom
+
+
+def assert_hidden_everywhere(ddup, runs, secrets, hook, html, prom, env=None):
+    """runs: the failed runs' results; each must have shown <secret>."""
+    blobs = {}
+    for i, r in enumerate(runs):
+        assert "<secret>" in r.err, r
+        blobs[f"run {i}"] = r.out + r.err
+    st = ddup.run("--status", env=env)
+    blobs["--status"] = st.out + st.err
+    js = ddup.run("--status", "--json", env=env)
+    blobs["--status --json"] = js.out + js.err
+    last = js.json()["domains"][0]["lastError"]
+    assert last and "<secret>" in last, last
+    blobs["state"] = ddup.state_dump()
+    assert "<secret>" in blobs["state"]
+    blobs["dashboard"] = html.read_text()
+    blobs["metrics"] = prom.read_text()
+    events = [e for e in hook.events() if e["event"] == "dns_update_failed"]
+    assert events and all("<secret>" in e["error"] for e in events), events
+    blobs["notifications"] = "\n".join(r["body"].decode() for r in hook.requests)
+    for where, blob in blobs.items():
+        for s in secrets:
+            for part in _parts(s):
+                assert part not in blob, f"{where}: holds {part[:4]!r}...: {blob[:2000]}"
+
+
+@pytest.mark.parametrize("kind", ["json", "cut", "text"])
+def test_api_key_echoed_by_the_api_is_hidden_everywhere(ddup, pdns_fake, http_server,
+                                                          receiver, kind):
+    key = pdns_fake.real.api_key
+    hook = receiver().up(status=204)
+    a, b = http_server(), http_server()
+    eps = [("a", a, "192.0.2.1"), ("b", b, "192.0.2.2")]
+    prov = (f"[provider dns]\ntype = powerdns\nbaseUrl = {pdns_fake.url}\napiKey = {key}\n"
+            f"zone = {ZONE}\ntimeout = 5s\n")
+    html, prom = watched(ddup, hook, prov, eps)
+    assert ddup.run().rc == 0
+    # The update fails with an answer that quotes the key: twice, with
+    # text and with JSON logs.
+    pdns_fake.modes = {"PATCH": "echo-" + kind}
+    b.set(status=503)
+    r1 = ddup.run()
+    assert r1.rc == 1, r1
+    html, prom = watched(ddup, hook, prov, eps, top="logFormat = json\n")
+    r2 = ddup.run()
+    assert r2.rc == 1, r2
+    assert [m for m, *_ in pdns_fake.requests].count("PATCH") == 3
+    assert_hidden_everywhere(ddup, [r1, r2], [key], hook, html, prom)
+
+
+def test_token_in_a_failed_action_is_hidden_everywhere(ddup, hetzner, http_server, receiver):
+    hook = receiver().up(status=204)
+    a = http_server()
+    prov = (f"[provider dns]\ntype = hetzner\napiToken = {hetzner.token}\nzone = {hetzner.zone}\n"
+            f"baseUrl = {hetzner.url}/v1\ntimeout = 5s\n")
+    html, prom = watched(ddup, hook, prov, [("a", a, "192.0.2.1")])
+    hetzner.action_error = f"token {hetzner.token} may not change this zone"
+    r = ddup.run()
+    assert r.rc == 1, r
+    assert "action_failed" in r.err, r
+    assert_hidden_everywhere(ddup, [r], [hetzner.token], hook, html, prom)
+
+
+def test_session_token_echoed_and_cut_by_route53_is_hidden_everywhere(ddup, route53_fake,
+                                                                        http_server, receiver):
+    """Route 53 quotes the request's headers in a 400; ddup keeps 160 bytes
+    of the message, which end in the middle of the token."""
+    token = "IQoJb3JpZ2luX2VjE" + "Ab1" * 40
+    route53_fake.token = token
+    hook = receiver().up(status=204)
+    a = http_server()
+    prov = (f"[provider dns]\ntype = route53\naccessKeyId = {route53_fake.access_key}\n"
+            f"secretAccessKey = !env DDUP_R53_SECRET\nsessionToken = !env DDUP_R53_TOKEN\n"
+            f"hostedZoneId = {route53_fake.zone_id}\nbaseUrl = {route53_fake.url}\n"
+            f"timeout = 5s\n")
+    env = {"DDUP_R53_SECRET": route53_fake.secret_key, "DDUP_R53_TOKEN": token}
+    html, prom = watched(ddup, hook, prov, [("a", a, "192.0.2.1")])
+
+    def echo(req):
+        from route53fix import error_xml
+        return error_xml("InvalidInput", "Invalid header X-Amz-Security-Token: " +
+                         req.header("X-Amz-Security-Token") + " with secret " +
+                         route53_fake.secret_key)
+
+    route53_fake.fail(400, times=10, body=echo)
+    r = ddup.run(env=env)
+    assert r.rc == 1, r
+    assert "InvalidInput" in r.err, r
+    assert route53_fake.requests[0].header("X-Amz-Security-Token") == token
+    assert_hidden_everywhere(ddup, [r], [token, route53_fake.secret_key], hook, html, prom,
+                             env=env)
+
+
+def test_webhook_header_and_url_echoed_by_the_receiver_are_hidden(ddup, pdns_server,
+                                                                   http_server, receiver):
+    """A receiver's error page quotes the request: its Authorization header
+    and its secret url (a chat service's token in the path)."""
+    hook = receiver()
+    hook.echo = True
+    hook.up(status=500)
+    bearer = "hook-" + "Zq7" * 12
+    path_token = "T0KEN" + "x9" * 12
+    url = hook.url + "/" + path_token
+    a = http_server()
+    watched(ddup, hook, f"[provider dns]\ntype = powerdns\nbaseUrl = {pdns_server.api_url}\n"
+            f"apiKey = {pdns_server.api_key}\nzone = {ZONE}\n", [("a", a, "192.0.2.1")],
+            notify=f"url = !env DDUP_HOOK_URL\nheader = Authorization: Bearer {bearer}\n"
+            f"events = dns_updated\n")
+    env = {"DDUP_HOOK_URL": url}
+    r = ddup.run("-v", env=env)
+    assert r.rc == 0, r
+    assert len(hook.requests) == 1 and path_token in hook.requests[0]["path"]
+    assert hook.requests[0]["headers"]["Authorization"] == "Bearer " + bearer
+    assert "notify 'hook'" in r.err and "<secret>" in r.err, r
+    st = ddup.run("--status", env=env)
+    js = ddup.run("--status", "--json", env=env)
+    dump = ddup.state_dump()
+    assert "500" in dump
+    for where, blob in (("run", r.err), ("--status", st.out), ("--status --json", js.out),
+                        ("state", dump)):
+        assert url not in blob, where
+        for s in (bearer, path_token):
+            for part in _parts(s):
+                assert part not in blob, f"{where}: holds {part[:4]!r}...: {blob[:2000]}"

@@ -23,6 +23,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "pguri.h"
+#include "redact.h"
 #include "rrset.h"
 #include "util.h"
 
@@ -883,6 +885,157 @@ test_write_file_atomic_fails(void **state)
 	assert_int_equal(rmdir(dir), 0);
 }
 
+/* What r leaves of in (buffer of size bytes). */
+static const char *
+redacted(const struct redactor *r, const char *in, char *buf, size_t size)
+{
+	size_t n = strlen(in) < size ? strlen(in) : size - 1;
+
+	memcpy(buf, in, n);
+	buf[n] = '\0';
+	redactor_apply(r, buf, size);
+	return buf;
+}
+
+static void
+test_redact(void **state)
+{
+	struct redactor *r;
+	char buf[512], small[24];
+
+	(void)state;
+	r = redactor_create();
+	redactor_add(r, "s3cr3t-TOKEN-0123456789abcdef");
+	redactor_add(r, "abcdefgh1234");
+	redactor_add(r, "1234wxyz5678");
+	redactor_add(r, "abc");		/* below REDACT_MIN: not looked for */
+	redactor_add(r, NULL);
+
+	/* Whole, inside a longer word, several times. */
+	assert_string_equal(redacted(r, "key s3cr3t-TOKEN-0123456789abcdef "
+	    "refused", buf, sizeof(buf)), "key <secret> refused");
+	assert_string_equal(redacted(r, "x=XXs3cr3t-TOKEN-0123456789abcdefYY,"
+	    "s3cr3t-TOKEN-0123456789abcdef", buf, sizeof(buf)),
+	    "x=XX<secret>YY,<secret>");
+	/* Two secrets that overlap: nothing of either shows. */
+	assert_string_equal(redacted(r, "[abcdefgh1234wxyz5678]", buf,
+	    sizeof(buf)), "[<secret>]");
+	assert_string_equal(redacted(r, "1234wxyz5678abcdefgh1234", buf,
+	    sizeof(buf)), "<secret>");
+	/* Cut short at the end of the text, or before a "..." that says so. */
+	assert_string_equal(redacted(r, "403: header was s3cr3t-TOKEN-0123",
+	    buf, sizeof(buf)), "403: header was <secret>");
+	assert_string_equal(redacted(r, "bad token s3cr3t-TOK... (9000 bytes)",
+	    buf, sizeof(buf)), "bad token <secret>... (9000 bytes)");
+	assert_string_equal(redacted(r, "cut s3cr3t-TOK\xe2\x80\xa6", buf,
+	    sizeof(buf)), "cut <secret>\xe2\x80\xa6");
+	/* A beginning shorter than REDACT_PREFIX, or not at a cut, stays. */
+	assert_string_equal(redacted(r, "ends s3cr3t-", buf, sizeof(buf)),
+	    "ends s3cr3t-");
+	assert_string_equal(redacted(r, "s3cr3t-TOKEN-01 in the middle", buf,
+	    sizeof(buf)), "s3cr3t-TOKEN-01 in the middle");
+	assert_string_equal(redacted(r, "abc abcd", buf, sizeof(buf)),
+	    "abc abcd");
+	/* Its encodings. */
+	assert_string_equal(redacted(r, "czNjcjN0LVRPS0VOLTAxMjM0NTY3ODlhYmNkZWY=",
+	    buf, sizeof(buf)), "<secret>=");
+	redactor_add(r, "p@ss/word\"x");
+	assert_string_equal(redacted(r, "u=p%40ss%2Fword%22x&v=p%40ss%2fword"
+	    "%22x j=\"p@ss\\/word\\\"x\"", buf, sizeof(buf)),
+	    "u=<secret>&v=<secret> j=\"<secret>\"");
+	/* Longer than the buffer once replaced: cut to fit, NUL-terminated. */
+	assert_string_equal(redacted(r, "abcdabcdefgh1234", small,
+	    sizeof(small)), "abcd<secret>");
+	redactor_add(r, "wxyz9");
+	assert_string_equal(redacted(r, "wxyz9 wxyz9 wxyz9 wxyz9", small,
+	    sizeof(small)), "<secret> <secret> <secr");
+	redactor_free(r);
+
+	/* A URL: itself, its password, user:password in base64, its path. */
+	r = redactor_create();
+	redactor_add_url(r, "https://bot:hunter22@hooks.example/T000/B000/XYZsecret?x=1");
+	assert_string_equal(redacted(r, "auth Basic Ym90Omh1bnRlcjIy, pw "
+	    "hunter22, path /T000/B000/XYZsecret?x=1 host hooks.example", buf,
+	    sizeof(buf)), "auth Basic <secret>, pw <secret>, path <secret> "
+	    "host hooks.example");
+	redactor_free(r);
+
+	/* A header value: the whole, each word after the scheme, Basic's parts. */
+	r = redactor_create();
+	redactor_add_header(r, "Bearer tok-123456789");
+	redactor_add_header(r, "Basic YWxpY2U6b3BlbiBzZXNhbWU=");
+	assert_string_equal(redacted(r, "Bearer tok-123456789 / tok-123456789 "
+	    "/ alice:open sesame / open sesame / Bearer", buf, sizeof(buf)),
+	    "<secret> / <secret> / <secret> / <secret> / Bearer");
+	redactor_free(r);
+
+	/* Nothing installed: redact() leaves the text. */
+	snprintf(buf, sizeof(buf), "s3cr3t-TOKEN-0123456789abcdef");
+	redact(buf, sizeof(buf));
+	assert_string_equal(buf, "s3cr3t-TOKEN-0123456789abcdef");
+	r = redactor_create();
+	redactor_add(r, "s3cr3t-TOKEN-0123456789abcdef");
+	redact_install(r);
+	redact(buf, sizeof(buf));
+	assert_string_equal(buf, "<secret>");
+	redact_install(NULL);
+}
+
+static void
+add_pw(void *arg, const char *pw)
+{
+	str_append(arg, 256, pw);
+	str_append(arg, 256, "|");
+}
+
+static void
+test_pguri_passwords(void **state)
+{
+	char got[256] = "";
+
+	(void)state;
+	pguri_passwords("postgresql://ddup:p%40ss@db/ddup?sslpassword=k3y&"
+	    "password=other", add_pw, got);
+	assert_string_equal(got, "p%40ss|p@ss|k3y|other|");
+	got[0] = '\0';
+	pguri_passwords("postgres://ddup@db/ddup", add_pw, got);
+	assert_string_equal(got, "");
+}
+
+static void
+test_text_cap(void **state)
+{
+	char buf[1024], big[1024];
+
+	(void)state;
+	snprintf(buf, sizeof(buf), "short");
+	text_cap(buf, 40, 0);
+	assert_string_equal(buf, "short");
+	memset(big, 'a', 600);
+	big[600] = '\0';
+	snprintf(buf, sizeof(buf), "%s", big);
+	text_cap(buf, OUTSIDE_MAX, 0);
+	assert_int_equal(strlen(buf), OUTSIDE_MAX);
+	assert_string_equal(buf + OUTSIDE_MAX - strlen("... (600 bytes)"),
+	    "... (600 bytes)");
+	/* The full length known from an earlier cut. */
+	memcpy(buf, big, 59);
+	buf[59] = '\0';
+	text_cap(buf, 100, 5000000);
+	assert_int_equal(strlen(buf), 59);
+	assert_non_null(strstr(buf, "aaa... (5000000 bytes)"));
+	/* Never inside a UTF-8 sequence. */
+	memset(buf, 0, sizeof(buf));
+	for (size_t i = 0; i < 100; i++)
+		memcpy(buf + 2 * i, "\xc3\xa9", 2);
+	text_cap(buf, 50, 0);
+	assert_true(strlen(buf) <= 50);
+	snprintf(big, sizeof(big), "%s", buf);
+	text_printable(big);
+	assert_string_equal(big, buf);
+	assert_non_null(strstr(buf, "\xc3\xa9... (200 bytes)"));
+}
+
 int
 main(void)
 {
@@ -899,6 +1052,9 @@ main(void)
 		cmocka_unit_test(test_addrset_many),
 		cmocka_unit_test(test_time),
 		cmocka_unit_test(test_printable),
+		cmocka_unit_test(test_redact),
+		cmocka_unit_test(test_pguri_passwords),
+		cmocka_unit_test(test_text_cap),
 		cmocka_unit_test(test_alloc),
 		cmocka_unit_test(test_rrset),
 		cmocka_unit_test(test_write_file_atomic),
