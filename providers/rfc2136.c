@@ -10,9 +10,10 @@
  *
  * The exchanges are our own sockets, not ldns_send(): ldns waits up to
  * its timeout for each piece of a TCP reply, so a server that sends a
- * byte a second holds a run for minutes.  Here `timeout` is one
- * deadline for all the provider's work in the run, as for the HTTP
- * providers; ldns only builds, signs, parses and verifies the messages.
+ * byte a second holds a run for minutes.  Here `timeout` is a deadline
+ * for each exchange (ddup.ini(5): a query with its TCP retry after a
+ * truncated UDP answer, or the update), never restarted by what
+ * arrives; ldns only builds, signs, parses and verifies the messages.
  */
 
 #include <sys/types.h>
@@ -75,9 +76,9 @@ struct r2 {
 	int		 tcp;
 	long long	 timeout_ms;
 	/*
-	 * mono_ms() bound of all the provider's work in the run (its
-	 * reads, updates and their retries over TCP), set when the run
-	 * first needs it: timeout_ms is a deadline, not an idle limit.
+	 * mono_ms() bound of the exchange under way (a query with its
+	 * retry over TCP, or the update), set as it begins: timeout_ms is
+	 * a deadline, not an idle limit.
 	 */
 	long long	 deadline;
 };
@@ -343,7 +344,6 @@ rfc2136_create(const struct provider_cfg *pc, char *err, size_t errlen)
 		snprintf(err, errlen, "keyAlgorithm: not supported");
 		goto fail;
 	}
-	r2->deadline = mono_ms() + r2->timeout_ms;
 	return r2;
 fail:
 	r2_free(r2);
@@ -369,8 +369,8 @@ enum r2_io {
 
 /*
  * Waits until fd is ready for ev (POLLIN, POLLOUT) or r2's deadline
- * passes.  The deadline is fixed for the run: a server that sends a
- * byte now and then does not push it back.
+ * passes.  The deadline is fixed for the exchange: a server that sends
+ * a byte now and then does not push it back.
  */
 static enum r2_io
 r2_wait(const struct r2 *r2, int fd, short ev, int *e)
@@ -819,6 +819,7 @@ rfc2136_replace(void *priv, const char *fqdn, const struct rrset *sets,
 	size_t i, size, max, naddrs;
 	enum perr rv = PERR_INVALID;
 
+	r2->deadline = mono_ms() + r2->timeout_ms;
 	if (nsets == 0)
 		return PERR_OK;
 	max = r2->tcp ? R2_TCP_MAX : R2_UDP_MAX;
@@ -961,6 +962,7 @@ read_one(struct r2 *r2, const char *fqdn, struct rrset *set, char *err,
 		rv = PERR_INVALID;
 		goto out;
 	}
+	r2->deadline = mono_ms() + r2->timeout_ms;
 	for (tcp = r2->tcp;; tcp = 1) {
 		q = ldns_pkt_query_new(ldns_rdf_clone(qname), type,
 		    LDNS_RR_CLASS_IN, 0);
