@@ -1197,10 +1197,12 @@ run_request(struct config *cfg, int what, const char *target,
 	struct state		*st = NULL;
 	const char		*slash;
 	char			 err[512], when[32];
-	long long		 now = now_ms();
+	long long		 now = now_ms(), until;
 	size_t			 i;
 	int			 rc;
 
+	/* for_ms is at most DURATION_MAX_MS, but the clock may be anything. */
+	until = for_ms > 0 ? ms_add(now, for_ms) : 0;
 	/* DOMAIN/ENDPOINT: a domain name has no '/', an endpoint's may. */
 	slash = what == REQ_FAILBACK ? NULL : strchr(target, '/');
 	if (what != REQ_FAILBACK && (slash == NULL || slash[1] == '\0')) {
@@ -1232,8 +1234,8 @@ run_request(struct config *cfg, int what, const char *target,
 		return rc;
 	}
 	if (what == REQ_DRAIN)
-		rc = state_request_drain(st, d->name, e->name, now,
-		    for_ms > 0 ? now + for_ms : 0, err, sizeof(err));
+		rc = state_request_drain(st, d->name, e->name, now, until,
+		    err, sizeof(err));
 	else if (what == REQ_UNDRAIN)
 		rc = state_request_undrain(st, d->name, e->name, err,
 		    sizeof(err));
@@ -1244,8 +1246,8 @@ run_request(struct config *cfg, int what, const char *target,
 		logx(LOG_ERR, d->name, NULL, "%s", err);
 		return RUN_STATE;
 	}
-	if (what == REQ_DRAIN && for_ms > 0) {
-		iso_time(now + for_ms, when, sizeof(when));
+	if (what == REQ_DRAIN && until != 0) {
+		iso_time(until, when, sizeof(when));
 		logx(LOG_INFO, d->name, e->name, "drained until %s, from the "
 		    "next run on", when);
 	} else if (what == REQ_DRAIN)

@@ -445,6 +445,16 @@ mono_ms(void)
 	return clock_ms(CLOCK_MONOTONIC);
 }
 
+long long
+ms_add(long long t, long long d)
+{
+	if (d > 0 && t > LLONG_MAX - d)
+		return LLONG_MAX;
+	if (d < 0 && t < LLONG_MIN - d)
+		return LLONG_MIN;
+	return t + d;
+}
+
 void
 iso_time(long long ms, char *buf, size_t len)
 {

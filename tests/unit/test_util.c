@@ -530,6 +530,12 @@ test_time(void **state)
 	iso_time(-1, buf, sizeof(buf));
 	assert_string_equal(buf, "1969-12-31T23:59:59Z");
 
+	assert_true(ms_add(LLONG_MAX - 5, 10) == LLONG_MAX);
+	assert_true(ms_add(LLONG_MIN + 5, -10) == LLONG_MIN);
+	assert_true(ms_add(1796034356000LL, DURATION_MAX_MS) ==
+	    1796034356000LL + 315360000000LL);
+	assert_true(ms_add(-1000, 250) == -750);
+
 	now = now_ms();
 	assert_true(now > 1700000000000LL);
 	iso_time(now, buf, sizeof(buf));
