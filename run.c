@@ -502,7 +502,7 @@ fill_endpoint(struct run *r, const struct dom_run *d, size_t j,
 		oe->last_check = r->now;
 		oe->last_result = oe->check.reason;
 		oe->latency_ms = oe->check.latency_ms;
-	} else if (e->last_check > 0) {
+	} else if (e->last_check != 0) {
 		oe->last_check = e->last_check;
 		oe->last_result = e->last_result;
 		oe->latency_ms = e->latency_ms;

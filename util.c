@@ -495,11 +495,23 @@ parse_iso_time(const char *s, long long *ms)
 	static const int mdays[] = { 31, 29, 31, 30, 31, 30, 31, 31, 30, 31,
 	    30, 31 };
 	struct tm tm;
-	int year, mon, day, hour, min, sec, frac = 0, scale = 100, leap;
+	int year, mon, day, hour, min, sec, frac = 0, scale = 100, leap, y;
 	const char *p;
 	time_t t;
 
-	if (strlen(s) < 20 || digits(s, 4, &year) == -1 || s[4] != '-' ||
+	/*
+	 * After the year 9999 iso_time() and the state writes five digits
+	 * (or six): read them back, or a clock that far on would turn every
+	 * time into "never".  No leading zero past four digits.
+	 */
+	for (y = 0; isdigit((unsigned char)s[y]) && y < 7; y++)
+		;
+	if (y < 4 || y > 6 || (y > 4 && s[0] == '0'))
+		return -1;
+	if (digits(s, y, &year) == -1)
+		return -1;
+	s += y - 4;
+	if (strlen(s) < 20 || s[4] != '-' ||
 	    digits(s + 5, 2, &mon) == -1 || s[7] != '-' ||
 	    digits(s + 8, 2, &day) == -1 ||
 	    (s[10] != 'T' && s[10] != 't' && s[10] != ' ') ||

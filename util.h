@@ -93,7 +93,10 @@ long long mono_ms(void);
 long long ms_add(long long t, long long d);
 /* "2026-11-30T10:25:56Z" (UTC, whole seconds); buf at least 32 bytes. */
 void	 iso_time(long long ms, char *buf, size_t len);
-/* Inverse of iso_time (also accepts a fraction); -1 on junk. */
+/*
+ * Inverse of iso_time (also accepts a fraction, and a year of five or
+ * six digits); -1 on junk.
+ */
 int	 parse_iso_time(const char *s, long long *ms);
 
 /*

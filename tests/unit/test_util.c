@@ -506,6 +506,14 @@ test_time(void **state)
 		{ "2026-11-30T10:25:56.Z", -1, 0 },
 		{ "2026-11-30T10:25:56Zx", -1, 0 },
 		{ "2026-1-30T10:25:56Z", -1, 0 },
+		/* A clock past 9999 writes five digits: read them back. */
+		{ "10056-03-01T00:00:00Z", 0, 255174710400000LL },
+		{ "10056-03-01T00:00:00.250Z", 0, 255174710400250LL },
+		{ "100000-01-01T00:00:00Z", 0, 3093527980800000LL },
+		{ "02026-11-30T10:25:56Z", -1, 0 },
+		{ "1000000-01-01T00:00:00Z", -1, 0 },
+		{ "10056-3-01T00:00:00Z", -1, 0 },
+		{ "1969-07-20T20:17:40Z", 0, -14182940000LL },
 		{ "", -1, 0 },
 		{ "junk", -1, 0 },
 	};
@@ -529,6 +537,10 @@ test_time(void **state)
 	assert_string_equal(buf, "1970-01-01T00:00:00Z");
 	iso_time(-1, buf, sizeof(buf));
 	assert_string_equal(buf, "1969-12-31T23:59:59Z");
+	iso_time(255174710400250LL, buf, sizeof(buf));
+	assert_string_equal(buf, "10056-03-01T00:00:00Z");
+	assert_int_equal(parse_iso_time(buf, &ms), 0);
+	assert_int_equal(ms, 255174710400000LL);
 
 	assert_true(ms_add(LLONG_MAX - 5, 10) == LLONG_MAX);
 	assert_true(ms_add(LLONG_MIN + 5, -10) == LLONG_MIN);
