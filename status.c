@@ -411,17 +411,10 @@ ep_when(const struct report_ep *e, char buf[CELL_MAX])
 	return buf;
 }
 
-/* Display columns of a cell. */
-static size_t
-cell_width(const char *s)
-{
-	return strlen(s);
-}
-
 static size_t
 wider(size_t w, const char *s)
 {
-	size_t n = cell_width(s);
+	size_t n = text_width(s);
 
 	return n > w ? n : w;
 }
@@ -449,7 +442,7 @@ put_cell(FILE *f, const char *s, size_t width)
 	size_t w;
 
 	fputs(s, f);
-	for (w = cell_width(s); w < width; w++)
+	for (w = text_width(s); w < width; w++)
 		fputc(' ', f);
 }
 
@@ -605,14 +598,15 @@ print_fleet(FILE *f, const struct outcome_fleet *fl)
 	for (i = 0; i < fl->ncheckers; i++) {
 		const struct outcome_checker *k = &fl->checkers[i];
 
-		text_printable_copy(t1, sizeof(t1), k->name);
+		fputs("  ", f);
+		put_cell(f, text_printable_copy(t1, sizeof(t1), k->name), 20);
 		if (k->at <= 0) {
-			fprintf(f, "  %-20s no report\n", t1);
+			fprintf(f, " no report\n");
 			continue;
 		}
 		iso_time(k->at, when, sizeof(when));
-		fprintf(f, "  %-20s last report %s (slot %lld), %ld pass, %ld "
-		    "fail%s\n", t1, when, k->slot, k->passes, k->failures,
+		fprintf(f, " last report %s (slot %lld), %ld pass, %ld "
+		    "fail%s\n", when, k->slot, k->passes, k->failures,
 		    k->in_step ? "" : ", OUT OF STEP: another configuration, "
 		    "not counted");
 	}

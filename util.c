@@ -4,11 +4,15 @@
  * program when memory runs out, and write_file_atomic().
  */
 
+/* wcwidth() is X/Open's; _DEFAULT_SOURCE (from the Makefile) stays. */
+#define _XOPEN_SOURCE	700
+
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +21,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <wchar.h>
 
 #include "util.h"
 
@@ -615,6 +620,41 @@ text_printable(char *s)
 		}
 		p += n;
 	}
+}
+
+size_t
+text_width(const char *s)
+{
+	/* Made once, kept for the process: C.UTF-8 comes with glibc. */
+	static locale_t	 utf8;
+	static int	 tried;
+	const unsigned char *p = (const unsigned char *)s;
+	unsigned long	 c;
+	locale_t	 old = (locale_t)0;
+	size_t		 n, w = 0;
+	int		 cw;
+
+	if (!tried) {
+		tried = 1;
+		utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
+	}
+	/* Only here: the rest of the program keeps its "C" locale. */
+	if (utf8 != (locale_t)0)
+		old = uselocale(utf8);
+	while (*p != '\0') {
+		if ((n = utf8_len(p, &c)) == 0) {
+			n = 1;
+			cw = 1;		/* printed as '?' */
+		} else if (utf8 == (locale_t)0)
+			cw = 1;
+		else if ((cw = wcwidth((wchar_t)c)) < 0)
+			cw = 1;		/* unassigned: one cell in most terminals */
+		w += (size_t)cw;
+		p += n;
+	}
+	if (utf8 != (locale_t)0)
+		uselocale(old);
+	return w;
 }
 
 const char *

@@ -16,6 +16,7 @@ import stat
 import subprocess
 import tempfile
 import time
+import unicodedata
 
 import pytest
 
@@ -210,6 +211,39 @@ def test_endpoint_name_with_junk_is_a_configuration_error(ddup, name):
         assert r.rc == 2, r
         assert f"{ddup.config}:" in r.err and "endpoint name" in r.err, r
         assert "a control character or invalid UTF-8" in r.err, r
+
+
+def display_width(text):
+    """Columns a terminal gives text: 2 for East Asian wide and full
+    width characters, 0 for combining marks, 1 for the rest."""
+    return sum(0 if unicodedata.combining(c) else
+               2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def test_status_columns_with_wide_names(ddup):
+    """--status pads the endpoint column by display width, not bytes:
+    with CJK characters, combining marks and an emoji in the names, the
+    next column starts at the same display column on every row, the
+    header's too; a name wider than the column widens it for all."""
+    names = ["plain", "東京-1", "e\u0301cole-cafe\u0301", "\U0001F680-launch",
+             "大阪府大阪市北区梅田一丁目-eu"]
+    assert display_width(names[4]) > 20     # wider than the column
+    ddup.write(conf([refused_url() for _ in names], names=names))
+    for run in (False, True):
+        if run:
+            assert ddup.run().rc == 0
+        r = ddup.run("--status")
+        assert r.rc == 0, r
+        lines = r.out.splitlines()
+        rows = [next(x for x in lines if x.startswith("  ENDPOINT "))]
+        rows += [next(x for x in lines if x.startswith("  " + n + " ")) for n in names]
+        # Where PUB and IP start, in display columns: one place for all.
+        for cols in ([display_width(x[:x.index(" PUB" if i == 0 else " no ")])
+                      for i, x in enumerate(rows)],
+                     [display_width(x[:x.index("IP" if i == 0 else "192.0.2.")])
+                      for i, x in enumerate(rows)]):
+            assert len(set(cols)) == 1, (cols, r.out)
+        assert display_width(rows[0][:rows[0].index(" STATE")]) == 2 + display_width(names[4]), r
 
 
 @pytest.mark.parametrize("kind", ["fifo", "device"])

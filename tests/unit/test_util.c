@@ -604,6 +604,20 @@ test_printable(void **state)
 }
 
 static void
+test_width(void **state)
+{
+	(void)state;
+	assert_int_equal(text_width(""), 0);
+	assert_int_equal(text_width("plain"), 5);
+	assert_int_equal(text_width("\xe6\x9d\xb1\xe4\xba\xac-1"), 6);	/* 東京-1 */
+	assert_int_equal(text_width("e\xcc\x81" "cole"), 5);	/* e + U+0301 */
+	assert_int_equal(text_width("\xf0\x9f\x9a\x80!"), 3);	/* U+1F680 */
+	assert_int_equal(text_width("\xef\xbc\xa1"), 2);	/* fullwidth A */
+	assert_int_equal(text_width("a\xc3"), 2);		/* cut short */
+	assert_int_equal(text_width("\xff\xfe"), 2);
+}
+
+static void
 test_alloc(void **state)
 {
 	char *p, *q;
@@ -835,6 +849,7 @@ main(void)
 		cmocka_unit_test(test_addrset_many),
 		cmocka_unit_test(test_time),
 		cmocka_unit_test(test_printable),
+		cmocka_unit_test(test_width),
 		cmocka_unit_test(test_alloc),
 		cmocka_unit_test(test_rrset),
 		cmocka_unit_test(test_write_file_atomic),
