@@ -246,6 +246,23 @@ def test_status_columns_with_wide_names(ddup):
         assert display_width(rows[0][:rows[0].index(" STATE")]) == 2 + display_width(names[4]), r
 
 
+def test_run_longer_than_interval_is_warned_at_check(ddup):
+    """maxParallel = 1, 40 checks of 5 s, interval 30 s: 200 s if all time
+    out.  -n says so in one warning and exits 0; a plain run does not."""
+    text = conf([refused_url() for _ in range(40)], top="interval = 30s\nmaxParallel = 1\n")
+    ddup.write(text.replace(f"timeout = {3 * T:g}s", "timeout = 5s"))
+    r = ddup.run("-n")
+    assert r.rc == 0, r
+    with open(ddup.config) as f:
+        line = f.read().splitlines().index("maxParallel = 1") + 1
+    want = (f"{ddup.config}:{line}: warning: a run can take 3m20s when every check "
+            "times out (40 checks, maxParallel 1: 40 x timeout 5s), longer than "
+            "interval (30s)")
+    assert r.err.splitlines() == [want], r
+    r = ddup.run("-q", "-n")
+    assert r.rc == 0 and r.err == "", r
+
+
 @pytest.mark.parametrize("kind", ["fifo", "device"])
 def test_configuration_must_be_a_regular_file(ddup, kind):
     if kind == "fifo":
