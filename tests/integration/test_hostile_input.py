@@ -263,6 +263,51 @@ def test_run_longer_than_interval_is_warned_at_check(ddup):
     assert r.rc == 0 and r.err == "", r
 
 
+def test_two_configurations_on_one_state_file_are_warned_of(ddup, tmp_path):
+    """A and B name one state file: each run drops the other's domains.
+    The run that drops them says so, once, naming both files; a run of
+    the same file again, or one that drops what its own file no longer
+    has, says nothing."""
+    ddup.state = str(tmp_path / "state" / "ddup.db")
+    a = ddup.write(conf([refused_url()]))
+    b = str(tmp_path / "b.ini")
+    with open(b, "w") as f:
+        f.write(f"state = {ddup.state}\n" + conf([refused_url()]).replace(
+            f"[domain app.{ZONE}]", f"[domain web.{ZONE}]"))
+    os.chmod(b, 0o600)
+
+    def run(path):
+        """The run's lines about the state file (checks fail, so it says
+        more: endpoints down, DNS left alone)."""
+        r = ddup.run("-c", path, config=False)
+        assert r.rc == 0, r
+        return "".join(x for x in r.err.splitlines(True) if "state " in x)
+
+    def warning(old, new):
+        return (f"ddup-check: warning: state {ddup.state} was last written by a "
+                f"run of {old}: this run of {new} dropped what {new} does not "
+                "configure (1 domain, 1 endpoint); give each configuration its "
+                "own state file\n")
+
+    assert run(a) == ""
+    assert run(b) == warning(a, b)
+    assert run(b) == ""
+    assert run(a) == warning(b, a)
+    assert run(a) == ""
+    # One file that drops an endpoint of its own: nothing to say.
+    ddup.write(conf([refused_url(), refused_url()]))
+    assert run(a) == ""
+    ddup.write(conf([refused_url()]))
+    assert run(a) == ""
+    assert ddup.state_rows("SELECT value FROM meta WHERE key = 'config'",
+                           None) == [(a,)]
+    # A file from before the record (NULL after the upgrade): no word.
+    ddup.state_exec("UPDATE meta SET value = NULL WHERE key = 'config'", None)
+    assert run(b) == ""
+    assert ddup.state_rows("SELECT value FROM meta WHERE key = 'config'",
+                           None) == [(b,)]
+
+
 @pytest.mark.parametrize("kind", ["fifo", "device"])
 def test_configuration_must_be_a_regular_file(ddup, kind):
     if kind == "fifo":
