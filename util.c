@@ -509,7 +509,7 @@ parse_iso_time(const char *s, long long *ms)
 	 * (or six): read them back, or a clock that far on would turn every
 	 * time into "never".  No leading zero past four digits.
 	 */
-	for (y = 0; isdigit((unsigned char)s[y]) && y < 7; y++)
+	for (y = 0; y < 7 && isdigit((unsigned char)s[y]); y++)
 		;
 	if (y < 4 || y > 6 || (y > 4 && s[0] == '0'))
 		return -1;
