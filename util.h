@@ -111,8 +111,9 @@ int	 parse_iso_time(const char *s, long long *ms);
 void	 text_printable(char *s);
 /*
  * The columns a terminal gives s (UTF-8): 2 for an East Asian wide
- * character or an emoji, 0 for a combining mark, as wcwidth() says in
- * C.UTF-8; 1 for each byte that is not UTF-8.  For padding text tables.
+ * character or an emoji, 0 for a combining mark, as wcwidth() would in
+ * a UTF-8 locale (a table of our own); 1 for each byte that is not
+ * UTF-8.  For padding text tables.
  */
 size_t	 text_width(const char *s);
 /* Copies src into dst (of len > 0 bytes, cut if needed), made printable. */
