@@ -11,6 +11,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1174,6 +1175,76 @@ build_domain(struct ctx *x, size_t idx, const struct hc *defaults,
 	cfg_nameset_free(&names);
 }
 
+/* "3m20s", "2.500s": a duration in a warning. */
+static void
+fmt_secs(long long ms, char *buf, size_t len)
+{
+	if (ms >= 60000 && ms % 1000 == 0)
+		snprintf(buf, len, "%lldm%llds", ms / 60000, ms / 1000 % 60);
+	else if (ms % 1000 == 0)
+		snprintf(buf, len, "%llds", ms / 1000);
+	else
+		snprintf(buf, len, "%lld.%03llds", ms / 1000, ms % 1000);
+}
+
+/*
+ * A run whose checks all time out takes ceil(checks / maxParallel)
+ * rounds of the longest timeout, after the controlUrl's check, and then
+ * the providers' own timeouts: when that is longer than interval, the
+ * runs overlap (the next one finds the lock taken) and failover comes
+ * later than --status says.  A warning, for -n: a slow but valid setup.
+ * A domain whose timeout alone is not below interval was warned of.
+ */
+static void
+check_run_length(struct ctx *x)
+{
+	const struct config *c = x->c;
+	const struct rkey *k;
+	long long tmo = 0, prov = 0, ctl, ms, worst;
+	size_t i, n = 0, rounds;
+	const char *v;
+	char a[32], b[32], d[32], more[96] = "";
+	int line = 0;
+
+	for (i = 0; i < c->ndomains; i++) {
+		n += c->domains[i].neps;
+		if (c->domains[i].pol.timeout_ms > tmo)
+			tmo = c->domains[i].pol.timeout_ms;
+		v = provider_cfg_get(c->domains[i].provider, "timeout");
+		if (v != NULL && parse_duration(v, &ms) == 0 && ms > prov &&
+		    ms <= DURATION_MAX_MS)
+			prov = ms;
+	}
+	if (n == 0 || c->max_parallel <= 0 || tmo >= c->interval_ms)
+		return;
+	rounds = (n + (size_t)c->max_parallel - 1) / (size_t)c->max_parallel;
+	ctl = c->control_url != NULL ? c->defaults.timeout_ms : 0;
+	/*
+	 * Every duration is at most ten years and there are fewer checks
+	 * than bytes in the file: no sum or product here can overflow.
+	 */
+	worst = ctl + (long long)rounds * tmo + prov;
+	if (worst <= c->interval_ms)
+		return;
+	if (ctl > 0) {
+		fmt_secs(ctl, a, sizeof(a));
+		snprintf(more, sizeof(more), " + controlUrl %s", a);
+	}
+	if (prov > 0) {
+		fmt_secs(prov, a, sizeof(a));
+		snprintf(more + strlen(more), sizeof(more) - strlen(more),
+		    " + provider %s", a);
+	}
+	if ((k = cfg_get(x, &x->secs[0], "maxParallel")) != NULL)
+		line = k->line;
+	fmt_secs(worst, a, sizeof(a));
+	fmt_secs(tmo, b, sizeof(b));
+	fmt_secs(c->interval_ms, d, sizeof(d));
+	cfg_problem(x, line, 1, "a run can take %s when every check times out "
+	    "(%zu checks, maxParallel %ld: %zu x timeout %s%s), longer than "
+	    "interval (%s)", a, n, c->max_parallel, rounds, b, more, d);
+}
+
 void
 cfg_build(struct ctx *x)
 {
@@ -1213,6 +1284,8 @@ cfg_build(struct ctx *x)
 		if (x->secs[i].kind == S_DOMAIN)
 			build_domain(x, i, &defaults, &domains);
 	cfg_nameset_free(&domains);
+	if (x->nerr == 0)
+		check_run_length(x);
 out:
 	cfg_policy_free(&defaults.p);
 }

@@ -55,8 +55,6 @@ keep(struct ctx *x, const char *s, size_t len)
 	return copy;
 }
 
-#define DURATION_MAX_MS	(3650LL * 86400 * 1000)	/* ten years */
-
 static void
 add_section(struct ctx *x, enum kind kind, char *name, int line)
 {

@@ -138,13 +138,13 @@ put_text(FILE *f, const char *s)
 	free(copy);
 }
 
-/* A time as a <time> element; "never" for 0. */
+/* A time as a <time> element; "never" for 0 (before 1970 is a time). */
 static void
 put_time(FILE *f, long long ms)
 {
 	char buf[32];
 
-	if (ms <= 0) {
+	if (ms == 0) {
 		fputs("<span class=\"muted\">never</span>", f);
 		return;
 	}
@@ -312,7 +312,7 @@ put_endpoint(FILE *f, const struct report_domain *d,
 	td_open(f, "State", NULL);
 	fprintf(f, "<span class=\"badge s-%s\">%s</span>%s", st, st,
 	    e->published ? " <span class=\"muted\">in DNS</span>" : "");
-	if (e->drained && e->drained_until > 0) {
+	if (e->drained && e->drained_until != 0) {
 		fputs(" <span class=\"muted\">until ", f);
 		put_time(f, e->drained_until);
 		fputs("</span>", f);

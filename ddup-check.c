@@ -256,6 +256,12 @@ main(int argc, char *argv[])
 		usage(stderr);
 		return EXIT_USAGE;
 	}
+	/* Capped as the configuration's durations are: now + it is safe. */
+	if (for_arg != NULL && for_ms > DURATION_MAX_MS) {
+		fprintf(stderr, "ddup-check: --for %s: at most %lldd\n", for_arg,
+		    DURATION_MAX_MS / 86400000);
+		return EXIT_USAGE;
+	}
 	if (check_only + dry_run + status > 1 || (json && !dry_run && !status) ||
 	    (verbose && quiet)) {
 		fprintf(stderr, "ddup-check: use at most one of -n, --dry-run "

@@ -502,7 +502,7 @@ fill_endpoint(struct run *r, const struct dom_run *d, size_t j,
 		oe->last_check = r->now;
 		oe->last_result = oe->check.reason;
 		oe->latency_ms = oe->check.latency_ms;
-	} else if (e->last_check > 0) {
+	} else if (e->last_check != 0) {
 		oe->last_check = e->last_check;
 		oe->last_result = e->last_result;
 		oe->latency_ms = e->latency_ms;
@@ -1206,10 +1206,12 @@ run_request(struct config *cfg, int what, const char *target,
 	struct state		*st = NULL;
 	const char		*slash;
 	char			 err[512], when[32];
-	long long		 now = now_ms();
+	long long		 now = now_ms(), until;
 	size_t			 i;
 	int			 rc;
 
+	/* for_ms is at most DURATION_MAX_MS, but the clock may be anything. */
+	until = for_ms > 0 ? ms_add(now, for_ms) : 0;
 	/* DOMAIN/ENDPOINT: a domain name has no '/', an endpoint's may. */
 	slash = what == REQ_FAILBACK ? NULL : strchr(target, '/');
 	if (what != REQ_FAILBACK && (slash == NULL || slash[1] == '\0')) {
@@ -1241,8 +1243,8 @@ run_request(struct config *cfg, int what, const char *target,
 		return rc;
 	}
 	if (what == REQ_DRAIN)
-		rc = state_request_drain(st, d->name, e->name, now,
-		    for_ms > 0 ? now + for_ms : 0, err, sizeof(err));
+		rc = state_request_drain(st, d->name, e->name, now, until,
+		    err, sizeof(err));
 	else if (what == REQ_UNDRAIN)
 		rc = state_request_undrain(st, d->name, e->name, err,
 		    sizeof(err));
@@ -1253,8 +1255,8 @@ run_request(struct config *cfg, int what, const char *target,
 		logx(LOG_ERR, d->name, NULL, "%s", err);
 		return RUN_STATE;
 	}
-	if (what == REQ_DRAIN && for_ms > 0) {
-		iso_time(now + for_ms, when, sizeof(when));
+	if (what == REQ_DRAIN && until != 0) {
+		iso_time(until, when, sizeof(when));
 		logx(LOG_INFO, d->name, e->name, "drained until %s, from the "
 		    "next run on", when);
 	} else if (what == REQ_DRAIN)

@@ -16,6 +16,7 @@
 #include <sqlite3.h>
 
 #include "config.h"
+#include "log.h"
 #include "state.h"
 #include "state_int.h"
 #include "util.h"
@@ -986,7 +987,37 @@ st_read_meta(struct state *st)
 	if (get_meta(st, "last_run", buf, sizeof(buf)) == -1)
 		return -1;
 	st->last_run = parse_ms(buf[0] != '\0' ? buf : NULL);
+	if (get_meta(st, "config", st->config, sizeof(st->config)) == -1)
+		return -1;
 	return get_meta(st, "endpoints_digest", st->digest, sizeof(st->digest));
+}
+
+/*
+ * Two configurations on one state file drop each other's domains at
+ * every run: the run that drops rows a run of another file wrote says
+ * so.  The file is recorded as its absolute path (meta's 'config'); ""
+ * before version 10 of the schema, or for a text without a file.
+ */
+static int
+note_config(struct state *st, const struct config *c, int dropped_dom,
+    int dropped_ep)
+{
+	char	 path[4096];
+
+	if (c->path == NULL || realpath(c->path, path) == NULL ||
+	    strlen(path) >= sizeof(st->config))
+		return 0;
+	if (st->config[0] != '\0' && strcmp(st->config, path) != 0 &&
+	    dropped_dom + dropped_ep > 0)
+		logx(LOG_WARN, NULL, NULL, "state %s was last written by a run "
+		    "of %s: this run of %s dropped what %s does not configure "
+		    "(%d domain%s, %d endpoint%s); give each configuration its "
+		    "own state file", st->path, st->config, path, path,
+		    dropped_dom, dropped_dom == 1 ? "" : "s", dropped_ep,
+		    dropped_ep == 1 ? "" : "s");
+	if (strcmp(st->config, path) == 0)
+		return 0;
+	return put_meta(st, "config", path);
 }
 
 int
@@ -996,7 +1027,7 @@ state_finish_run(struct state *st, long long now, const struct config *c)
 	sqlite3_stmt	*s;
 	long long	 cut;
 	char		 runs[32], when[80];
-	int		 b = 0, i;
+	int		 b = 0, i, dropped[2] = { 0, 0 };
 
 	if (st_need_tx(st, "finish run") == -1 || c == NULL)
 		return -1;
@@ -1019,13 +1050,18 @@ state_finish_run(struct state *st, long long now, const struct config *c)
 		b |= sqlite3_bind_int64(s, 2, st->runs);
 		if (run_stmt(st, s, b, "finish run") == -1)
 			return -1;
-		for (i = 0; i < (int)(sizeof(drops) / sizeof(drops[0])); i++)
+		for (i = 0; i < (int)(sizeof(drops) / sizeof(drops[0])); i++) {
 			if (run_stmt(st, st->stmt[drops[i]], 0, "finish run")
 			    == -1)
 				return -1;
+			if (i < 2)
+				dropped[i] = sqlite3_changes(st->db);
+		}
 		if (put_meta(st, "endpoints_digest", st->fin_digest) == -1)
 			return -1;
 	}
+	if (note_config(st, c, dropped[1], dropped[0]) == -1)
+		return -1;
 
 	/* Before the epoch means "keep everything". */
 	cut = now - c->history_ms;

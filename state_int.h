@@ -161,6 +161,7 @@ struct state {
 	long long	 runs;
 	long long	 last_run;
 	char		 digest[24];	/* of the configured endpoint set */
+	char		 config[4096];	/* the configuration of the last run, or "" */
 	int		 finished;	/* state_finish_run() in this transaction */
 	long long	 fin_runs, fin_last;
 	char		 fin_digest[24];

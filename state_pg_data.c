@@ -204,7 +204,7 @@ parse_endpoints(const PGresult *er, const struct config *c, int results,
 			o->passes = (long)pg_getlld(er, r, 5);
 			o->removed = pg_getbool(er, r, 6);
 			o->last_ok = pg_getbool(er, r, 8);
-			if ((o->last_check = pg_getlld(er, r, 7)) > 0) {
+			if ((o->last_check = pg_getlld(er, r, 7)) != 0) {
 				o->latency_ms = (long)pg_getlld(er, r, 9);
 				if (results)
 					o->last_result = xstrdup(

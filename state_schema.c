@@ -422,6 +422,15 @@ const char *const state_migrations[] = {
 	"  AND julianday(t.first) >= m.now - 1\n"
 	"GROUP BY t.domain, t.endpoint HAVING count(*) >= 4\n"
 	"ORDER BY flips DESC, t.domain, t.endpoint;\n",
+	/*
+	 * 10: meta's config is the absolute path of the configuration
+	 * whose run last wrote the file, so that a run of another one, which
+	 * drops the domains and endpoints it does not configure, says so.
+	 * NULL until a run of this version.
+	 */
+	"INSERT INTO meta (key, value)\n"
+	"  VALUES ('config', NULL)\n"
+	"  ON CONFLICT (key) DO NOTHING;\n",
 };
 
 const int state_schema_version =

@@ -54,7 +54,7 @@ sqlite_load(struct state *st, const struct config *c, int results,
 			o->passes = se.passes;
 			o->removed = se.removed;
 			o->last_ok = se.last_ok;
-			if (se.found && se.last_check > 0) {
+			if (se.found && se.last_check != 0) {
 				o->last_check = se.last_check;
 				o->latency_ms = se.latency_ms;
 				if (results)

@@ -27,8 +27,9 @@ report_from_outcome(struct report *rep, const struct outcome *o,
 	rep->generated = now_ms();
 	rep->last_run = outcome_last_run(o);
 	rep->interval_ms = interval_ms;
-	rep->stale = rep->last_run > 0 && interval_ms > 0 &&
-	    rep->generated - rep->last_run > 3 * interval_ms;
+	/* Sums that hold: a state file may carry any time. */
+	rep->stale = rep->last_run != 0 && interval_ms > 0 &&
+	    ms_add(rep->last_run, 3 * interval_ms) < rep->generated;
 	rep->control_url = c->url;
 	rep->control_since = c->since;
 	rep->control_result = c->since != 0 ? c->result : NULL;
@@ -110,7 +111,8 @@ json_time(long long ms)
 {
 	char buf[32];
 
-	if (ms <= 0)
+	/* 0 is "none"; a time before 1970 is still a time. */
+	if (ms == 0)
 		return json_null();
 	iso_time(ms, buf, sizeof(buf));
 	return json_string(buf);
@@ -343,8 +345,8 @@ report_print_json(FILE *f, const struct report *r)
 	json_object_set_new(root, "lastRun", json_time(r->last_run));
 	json_object_set_new(root, "interval", json_seconds(r->interval_ms));
 	json_object_set_new(root, "stale", json_boolean(r->stale));
-	json_object_set_new(root, "staleAfter", r->last_run > 0 ?
-	    json_time(r->last_run + 3 * r->interval_ms) : json_null());
+	json_object_set_new(root, "staleAfter", r->last_run != 0 ?
+	    json_time(ms_add(r->last_run, 3 * r->interval_ms)) : json_null());
 	if (r->control_url != NULL) {
 		json_t *c = json_object();
 
@@ -373,22 +375,105 @@ out:
 	return rc;
 }
 
-static void
-print_endpoint(FILE *f, const struct report_ep *e)
-{
-	char	 when[32] = "never", lat[32] = "-", name[256], res[256];
+/*
+ * The endpoint table's columns of text, each as wide as its widest cell
+ * and at least as its header's usual width, so that a long name or a
+ * time past the year 9999 pushes the columns after it, all rows alike.
+ */
+struct ep_cols {
+	size_t	 name;
+	size_t	 target;
+	size_t	 when;
+};
 
-	if (e->last_check > 0)
-		iso_time(e->last_check, when, sizeof(when));
+/* Cells are at most 255 bytes: enough for any name the configuration takes. */
+#define CELL_MAX	256
+
+static const char *
+ep_name(const struct report_ep *e, char buf[CELL_MAX])
+{
+	return text_printable_copy(buf, CELL_MAX, e->name);
+}
+
+static const char *
+ep_target(const struct report_ep *e, char buf[CELL_MAX])
+{
+	return text_printable_copy(buf, CELL_MAX, e->ip != NULL ? e->ip :
+	    e->cname);
+}
+
+static const char *
+ep_when(const struct report_ep *e, char buf[CELL_MAX])
+{
+	snprintf(buf, CELL_MAX, "never");
+	if (e->last_check != 0)
+		iso_time(e->last_check, buf, CELL_MAX);
+	return buf;
+}
+
+static size_t
+wider(size_t w, const char *s)
+{
+	size_t n = text_width(s);
+
+	return n > w ? n : w;
+}
+
+static void
+ep_cols(const struct report_domain *d, struct ep_cols *c)
+{
+	char	 buf[CELL_MAX];
+	size_t	 j;
+
+	c->name = 20;
+	c->target = 15;
+	c->when = 20;
+	for (j = 0; j < d->neps; j++) {
+		c->name = wider(c->name, ep_name(&d->eps[j], buf));
+		c->target = wider(c->target, ep_target(&d->eps[j], buf));
+		c->when = wider(c->when, ep_when(&d->eps[j], buf));
+	}
+}
+
+/* s, then spaces up to width display columns (none when s is wider). */
+static void
+put_cell(FILE *f, const char *s, size_t width)
+{
+	size_t w;
+
+	fputs(s, f);
+	for (w = text_width(s); w < width; w++)
+		fputc(' ', f);
+}
+
+static void
+print_ep_header(FILE *f, const struct ep_cols *c)
+{
+	fputs("  ", f);
+	put_cell(f, "ENDPOINT", c->name);
+	fprintf(f, " %-11s %-3s %5s  ", "STATE", "PUB", "PRIO");
+	put_cell(f, "IP", c->target);
+	fprintf(f, " %4s %4s  ", "FAIL", "PASS");
+	put_cell(f, "LAST CHECK", c->when);
+	fprintf(f, " %8s  %s\n", "LATENCY", "RESULT");
+}
+
+static void
+print_endpoint(FILE *f, const struct report_ep *e, const struct ep_cols *c)
+{
+	char	 buf[CELL_MAX], lat[32] = "-";
+
 	if (e->latency_ms >= 0)
 		snprintf(lat, sizeof(lat), "%ld ms", e->latency_ms);
-	fprintf(f, "  %-20s %-11s %-3s %5ld  %-15s %4ld %4ld  %-20s %8s  %s\n",
-	    text_printable_copy(name, sizeof(name), e->name),
-	    ep_state_str(e->state), e->published ? "yes" : "no",
-	    e->priority, e->ip != NULL ? e->ip : e->cname, e->failures,
-	    e->passes, when, lat,
-	    e->last_result != NULL ? text_printable_copy(res, sizeof(res),
-	    e->last_result) : "-");
+	fputs("  ", f);
+	put_cell(f, ep_name(e, buf), c->name);
+	fprintf(f, " %-11s %-3s %5ld  ", ep_state_str(e->state),
+	    e->published ? "yes" : "no", e->priority);
+	put_cell(f, ep_target(e, buf), c->target);
+	fprintf(f, " %4ld %4ld  ", e->failures, e->passes);
+	put_cell(f, ep_when(e, buf), c->when);
+	fprintf(f, " %8s  %s\n", lat, e->last_result != NULL ?
+	    text_printable_copy(buf, sizeof(buf), e->last_result) : "-");
 }
 
 /* The addresses published, then the CNAME target; malloc'd. */
@@ -513,30 +598,64 @@ print_fleet(FILE *f, const struct outcome_fleet *fl)
 	for (i = 0; i < fl->ncheckers; i++) {
 		const struct outcome_checker *k = &fl->checkers[i];
 
-		text_printable_copy(t1, sizeof(t1), k->name);
+		fputs("  ", f);
+		put_cell(f, text_printable_copy(t1, sizeof(t1), k->name), 20);
 		if (k->at <= 0) {
-			fprintf(f, "  %-20s no report\n", t1);
+			fprintf(f, " no report\n");
 			continue;
 		}
 		iso_time(k->at, when, sizeof(when));
-		fprintf(f, "  %-20s last report %s (slot %lld), %ld pass, %ld "
-		    "fail%s\n", t1, when, k->slot, k->passes, k->failures,
+		fprintf(f, " last report %s (slot %lld), %ld pass, %ld "
+		    "fail%s\n", when, k->slot, k->passes, k->failures,
 		    k->in_step ? "" : ", OUT OF STEP: another configuration, "
 		    "not counted");
 	}
 }
 
+/*
+ * No run of ddup-check happened before 2024: a time before that was
+ * written by a clock that was not set (one that starts at 1970).
+ */
+#define CLOCK_SET_MS	1704067200000LL	/* 2024-01-01T00:00:00Z */
+
+/*
+ * How long before now t was, for people: "42s ago", "1h5m ago", "12 days
+ * ago", or what is wrong with the clock rather than an absurd age.
+ */
+static void
+age_text(long long t, long long now, char *buf, size_t len)
+{
+	char	 d[32];
+	long long age;
+
+	/* A second's grace: the clock of the last run and ours may differ. */
+	if (t > ms_add(now, 1000)) {
+		snprintf(buf, len, "in the future: has the clock moved back?");
+		return;
+	}
+	if (t < CLOCK_SET_MS) {
+		snprintf(buf, len, "before 2024: was the clock set?");
+		return;
+	}
+	age = now > t ? now - t : 0;
+	if (age < 2 * 86400000LL) {
+		fmt_duration(age / 1000 * 1000, d, sizeof(d));
+		snprintf(buf, len, "%s ago", d);
+	} else
+		snprintf(buf, len, "%lld days ago", age / 86400000LL);
+}
+
 void
 report_print_text(FILE *f, const struct report *r)
 {
+	struct ep_cols cols;
 	char	 when[32], t1[1024], t2[1024];
 	size_t	 i, j;
 
-	if (r->last_run > 0) {
-		long long age = (r->generated - r->last_run) / 1000;
-
+	if (r->last_run != 0) {
 		iso_time(r->last_run, when, sizeof(when));
-		fprintf(f, "last run: %s (%llds ago)\n", when, age);
+		age_text(r->last_run, r->generated, t1, sizeof(t1));
+		fprintf(f, "last run: %s (%s)\n", when, t1);
 		if (r->stale)
 			fprintf(f, "warning: the last run is older than three "
 			    "intervals: is the scheduler running?\n");
@@ -573,7 +692,7 @@ report_print_text(FILE *f, const struct report *r)
 		free(pub);
 		print_failover(f, r, d);
 		print_round(f, d);
-		if (d->last_change > 0) {
+		if (d->last_change != 0) {
 			iso_time(d->last_change, when, sizeof(when));
 			fprintf(f, "  last change: %s\n", when);
 		}
@@ -599,17 +718,16 @@ report_print_text(FILE *f, const struct report *r)
 		if (d->why != NULL)
 			fprintf(f, "  %s\n", text_printable_copy(t1, sizeof(t1),
 			    d->why));
-		fprintf(f, "  %-20s %-11s %-3s %5s  %-15s %4s %4s  %-20s %8s  %s\n",
-		    "ENDPOINT", "STATE", "PUB", "PRIO", "IP", "FAIL", "PASS",
-		    "LAST CHECK", "LATENCY", "RESULT");
+		ep_cols(d, &cols);
+		print_ep_header(f, &cols);
 		for (j = 0; j < d->neps; j++)
-			print_endpoint(f, &d->eps[j]);
+			print_endpoint(f, &d->eps[j], &cols);
 		for (j = 0; j < d->neps; j++) {
 			const struct report_ep *e = &d->eps[j];
 
 			if (!e->drained)
 				continue;
-			if (e->drained_until > 0) {
+			if (e->drained_until != 0) {
 				iso_time(e->drained_until, when, sizeof(when));
 				fprintf(f, "  %s: drained until %s\n", e->name,
 				    when);

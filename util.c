@@ -447,6 +447,16 @@ mono_ms(void)
 	return clock_ms(CLOCK_MONOTONIC);
 }
 
+long long
+ms_add(long long t, long long d)
+{
+	if (d > 0 && t > LLONG_MAX - d)
+		return LLONG_MAX;
+	if (d < 0 && t < LLONG_MIN - d)
+		return LLONG_MIN;
+	return t + d;
+}
+
 void
 iso_time(long long ms, char *buf, size_t len)
 {
@@ -487,11 +497,23 @@ parse_iso_time(const char *s, long long *ms)
 	static const int mdays[] = { 31, 29, 31, 30, 31, 30, 31, 31, 30, 31,
 	    30, 31 };
 	struct tm tm;
-	int year, mon, day, hour, min, sec, frac = 0, scale = 100, leap;
+	int year, mon, day, hour, min, sec, frac = 0, scale = 100, leap, y;
 	const char *p;
 	time_t t;
 
-	if (strlen(s) < 20 || digits(s, 4, &year) == -1 || s[4] != '-' ||
+	/*
+	 * After the year 9999 iso_time() and the state writes five digits
+	 * (or six): read them back, or a clock that far on would turn every
+	 * time into "never".  No leading zero past four digits.
+	 */
+	for (y = 0; y < 7 && isdigit((unsigned char)s[y]); y++)
+		;
+	if (y < 4 || y > 6 || (y > 4 && s[0] == '0'))
+		return -1;
+	if (digits(s, y, &year) == -1)
+		return -1;
+	s += y - 4;
+	if (strlen(s) < 20 || s[4] != '-' ||
 	    digits(s + 5, 2, &mon) == -1 || s[7] != '-' ||
 	    digits(s + 8, 2, &day) == -1 ||
 	    (s[10] != 'T' && s[10] != 't' && s[10] != ' ') ||
@@ -595,6 +617,109 @@ text_printable(char *s)
 		}
 		p += n;
 	}
+}
+
+/* Inclusive ranges of code points, in order. */
+struct cp_range {
+	unsigned long	 lo, hi;
+};
+
+/*
+ * Columns for text_width(), in the way of wcwidth(): combining marks,
+ * zero-width characters, Hangul medial and final jamo, variation
+ * selectors and tags take none; East Asian wide and full-width
+ * characters and emoji take two (Unicode's EastAsianWidth W and F, in
+ * broad blocks).  Ours rather than glibc's, whose wcwidth() needs a
+ * UTF-8 locale that the program does not run in.
+ */
+static const struct cp_range cp_zero[] = {
+	{ 0x0300, 0x036f }, { 0x0483, 0x0489 }, { 0x0591, 0x05bd },
+	{ 0x05bf, 0x05bf }, { 0x05c1, 0x05c2 }, { 0x05c4, 0x05c5 },
+	{ 0x05c7, 0x05c7 }, { 0x0610, 0x061a }, { 0x064b, 0x065f },
+	{ 0x0670, 0x0670 }, { 0x06d6, 0x06dc }, { 0x06df, 0x06e4 },
+	{ 0x06e7, 0x06e8 }, { 0x06ea, 0x06ed }, { 0x0711, 0x0711 },
+	{ 0x0730, 0x074a }, { 0x07a6, 0x07b0 }, { 0x07eb, 0x07f3 },
+	{ 0x0816, 0x082d }, { 0x0859, 0x085b }, { 0x08d3, 0x08ff },
+	{ 0x0900, 0x0902 }, { 0x093a, 0x093a }, { 0x093c, 0x093c },
+	{ 0x0941, 0x0948 }, { 0x094d, 0x094d }, { 0x0951, 0x0957 },
+	{ 0x0962, 0x0963 }, { 0x0981, 0x0981 }, { 0x09bc, 0x09bc },
+	{ 0x09c1, 0x09c4 }, { 0x09cd, 0x09cd }, { 0x09e2, 0x09e3 },
+	{ 0x0e31, 0x0e31 }, { 0x0e34, 0x0e3a }, { 0x0e47, 0x0e4e },
+	{ 0x0eb1, 0x0eb1 }, { 0x0eb4, 0x0ebc }, { 0x0ec8, 0x0ecd },
+	{ 0x0f18, 0x0f19 }, { 0x0f35, 0x0f35 }, { 0x0f37, 0x0f37 },
+	{ 0x0f39, 0x0f39 }, { 0x0f71, 0x0f7e }, { 0x0f80, 0x0f84 },
+	{ 0x1160, 0x11ff }, { 0x135d, 0x135f }, { 0x17b4, 0x17b5 },
+	{ 0x17b7, 0x17bd }, { 0x17c6, 0x17c6 }, { 0x17c9, 0x17d3 },
+	{ 0x180b, 0x180f }, { 0x1ab0, 0x1aff }, { 0x1dc0, 0x1dff },
+	{ 0x200b, 0x200f }, { 0x202a, 0x202e }, { 0x2060, 0x2064 },
+	{ 0x20d0, 0x20f0 }, { 0x2cef, 0x2cf1 }, { 0x2de0, 0x2dff },
+	{ 0x302a, 0x302d }, { 0x3099, 0x309a }, { 0xa66f, 0xa672 },
+	{ 0xa674, 0xa67d }, { 0xa69e, 0xa69f }, { 0xa6f0, 0xa6f1 },
+	{ 0xfb1e, 0xfb1e }, { 0xfe00, 0xfe0f }, { 0xfe20, 0xfe2f },
+	{ 0xfeff, 0xfeff }, { 0x1d167, 0x1d169 }, { 0x1d17b, 0x1d182 },
+	{ 0x1e8d0, 0x1e8d6 }, { 0xe0001, 0xe007f }, { 0xe0100, 0xe01ef },
+};
+static const struct cp_range cp_wide[] = {
+	{ 0x1100, 0x115f }, { 0x231a, 0x231b }, { 0x2329, 0x232a },
+	{ 0x23e9, 0x23ec }, { 0x23f0, 0x23f0 }, { 0x23f3, 0x23f3 },
+	{ 0x25fd, 0x25fe }, { 0x2614, 0x2615 }, { 0x2648, 0x2653 },
+	{ 0x267f, 0x267f }, { 0x2693, 0x2693 }, { 0x26a1, 0x26a1 },
+	{ 0x26aa, 0x26ab }, { 0x26bd, 0x26be }, { 0x26c4, 0x26c5 },
+	{ 0x26ce, 0x26ce }, { 0x26d4, 0x26d4 }, { 0x26ea, 0x26ea },
+	{ 0x26f2, 0x26f3 }, { 0x26f5, 0x26f5 }, { 0x26fa, 0x26fa },
+	{ 0x26fd, 0x26fd }, { 0x2705, 0x2705 }, { 0x270a, 0x270b },
+	{ 0x2728, 0x2728 }, { 0x274c, 0x274c }, { 0x274e, 0x274e },
+	{ 0x2753, 0x2755 }, { 0x2757, 0x2757 }, { 0x2795, 0x2797 },
+	{ 0x27b0, 0x27b0 }, { 0x27bf, 0x27bf }, { 0x2b1b, 0x2b1c },
+	{ 0x2b50, 0x2b50 }, { 0x2b55, 0x2b55 }, { 0x2e80, 0x303e },
+	{ 0x3041, 0x33ff }, { 0x3400, 0x4dbf }, { 0x4e00, 0x9fff },
+	{ 0xa000, 0xa4cf }, { 0xa960, 0xa97f }, { 0xac00, 0xd7a3 },
+	{ 0xf900, 0xfaff }, { 0xfe10, 0xfe19 }, { 0xfe30, 0xfe6f },
+	{ 0xff00, 0xff60 }, { 0xffe0, 0xffe6 }, { 0x16fe0, 0x16fe4 },
+	{ 0x17000, 0x18cff }, { 0x1b000, 0x1b2ff }, { 0x1f004, 0x1f004 },
+	{ 0x1f0cf, 0x1f0cf }, { 0x1f18e, 0x1f18e }, { 0x1f191, 0x1f19a },
+	{ 0x1f200, 0x1f251 }, { 0x1f300, 0x1f64f }, { 0x1f680, 0x1f6ff },
+	{ 0x1f7e0, 0x1f7eb }, { 0x1f90c, 0x1f9ff }, { 0x1fa70, 0x1faff },
+	{ 0x20000, 0x2fffd }, { 0x30000, 0x3fffd },
+};
+
+static int
+cp_in(unsigned long c, const struct cp_range *r, size_t n)
+{
+	size_t lo = 0, hi = n, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (c < r[mid].lo)
+			hi = mid;
+		else if (c > r[mid].hi)
+			lo = mid + 1;
+		else
+			return 1;
+	}
+	return 0;
+}
+
+size_t
+text_width(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	unsigned long	 c;
+	size_t		 n, w = 0;
+
+	while (*p != '\0') {
+		if ((n = utf8_len(p, &c)) == 0) {
+			w++;		/* printed as '?' */
+			p++;
+			continue;
+		}
+		/* Zero first: a few marks sit inside the wide blocks. */
+		if (!cp_in(c, cp_zero, sizeof(cp_zero) / sizeof(cp_zero[0])))
+			w += cp_in(c, cp_wide, sizeof(cp_wide) /
+			    sizeof(cp_wide[0])) ? 2 : 1;
+		p += n;
+	}
+	return w;
 }
 
 const char *

@@ -44,6 +44,11 @@ struct expect {
 
 /* "250ms", "3s", "5m", "1h", "7d", "30" (seconds). Result in milliseconds. */
 int	 parse_duration(const char *s, long long *ms);
+/*
+ * The longest duration taken from a person (configuration, --for): ten
+ * years, so that a time plus or minus a few of them cannot overflow.
+ */
+#define DURATION_MAX_MS	(3650LL * 86400 * 1000)
 /* Decimal integer in [min, max], surrounding white space not allowed. */
 int	 parse_long(const char *s, long min, long max, long *out);
 /* "true", "yes", "on", "1" or their opposites, any case. */
@@ -84,9 +89,14 @@ void	 addrset_free(struct addrset *set);
 /* Wall-clock milliseconds since the epoch; monotonic milliseconds. */
 long long now_ms(void);
 long long mono_ms(void);
+/* t + d, held at LLONG_MIN or LLONG_MAX instead of overflowing. */
+long long ms_add(long long t, long long d);
 /* "2026-11-30T10:25:56Z" (UTC, whole seconds); buf at least 32 bytes. */
 void	 iso_time(long long ms, char *buf, size_t len);
-/* Inverse of iso_time (also accepts a fraction); -1 on junk. */
+/*
+ * Inverse of iso_time (also accepts a fraction, and a year of five or
+ * six digits); -1 on junk.
+ */
 int	 parse_iso_time(const char *s, long long *ms);
 
 /*
@@ -99,6 +109,13 @@ int	 parse_iso_time(const char *s, long long *ms);
  * row or a JSON string.  The one rule for all output.
  */
 void	 text_printable(char *s);
+/*
+ * The columns a terminal gives s (UTF-8): 2 for an East Asian wide
+ * character or an emoji, 0 for a combining mark, as wcwidth() would in
+ * a UTF-8 locale (a table of our own); 1 for each byte that is not
+ * UTF-8.  For padding text tables.
+ */
+size_t	 text_width(const char *s);
 /* Copies src into dst (of len > 0 bytes, cut if needed), made printable. */
 const char *text_printable_copy(char *dst, size_t len, const char *src);
 /*

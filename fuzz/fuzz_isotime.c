@@ -1,16 +1,17 @@
 /*
  * parse_iso_time() and iso_time(), the time stamps of the state file
  * and the status output.  Invariants: a parsed time written back and
- * parsed again is the same second (four-digit years: iso_time writes
- * the year as strftime's %Y, unpadded); any time in the years 1000..9999
- * survives iso_time + parse to the second.
+ * parsed again is the same second (years of four digits or more:
+ * iso_time writes the year as strftime's %Y, unpadded, and a clock past
+ * 9999 writes five); any time in the years 1000..999999 survives
+ * iso_time + parse to the second.
  */
 
 #include "fuzz.h"
 #include "util.h"
 
 #define YEAR_1000_MS	(-30610224000000LL)	/* 1000-01-01T00:00:00Z */
-#define YEAR_10000_MS	(253402300800000LL)	/* 10000-01-01T00:00:00Z */
+#define YEAR_MAX_MS	(31494784780800000LL)	/* 1000000-01-01T00:00:00Z */
 
 static long long
 floor_sec(long long ms)
@@ -27,7 +28,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	s = fuzz_cstr(data, size);
 	if (parse_iso_time(s, &ms) == 0 && ms >= YEAR_1000_MS &&
-	    ms < YEAR_10000_MS) {
+	    ms < YEAR_MAX_MS) {
 		iso_time(ms, buf, sizeof(buf));
 		fuzz_check(parse_iso_time(buf, &again) == 0 &&
 		    floor_sec(again) == floor_sec(ms), "time does not survive "
@@ -37,7 +38,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* The same bytes read as a time in milliseconds. */
 	for (i = 0, v = 0; i < size && i < 8; i++)
 		v = (long long)((unsigned long long)v << 8 | data[i]);
-	v %= YEAR_10000_MS;
+	v %= YEAR_MAX_MS;
 	if (v >= YEAR_1000_MS) {
 		iso_time(v, buf, sizeof(buf));
 		fuzz_check(parse_iso_time(buf, &again) == 0 &&

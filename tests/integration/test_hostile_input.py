@@ -16,6 +16,7 @@ import stat
 import subprocess
 import tempfile
 import time
+import unicodedata
 
 import pytest
 
@@ -210,6 +211,101 @@ def test_endpoint_name_with_junk_is_a_configuration_error(ddup, name):
         assert r.rc == 2, r
         assert f"{ddup.config}:" in r.err and "endpoint name" in r.err, r
         assert "a control character or invalid UTF-8" in r.err, r
+
+
+def display_width(text):
+    """Columns a terminal gives text: 2 for East Asian wide and full
+    width characters, 0 for combining marks, 1 for the rest."""
+    return sum(0 if unicodedata.combining(c) else
+               2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def test_status_columns_with_wide_names(ddup):
+    """--status pads the endpoint column by display width, not bytes:
+    with CJK characters, combining marks and an emoji in the names, the
+    next column starts at the same display column on every row, the
+    header's too; a name wider than the column widens it for all."""
+    names = ["plain", "東京-1", "e\u0301cole-cafe\u0301", "\U0001F680-launch",
+             "大阪府大阪市北区梅田一丁目-eu"]
+    assert display_width(names[4]) > 20     # wider than the column
+    ddup.write(conf([refused_url() for _ in names], names=names))
+    for run in (False, True):
+        if run:
+            assert ddup.run().rc == 0
+        r = ddup.run("--status")
+        assert r.rc == 0, r
+        lines = r.out.splitlines()
+        rows = [next(x for x in lines if x.startswith("  ENDPOINT "))]
+        rows += [next(x for x in lines if x.startswith("  " + n + " ")) for n in names]
+        # Where PUB and IP start, in display columns: one place for all.
+        for cols in ([display_width(x[:x.index(" PUB" if i == 0 else " no ")])
+                      for i, x in enumerate(rows)],
+                     [display_width(x[:x.index("IP" if i == 0 else "192.0.2.")])
+                      for i, x in enumerate(rows)]):
+            assert len(set(cols)) == 1, (cols, r.out)
+        assert display_width(rows[0][:rows[0].index(" STATE")]) == 2 + display_width(names[4]), r
+
+
+def test_run_longer_than_interval_is_warned_at_check(ddup):
+    """maxParallel = 1, 40 checks of 5 s, interval 30 s: 200 s if all time
+    out.  -n says so in one warning and exits 0; a plain run does not."""
+    text = conf([refused_url() for _ in range(40)], top="interval = 30s\nmaxParallel = 1\n")
+    ddup.write(text.replace(f"timeout = {3 * T:g}s", "timeout = 5s"))
+    r = ddup.run("-n")
+    assert r.rc == 0, r
+    with open(ddup.config) as f:
+        line = f.read().splitlines().index("maxParallel = 1") + 1
+    want = (f"{ddup.config}:{line}: warning: a run can take 3m20s when every check "
+            "times out (40 checks, maxParallel 1: 40 x timeout 5s), longer than "
+            "interval (30s)")
+    assert r.err.splitlines() == [want], r
+    r = ddup.run("-q", "-n")
+    assert r.rc == 0 and r.err == "", r
+
+
+def test_two_configurations_on_one_state_file_are_warned_of(ddup, tmp_path):
+    """A and B name one state file: each run drops the other's domains.
+    The run that drops them says so, once, naming both files; a run of
+    the same file again, or one that drops what its own file no longer
+    has, says nothing."""
+    ddup.state = str(tmp_path / "state" / "ddup.db")
+    a = ddup.write(conf([refused_url()]))
+    b = str(tmp_path / "b.ini")
+    with open(b, "w") as f:
+        f.write(f"state = {ddup.state}\n" + conf([refused_url()]).replace(
+            f"[domain app.{ZONE}]", f"[domain web.{ZONE}]"))
+    os.chmod(b, 0o600)
+
+    def run(path):
+        """The run's lines about the state file (checks fail, so it says
+        more: endpoints down, DNS left alone)."""
+        r = ddup.run("-c", path, config=False)
+        assert r.rc == 0, r
+        return "".join(x for x in r.err.splitlines(True) if "state " in x)
+
+    def warning(old, new):
+        return (f"ddup-check: warning: state {ddup.state} was last written by a "
+                f"run of {old}: this run of {new} dropped what {new} does not "
+                "configure (1 domain, 1 endpoint); give each configuration its "
+                "own state file\n")
+
+    assert run(a) == ""
+    assert run(b) == warning(a, b)
+    assert run(b) == ""
+    assert run(a) == warning(b, a)
+    assert run(a) == ""
+    # One file that drops an endpoint of its own: nothing to say.
+    ddup.write(conf([refused_url(), refused_url()]))
+    assert run(a) == ""
+    ddup.write(conf([refused_url()]))
+    assert run(a) == ""
+    assert ddup.state_rows("SELECT value FROM meta WHERE key = 'config'",
+                           None) == [(a,)]
+    # A file from before the record (NULL after the upgrade): no word.
+    ddup.state_exec("UPDATE meta SET value = NULL WHERE key = 'config'", None)
+    assert run(b) == ""
+    assert ddup.state_rows("SELECT value FROM meta WHERE key = 'config'",
+                           None) == [(b,)]
 
 
 @pytest.mark.parametrize("kind", ["fifo", "device"])

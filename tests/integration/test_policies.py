@@ -8,6 +8,7 @@ dig what it serves, and reads --status --json.
 """
 
 import sqlite3
+import time
 
 import pytest
 
@@ -265,6 +266,25 @@ def test_drain_for_duration_runs_out(ddup, bind_server, http_server):
     step(ddup, bind_server, s, "11", ["web1", "web2"], "active active")
     assert ddup.state_rows("SELECT count(*) FROM drains",
                            "SELECT count(*) FROM ddup_drain") == [(0,)]
+
+
+def test_drain_for_at_most_ten_years(ddup, bind_server, http_server):
+    """--for is capped as configuration durations are (3650d): above it
+    one line, exit 2 and nothing recorded; 3650d itself is taken, with a
+    date ten years on (no overflow into a year before Christ)."""
+    s = [http_server()]
+    write(ddup, bind_server, s, eps=[("web1", "", "192.0.2.1")], locations=False)
+    for big in ("106751991167d", "3651d", "9223372036854775807ms", "315360000001"):
+        r = ddup.run("--drain", f"{NAME}/web1", "--for", big)
+        assert r.rc == 2, (big, r)
+        assert r.err == f"ddup-check: --for {big}: at most 3650d\n", (big, r)
+        assert not ddup.state_made(), big
+    r = ddup.run("--drain", f"{NAME}/web1", "--for", "3650d")
+    assert r.rc == 0, r
+    until = ddup.status()["domains"][0]["endpoints"][0]["drainedUntil"]
+    year = int(until.split("-")[0])
+    assert time.gmtime().tm_year + 9 <= year <= time.gmtime().tm_year + 11, until
+    assert f"drained until {until}" in r.err, r
 
 
 def test_requests_unknown_names(ddup, bind_server, http_server):

@@ -904,8 +904,36 @@ test_provider_check(void **state)
 static void
 test_warnings(void **state)
 {
+#define EXECPROV "[provider dns]\ntype = exec\ncommand = /bin/true\n" \
+		"timeout = 5s\n"
+	static const struct {
+		const char	*top;
+		const char	*prov;		/* NULL: PROV */
+		const char	*want;
+	} slow[] = {
+		{ "interval = 30s\nmaxParallel = 1\ntimeout = 5s\n", NULL,
+		  "F:2: warning: a run can take 3m20s when every check times "
+		  "out (40 checks, maxParallel 1: 40 x timeout 5s), longer than "
+		  "interval (30s)\n" },
+		{ "interval = 30s\nmaxParallel = 8\ntimeout = 5s\n", NULL, "" },
+		{ "interval = 30s\nmaxParallel = 8\ntimeout = 5s\n"
+		  "controlUrl = http://127.0.0.1/\n", NULL, "" },
+		{ "interval = 29s\nmaxParallel = 8\ntimeout = 5s\n"
+		  "controlUrl = http://127.0.0.1/\n", NULL,
+		  "F:2: warning: a run can take 30s when every check times out "
+		  "(40 checks, maxParallel 8: 5 x timeout 5s + controlUrl 5s), "
+		  "longer than interval (29s)\n" },
+		{ "interval = 30s\nmaxParallel = 8\ntimeout = 5s\n", EXECPROV,
+		  "" },
+		{ "interval = 19s\nmaxParallel = 8\ntimeout = 2500ms\n"
+		  "controlUrl = http://127.0.0.1/\n", EXECPROV,
+		  "F:2: warning: a run can take 20s when every check times out "
+		  "(40 checks, maxParallel 8: 5 x timeout 2.500s + controlUrl "
+		  "2.500s + provider 5s), longer than interval (19s)\n" },
+	};
 	struct config *c;
 	char *errs;
+	size_t i;
 
 	(void)state;
 	/* A literal secret in a file that others can read. */
@@ -944,6 +972,36 @@ test_warnings(void **state)
 	assert_non_null(c);
 	config_free(c);
 	free(errs);
+
+	/*
+	 * A run that cannot fit in interval: 40 checks one at a time, 5 s
+	 * each, 200 s against 30 s.  8 at a time fit (25 s); with the
+	 * controlUrl's check before them, or a provider's timeout after
+	 * them, they fit 30 s, not 29 s; all three, not 19 s.
+	 */
+	for (i = 0; i < sizeof(slow) / sizeof(slow[0]); i++) {
+		char	 text[8192];
+		size_t	 off, j;
+
+		off = (size_t)snprintf(text, sizeof(text), "%s%s" DOM,
+		    slow[i].top, slow[i].prov != NULL ? slow[i].prov : PROV);
+		for (j = 0; j < 40; j++)
+			off += (size_t)snprintf(text + off, sizeof(text) - off,
+			    "[endpoint e%zu]\nurl = http://127.0.0.1/\n"
+			    "ip = 192.0.2.%zu\n", j, j + 1);
+		errs = load(text, 0600, 1, &c);
+		if (strcmp(errs, slow[i].want) != 0)
+			fail_msg("%zu: %s", i, errs);
+		assert_non_null(c);
+		config_free(c);
+		free(errs);
+		/* A warning only: a plain run says nothing. */
+		errs = load(text, 0600, 0, &c);
+		assert_string_equal(errs, "");
+		assert_non_null(c);
+		config_free(c);
+		free(errs);
+	}
 
 	/* Warnings come with errors, in line order. */
 	errs = load("interval = 2s\n" PROV DOM "ttl = 0\n" EP, 0644, 1, &c);

@@ -363,6 +363,42 @@ test_locations_and_changes(void **state)
 	free_report(d);
 }
 
+/*
+ * A clock before 1970 or past 9999: the times are shown as they are
+ * (a last check that exists is never "never"), five digits and all.
+ */
+static void
+test_odd_clock(void **state)
+{
+	struct report		 r;
+	struct report_domain	 d[3];
+	struct report_ep	 e[2];
+	char			*html;
+	size_t			 nevers;
+
+	(void)state;
+	make_report(&r, d);
+	e[0] = eps[1];
+	e[1] = eps[0];
+	d[1].eps = e;
+	d[1].neps = 2;
+	html = render(&r);
+	nevers = count(html, "never<");
+	free(html);
+	e[0].last_check = -14182940000LL;	/* 1969-07-20T20:17:40Z */
+	e[1].last_check = 255174710400000LL;	/* 10056-03-01T00:00:00Z */
+	r.generated = 255174710400000LL;
+	html = render(&r);
+	assert_non_null(strstr(html, "<time datetime=\"1969-07-20T20:17:40Z\">"
+	    "1969-07-20T20:17:40Z</time>"));
+	assert_non_null(strstr(html, "<time datetime=\"10056-03-01T00:00:00Z\">"
+	    "10056-03-01T00:00:00Z</time>"));
+	/* No "never" more than at T0. */
+	assert_int_equal(count(html, "never<"), nevers);
+	free(html);
+	free_report(d);
+}
+
 static void
 test_write(void **state)
 {
@@ -415,6 +451,7 @@ main(void)
 		cmocka_unit_test(test_structure),
 		cmocka_unit_test(test_script_hash),
 		cmocka_unit_test(test_locations_and_changes),
+		cmocka_unit_test(test_odd_clock),
 		cmocka_unit_test(test_write),
 	};
 

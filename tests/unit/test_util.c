@@ -508,6 +508,14 @@ test_time(void **state)
 		{ "2026-11-30T10:25:56.Z", -1, 0 },
 		{ "2026-11-30T10:25:56Zx", -1, 0 },
 		{ "2026-1-30T10:25:56Z", -1, 0 },
+		/* A clock past 9999 writes five digits: read them back. */
+		{ "10056-03-01T00:00:00Z", 0, 255174710400000LL },
+		{ "10056-03-01T00:00:00.250Z", 0, 255174710400250LL },
+		{ "100000-01-01T00:00:00Z", 0, 3093527980800000LL },
+		{ "02026-11-30T10:25:56Z", -1, 0 },
+		{ "1000000-01-01T00:00:00Z", -1, 0 },
+		{ "10056-3-01T00:00:00Z", -1, 0 },
+		{ "1969-07-20T20:17:40Z", 0, -14182940000LL },
 		{ "", -1, 0 },
 		{ "junk", -1, 0 },
 	};
@@ -531,6 +539,16 @@ test_time(void **state)
 	assert_string_equal(buf, "1970-01-01T00:00:00Z");
 	iso_time(-1, buf, sizeof(buf));
 	assert_string_equal(buf, "1969-12-31T23:59:59Z");
+	iso_time(255174710400250LL, buf, sizeof(buf));
+	assert_string_equal(buf, "10056-03-01T00:00:00Z");
+	assert_int_equal(parse_iso_time(buf, &ms), 0);
+	assert_int_equal(ms, 255174710400000LL);
+
+	assert_true(ms_add(LLONG_MAX - 5, 10) == LLONG_MAX);
+	assert_true(ms_add(LLONG_MIN + 5, -10) == LLONG_MIN);
+	assert_true(ms_add(1796034356000LL, DURATION_MAX_MS) ==
+	    1796034356000LL + 315360000000LL);
+	assert_true(ms_add(-1000, 250) == -750);
 
 	now = now_ms();
 	assert_true(now > 1700000000000LL);
@@ -585,6 +603,20 @@ test_printable(void **state)
 	    "abcd\xc3\xa9"), "abcd?");
 	assert_string_equal(text_printable_copy(small, sizeof(small), NULL),
 	    "");
+}
+
+static void
+test_width(void **state)
+{
+	(void)state;
+	assert_int_equal(text_width(""), 0);
+	assert_int_equal(text_width("plain"), 5);
+	assert_int_equal(text_width("\xe6\x9d\xb1\xe4\xba\xac-1"), 6);	/* 東京-1 */
+	assert_int_equal(text_width("e\xcc\x81" "cole"), 5);	/* e + U+0301 */
+	assert_int_equal(text_width("\xf0\x9f\x9a\x80!"), 3);	/* U+1F680 */
+	assert_int_equal(text_width("\xef\xbc\xa1"), 2);	/* fullwidth A */
+	assert_int_equal(text_width("a\xc3"), 2);		/* cut short */
+	assert_int_equal(text_width("\xff\xfe"), 2);
 }
 
 static void
@@ -1055,6 +1087,7 @@ main(void)
 		cmocka_unit_test(test_redact),
 		cmocka_unit_test(test_pguri_passwords),
 		cmocka_unit_test(test_text_cap),
+		cmocka_unit_test(test_width),
 		cmocka_unit_test(test_alloc),
 		cmocka_unit_test(test_rrset),
 		cmocka_unit_test(test_write_file_atomic),
