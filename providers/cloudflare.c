@@ -43,7 +43,7 @@
 #define CF_BASE_URL	"https://api.cloudflare.com/client/v4"
 #define CF_TIMEOUT	"10s"
 #define CF_PER_PAGE	100
-#define CF_MAX_PAGES	100	/* 10000 records of one name: enough */
+#define CF_MAX_PAGES	100	/* 10000 records of the name, of any type */
 #define CF_ID_MAX	64
 
 static const struct provider_key cloudflare_keys[] = {
@@ -289,6 +289,9 @@ parse_records(const char *buf, size_t len, const char *name, struct cflist *l,
 		if (strcasecmp(json_string_value(jn), name) != 0 ||
 		    rrtype_parse(json_string_value(jt), &t) == -1)
 			continue;
+		/* A, AAAA and CNAME together: what diff() weighs. */
+		if (rrset_read_room(l->n, t, err, errlen) == -1)
+			goto out;
 		if (json_string_length(jid) == 0 ||
 		    json_string_length(jid) >= CF_ID_MAX ||
 		    strspn(json_string_value(jid), "0123456789abcdefABCDEF") !=
@@ -773,6 +776,7 @@ cloudflare_read(void *priv, const char *fqdn, struct rrset *sets,
 	struct cflist cur = { 0 };
 	struct cfrec *r;
 	struct rrset *s;
+	struct addr a;
 	size_t i, k;
 	enum perr e;
 
@@ -798,12 +802,15 @@ cloudflare_read(void *priv, const char *fqdn, struct rrset *sets,
 			s->proxied = r->proxied;
 		} else if (s->ttl != r->ttl || s->proxied != r->proxied)
 			s->ttl = 0;
+		/* At most RRSET_READ_MAX: parse_records() saw to it. */
 		if (r->type == RR_CNAME) {
 			if (s->target == NULL)
 				s->target = xstrdup(r->content);
-		} else
-			(void)addrset_add(&s->addrs, r->content);
+		} else if (addr_parse(r->content, &a) == 0)
+			(void)rrset_read_add(s, &a, err, errlen);
 	}
+	for (k = 0; k < nsets; k++)
+		rrset_read_end(&sets[k]);
 	cflist_free(&cur);
 	return PERR_OK;
 }
