@@ -79,9 +79,11 @@ publication_add(struct publication *p, const struct endpoint_cfg *e)
 /*
  * Every type's records in one list, for logs: the addresses (IPv4
  * before IPv6, each sorted), then a CNAME's target.  sets[t] NULL: none.
+ * shown: cut as a log line lists them (RRSET_SHOWN_MAX): what a
+ * provider holds may be many records of the name that are not ddup's.
  */
 static char *
-join_all(const struct rrset *const sets[RR_NTYPES])
+join_all(const struct rrset *const sets[RR_NTYPES], int shown)
 {
 	struct addrset	 all = { 0 };
 	const char	*target = NULL;
@@ -97,7 +99,7 @@ join_all(const struct rrset *const sets[RR_NTYPES])
 		if (sets[k]->target != NULL)
 			target = sets[k]->target;
 	}
-	s = addrset_join(&all);
+	s = shown ? rrset_addrs_shown(&all) : addrset_join(&all);
 	addrset_free(&all);
 	if (target != NULL) {
 		len = strlen(s) + strlen(target) + 2;
@@ -111,14 +113,14 @@ join_all(const struct rrset *const sets[RR_NTYPES])
 
 /* join_all() of an array of RRsets indexed by type. */
 static char *
-join_sets(const struct rrset *sets)
+join_sets(const struct rrset *sets, int shown)
 {
 	const struct rrset *v[RR_NTYPES];
 	int k;
 
 	for (k = 0; k < RR_NTYPES; k++)
 		v[k] = &sets[k];
-	return join_all(v);
+	return join_all(v, shown);
 }
 
 void
@@ -202,7 +204,7 @@ publication_may_write(const struct publication *p)
 char *
 publication_want_text(const struct publication *p)
 {
-	return join_sets(p->want);
+	return join_sets(p->want, 0);
 }
 
 void
@@ -229,8 +231,8 @@ publish(struct publication *p, struct provider *prov)
 		if (!rrset_same(&p->want[i], &cur[i]))
 			differs = 1;
 	}
-	old = join_sets(cur);
-	new = join_sets(p->want);
+	old = join_sets(cur, 1);
+	new = join_sets(p->want, 1);
 	if (!differs) {
 		if (nread > 0)
 			logx(LOG_DEBUG, p->cfg->name, NULL,
@@ -300,8 +302,8 @@ publish_explain(const struct publication *p, int any_healthy, char *why,
 		else if (!rrset_same(&p->want[i], &st->pub[i]))
 			differs = 1;
 	}
-	old = join_all(stored);
-	new = join_sets(p->want);
+	old = join_all(stored, 1);
+	new = join_sets(p->want, 1);
 	if (!any_healthy)
 		snprintf(why, len, "no healthy endpoint: DNS would be left as "
 		    "it is [%s]", old);

@@ -2,6 +2,7 @@
  * Typed records (rrset.h).
  */
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -115,6 +116,73 @@ bad:
 	return -1;
 }
 
+int
+rrset_read_room(size_t n, enum rrtype t, char *err, size_t errlen)
+{
+	if (n < RRSET_READ_MAX)
+		return 0;
+	snprintf(err, errlen, "more than %d %s records of the name: no set "
+	    "ddup publishes, and a read takes at most %d", RRSET_READ_MAX,
+	    rrtype_str(t), RRSET_READ_MAX);
+	return -1;
+}
+
+int
+rrset_read_add(struct rrset *rs, const struct addr *a, char *err,
+    size_t errlen)
+{
+	struct addrset *set = &rs->addrs;
+
+	if (rrset_read_room(set->n, rs->type, err, errlen) == -1)
+		return -1;
+	if (set->n == set->cap) {
+		set->cap = set->cap == 0 ? 4 : set->cap * 2;
+		set->v = xrealloc(set->v, set->cap * sizeof(*set->v));
+	}
+	set->v[set->n++] = *a;
+	return 0;
+}
+
+static int
+addr_qcmp(const void *a, const void *b)
+{
+	return addr_cmp(a, b);
+}
+
+void
+rrset_read_end(struct rrset *rs)
+{
+	struct addrset *set = &rs->addrs;
+	size_t i, n;
+
+	if (set->n < 2)
+		return;
+	qsort(set->v, set->n, sizeof(*set->v), addr_qcmp);
+	for (i = 1, n = 1; i < set->n; i++)
+		if (addr_cmp(&set->v[n - 1], &set->v[i]) != 0)
+			set->v[n++] = set->v[i];
+	set->n = n;
+}
+
+char *
+rrset_addrs_shown(const struct addrset *set)
+{
+	struct addrset	 head = *set;
+	char		*s, *t;
+	size_t		 len;
+
+	if (set->n <= RRSET_SHOWN_MAX)
+		return addrset_join(set);
+	/* The first ones, joined from a view of the set, not a copy. */
+	head.n = RRSET_SHOWN_MAX;
+	s = addrset_join(&head);
+	len = strlen(s) + 48;
+	t = xmalloc(len);
+	snprintf(t, len, "%s ... (%zu records)", s, set->n);
+	free(s);
+	return t;
+}
+
 void
 rrset_clear(struct rrset *rs)
 {
@@ -172,14 +240,17 @@ rrset_parse_json(const char *buf, size_t len, const struct rrset_json *js,
 			goto out;
 		}
 		fam = sets[k].type == RR_AAAA ? 6 : 4;
-		json_array_foreach(recs, j, r)
+		json_array_foreach(recs, j, r) {
 			if (!json_is_string(r) || addr_parse(json_string_value(r),
-			    &a) == -1 || a.family != fam ||
-			    addrset_add_addr(&sets[k].addrs, &a) == -1) {
+			    &a) == -1 || a.family != fam) {
 				snprintf(err, errlen, "%s %zu: %s %zu is not an "
 				    "IPv%d address", js->item, i, js->value, j, fam);
 				goto out;
 			}
+			if (rrset_read_add(&sets[k], &a, err, errlen) == -1)
+				goto out;
+		}
+		rrset_read_end(&sets[k]);
 		sets[k].ttl = (long)json_integer_value(ttl);
 	}
 	rv = 0;

@@ -55,6 +55,43 @@ int		 rrset_parse(struct rrset *rs, const char *text);
 void		 rrset_clear(struct rrset *rs);
 
 /*
+ * Reading records as an API lists them: in its own order, maybe with
+ * duplicates, maybe among many records of other names and types (those
+ * are not ddup's: the caller passes them over, and they count for
+ * nothing).  An address of the set's type goes in with rrset_read_add(),
+ * appended in O(1); rrset_read_end() then sorts the set and merges its
+ * duplicates in O(n log n), after which it is an RRset again.  Inserting
+ * each record in order instead would move the set's tail every time:
+ * O(n^2) for an answer of many records.
+ *
+ * A name with more than RRSET_READ_MAX records of one managed type is no
+ * set ddup published (each endpoint is one record): the read fails with
+ * a message saying so rather than take, compare and delete them all.
+ */
+#define RRSET_READ_MAX	1000
+
+/*
+ * Whether a read that holds n records of type t may take one more: 0,
+ * or -1 with "more than 1000 A records of the name: ..." in err.
+ */
+int		 rrset_read_room(size_t n, enum rrtype t, char *err,
+		    size_t errlen);
+/* Appends a to rs (an A or AAAA set); -1 with err past RRSET_READ_MAX. */
+int		 rrset_read_add(struct rrset *rs, const struct addr *a,
+		    char *err, size_t errlen);
+/* Sorts rs's addresses and merges duplicates. */
+void		 rrset_read_end(struct rrset *rs);
+
+/*
+ * The most addresses a log line lists: past it, rrset_addrs_shown()
+ * gives the first ones and "... (N records)".
+ */
+#define RRSET_SHOWN_MAX	16
+
+/* addrset_join() cut at RRSET_SHOWN_MAX addresses; malloc'd. */
+char		*rrset_addrs_shown(const struct addrset *set);
+
+/*
  * How an API writes a name's address RRsets as a JSON array of objects,
  * each with a type, a ttl and an array of address strings: the member
  * names, and what its messages call an element and a value.
@@ -70,8 +107,9 @@ struct rrset_json {
 /*
  * Fills each of sets (type set by the caller: A or AAAA) from such an
  * array in buf; elements of other types are skipped, a second one of a
- * type is junk.  0, or -1 with the reason in err (printable, one line)
- * and nothing held.
+ * type is junk, and so are more than RRSET_READ_MAX records of a type.
+ * 0, or -1 with the reason in err (printable, one line) and nothing
+ * held.
  */
 int		 rrset_parse_json(const char *buf, size_t len,
 		    const struct rrset_json *js, struct rrset *sets,

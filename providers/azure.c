@@ -214,8 +214,10 @@ azure_parse_recordset(const char *buf, size_t len, struct rrset *set,
 			    "address}", field, i, key, family);
 			goto out;
 		}
-		addrset_add_addr(&set->addrs, &a);
+		if (rrset_read_add(set, &a, err, errlen) == -1)
+			goto out;
 	}
+	rrset_read_end(set);
 	if (set->addrs.n > 0)
 		set->ttl = (long)json_integer_value(ttl);
 	rv = 0;

@@ -43,7 +43,7 @@
 #define CF_BASE_URL	"https://api.cloudflare.com/client/v4"
 #define CF_TIMEOUT	"10s"
 #define CF_PER_PAGE	100
-#define CF_MAX_PAGES	100	/* 10000 records of one name: enough */
+#define CF_MAX_PAGES	100	/* 10000 records of the name, of any type */
 #define CF_ID_MAX	64
 
 static const struct provider_key cloudflare_keys[] = {
@@ -238,13 +238,14 @@ host_canon(char *s)
 }
 
 /*
- * One page of a dns_records list: the A, AAAA and CNAME records of name
- * are appended to l (others are not ddup's), and the number of pages is
- * put in *pages.  -1 with the reason in err on anything unexpected.
+ * One page of a dns_records list: the records of name of the types in
+ * the mask types (bit 1 << type) are appended to l (others are not
+ * ddup's, nor counted), and the number of pages is put in *pages.  -1
+ * with the reason in err on anything unexpected.
  */
 static int
-parse_records(const char *buf, size_t len, const char *name, struct cflist *l,
-    long *pages, char *err, size_t errlen)
+parse_records(const char *buf, size_t len, const char *name, unsigned types,
+    struct cflist *l, long *pages, char *err, size_t errlen)
 {
 	json_t *root, *res, *r, *info, *tp, *jid, *jt, *jn, *jc, *jttl, *jp;
 	enum rrtype t;
@@ -287,8 +288,12 @@ parse_records(const char *buf, size_t len, const char *name, struct cflist *l,
 			goto out;
 		}
 		if (strcasecmp(json_string_value(jn), name) != 0 ||
-		    rrtype_parse(json_string_value(jt), &t) == -1)
+		    rrtype_parse(json_string_value(jt), &t) == -1 ||
+		    (types & 1u << t) == 0)
 			continue;
+		/* The managed types together: what diff() weighs. */
+		if (rrset_read_room(l->n, t, err, errlen) == -1)
+			goto out;
 		if (json_string_length(jid) == 0 ||
 		    json_string_length(jid) >= CF_ID_MAX ||
 		    strspn(json_string_value(jid), "0123456789abcdefABCDEF") !=
@@ -428,10 +433,22 @@ records_url(const struct cf *cf, const char *tail)
 	return url;
 }
 
-/* Every A, AAAA and CNAME record of fqdn, page after page. */
+/* The types of sets, as parse_records() takes them. */
+static unsigned
+type_mask(const struct rrset *sets, size_t nsets)
+{
+	unsigned types = 0;
+	size_t i;
+
+	for (i = 0; i < nsets; i++)
+		types |= 1u << sets[i].type;
+	return types;
+}
+
+/* Every record of fqdn of the types of sets, page after page. */
 static enum perr
-list_records(struct cf *cf, const char *fqdn, struct cflist *l, char *err,
-    size_t errlen)
+list_records(struct cf *cf, const char *fqdn, const struct rrset *sets,
+    size_t nsets, struct cflist *l, char *err, size_t errlen)
 {
 	struct http_resp rs;
 	char *esc = NULL, *url = NULL, tail[320], why[256];
@@ -460,8 +477,8 @@ list_records(struct cf *cf, const char *fqdn, struct cflist *l, char *err,
 		if ((e = cf_call(cf, "GET", url, NULL, &rs, err, errlen)) !=
 		    PERR_OK)
 			break;
-		if (parse_records(rs.body, rs.len, fqdn, l, &pages, why,
-		    sizeof(why)) == -1) {
+		if (parse_records(rs.body, rs.len, fqdn, type_mask(sets, nsets),
+		    l, &pages, why, sizeof(why)) == -1) {
 			snprintf(err, errlen, "Cloudflare at %s: unexpected "
 			    "answer: %s", url, why);
 			e = PERR_INVALID;
@@ -773,13 +790,15 @@ cloudflare_read(void *priv, const char *fqdn, struct rrset *sets,
 	struct cflist cur = { 0 };
 	struct cfrec *r;
 	struct rrset *s;
+	struct addr a;
 	size_t i, k;
 	enum perr e;
 
 	cf->budget_end = mono_ms() + cf->timeout_ms;
 	for (k = 0; k < nsets; k++)
 		rrset_clear(&sets[k]);
-	if ((e = list_records(cf, fqdn, &cur, err, errlen)) != PERR_OK)
+	if ((e = list_records(cf, fqdn, sets, nsets, &cur, err,
+	    errlen)) != PERR_OK)
 		return e;
 	for (i = 0; i < cur.n; i++) {
 		r = &cur.v[i];
@@ -798,12 +817,15 @@ cloudflare_read(void *priv, const char *fqdn, struct rrset *sets,
 			s->proxied = r->proxied;
 		} else if (s->ttl != r->ttl || s->proxied != r->proxied)
 			s->ttl = 0;
+		/* At most RRSET_READ_MAX: parse_records() saw to it. */
 		if (r->type == RR_CNAME) {
 			if (s->target == NULL)
 				s->target = xstrdup(r->content);
-		} else
-			(void)addrset_add(&s->addrs, r->content);
+		} else if (addr_parse(r->content, &a) == 0)
+			(void)rrset_read_add(s, &a, err, errlen);
 	}
+	for (k = 0; k < nsets; k++)
+		rrset_read_end(&sets[k]);
 	cflist_free(&cur);
 	return PERR_OK;
 }
@@ -824,7 +846,8 @@ cloudflare_replace(void *priv, const char *fqdn, const struct rrset *sets,
 	p.puts = json_array();
 	p.posts = json_array();
 	p.to_cname = 0;
-	if ((e = list_records(cf, fqdn, &cur, err, errlen)) != PERR_OK)
+	if ((e = list_records(cf, fqdn, sets, nsets, &cur, err,
+	    errlen)) != PERR_OK)
 		goto out;
 	wanted(sets, nsets, &w);
 	if (diff(fqdn, &cur, &w, sets, nsets, &p) == 0)

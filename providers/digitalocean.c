@@ -32,7 +32,7 @@
 #define DO_BASE_URL	"https://api.digitalocean.com"
 #define DO_TIMEOUT	"10s"
 #define DO_PER_PAGE	200		/* the API's largest page */
-#define DO_MAX_PAGES	50		/* 10,000 records of one name and type */
+#define DO_MAX_PAGES	50		/* 10,000 records: a loop, or no filter */
 
 static const struct provider_key digitalocean_keys[] = {
 	{ "apiToken", PK_REQUIRED | PK_SECRET },
@@ -147,6 +147,8 @@ parse_records(const char *buf, size_t len, const char *name, enum rrtype t,
 			    "an %s address", i, rrtype_str(t));
 			goto out;
 		}
+		if (rrset_read_room(l->n, t, err, errlen) == -1)
+			goto out;
 		if (l->n == l->cap) {
 			l->cap = l->cap == 0 ? 8 : l->cap * 2;
 			l->v = xrealloc(l->v, l->cap * sizeof(*l->v));
@@ -358,12 +360,14 @@ digitalocean_read(void *priv, const char *fqdn, struct rrset *sets,
 		if ((e = do_list(dv, fqdn, sets[k].type, &l, err, errlen)) !=
 		    PERR_OK)
 			break;
+		/* At most RRSET_READ_MAX: parse_records() saw to it. */
 		for (i = 0; i < l.n; i++) {
 			/* TTLs that disagree match no wanted set: 0. */
 			sets[k].ttl = i == 0 || l.v[i].ttl == sets[k].ttl ?
 			    l.v[i].ttl : 0;
-			addrset_add_addr(&sets[k].addrs, &l.v[i].a);
+			(void)rrset_read_add(&sets[k], &l.v[i].a, err, errlen);
 		}
+		rrset_read_end(&sets[k]);
 	}
 	if (e != PERR_OK)
 		for (k = 0; k < nsets; k++)

@@ -216,12 +216,16 @@ parse_read(const char *buf, size_t len, struct rrset *set, char *err,
 		if (q != eol || addr_parse(word, &a) == -1 ||
 		    rrtype_of_family(a.family) != set->type)
 			goto bad;
-		addrset_add_addr(&set->addrs, &a);
+		if (rrset_read_add(set, &a, err, errlen) == -1) {
+			rrset_clear(set);
+			return -1;
+		}
 		if (set->addrs.n == 1 || ttl < set->ttl)
 			set->ttl = (long)ttl;
 		if (eol == end)
 			break;
 	}
+	rrset_read_end(set);
 	return 0;
 bad:
 	for (i = 0; p + i < eol && i + 1 < sizeof(shown); i++) {

@@ -147,8 +147,10 @@ parse_rrsets(const char *buf, size_t len, const char *name, struct rrset *sets,
 				    rrtype_str(t));
 				goto out;
 			}
-			addrset_add_addr(&sets[k].addrs, &a);
+			if (rrset_read_add(&sets[k], &a, err, errlen) == -1)
+				goto out;
 		}
+		rrset_read_end(&sets[k]);
 		sets[k].ttl = sets[k].addrs.n > 0 && json_is_integer(jttl) ?
 		    (long)json_integer_value(jttl) : 0;
 	}

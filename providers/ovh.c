@@ -37,9 +37,11 @@
 #include "config.h"
 #include "http.h"
 #include "provider.h"
+#include "rrset.h"
 #include "util.h"
 
 #define OVH_MAX_RECORDS	256		/* of one name and type */
+_Static_assert(OVH_MAX_RECORDS <= RRSET_READ_MAX, "a read holds them all");
 
 static const struct provider_key ovh_keys[] = {
 	{ "endpoint", 0 },
@@ -556,12 +558,14 @@ ovh_read(void *priv, const char *fqdn, struct rrset *sets, size_t nsets,
 		rrset_clear(&sets[i]);
 		e = ovh_list(ov, sub, sets[i].type == RR_AAAA ? 6 : 4, recs,
 		    &n, err, errlen);
+		/* At most OVH_MAX_RECORDS: below RRSET_READ_MAX. */
 		for (j = 0; e == PERR_OK && j < n; j++) {
-			addrset_add_addr(&sets[i].addrs, &recs[j].a);
+			(void)rrset_read_add(&sets[i], &recs[j].a, err, errlen);
 			/* Records of mixed TTLs: 0, never a TTL one wants. */
 			sets[i].ttl = j == 0 || recs[j].ttl == sets[i].ttl ?
 			    recs[j].ttl : 0;
 		}
+		rrset_read_end(&sets[i]);
 	}
 	if (e != PERR_OK)
 		for (i = 0; i < nsets; i++)

@@ -275,8 +275,10 @@ parse_zone(const char *buf, size_t len, const char *name, struct rrset *sets,
 				    json_string_value(content), fam);
 				goto out;
 			}
-			addrset_add_addr(&sets[k].addrs, &a);
+			if (rrset_read_add(&sets[k], &a, err, errlen) == -1)
+				goto out;
 		}
+		rrset_read_end(&sets[k]);
 		if (jttl == NULL || json_integer_value(jttl) < 0 ||
 		    json_integer_value(jttl) > 2147483647) {
 			snprintf(err, errlen, "rrsets[%zu]: bad ttl", i);

@@ -881,15 +881,19 @@ out:
 	return rv;
 }
 
-/* Collects the addresses of type in the answer section owned by qname. */
-static void
+/*
+ * Collects the addresses of type in the answer section owned by qname;
+ * -1 with err past RRSET_READ_MAX (set emptied).
+ */
+static int
 collect(const ldns_pkt *ans, const ldns_rdf *qname, ldns_rr_type type,
-    struct rrset *set)
+    struct rrset *set, char *err, size_t errlen)
 {
 	const ldns_rr_list *an;
 	const ldns_rr *rr;
 	const ldns_rdf *rd;
 	char ip[ADDR_STRLEN];
+	struct addr a;
 	size_t i;
 
 	an = ldns_pkt_answer(ans);
@@ -904,10 +908,17 @@ collect(const ldns_pkt *ans, const ldns_rdf *qname, ldns_rr_type type,
 		    inet_ntop(type == LDNS_RR_TYPE_A ? AF_INET : AF_INET6,
 		    ldns_rdf_data(rd), ip, sizeof(ip)) == NULL)
 			continue;
-		if (addrset_add(&set->addrs, ip) == 0 &&
-		    (set->ttl == 0 || (long)ldns_rr_ttl(rr) < set->ttl))
+		if (addr_parse(ip, &a) == -1)
+			continue;
+		if (rrset_read_add(set, &a, err, errlen) == -1) {
+			rrset_clear(set);
+			return -1;
+		}
+		if (set->ttl == 0 || (long)ldns_rr_ttl(rr) < set->ttl)
 			set->ttl = (long)ldns_rr_ttl(rr);
 	}
+	rrset_read_end(set);
+	return 0;
 }
 
 /*
@@ -937,8 +948,12 @@ read_reply(const struct r2 *r2, const ldns_pkt *ans, const ldns_rdf *qname,
 		    "(zone %s)", r2->label, fqdn, r2->zone);
 		return PERR_NOTFOUND;
 	}
-	collect(ans, qname, set->type == RR_AAAA ? LDNS_RR_TYPE_AAAA :
-	    LDNS_RR_TYPE_A, set);
+	if (collect(ans, qname, set->type == RR_AAAA ? LDNS_RR_TYPE_AAAA :
+	    LDNS_RR_TYPE_A, set, why, sizeof(why)) == -1) {
+		snprintf(err, errlen, "server %s answered the %s query for %s "
+		    "with %s", r2->label, tname, fqdn, why);
+		return PERR_INVALID;
+	}
 	return PERR_OK;
 }
 

@@ -306,6 +306,7 @@ parse_set(const xmlNode *rrs, const char *name, int k, struct r53set *s,
 	char v[R53_TEXT_MAX], *end;
 	long long ttl;
 	struct addr a;
+	struct rrset got = { .type = k == 0 ? RR_A : RR_AAAA };
 
 	if (kid(rrs, "AliasTarget") != NULL || kid(rrs, "SetIdentifier") !=
 	    NULL) {
@@ -339,19 +340,29 @@ parse_set(const xmlNode *rrs, const char *name, int k, struct r53set *s,
 		    addr_parse(v, &a) == -1 || a.family != (k == 0 ? 4 : 6)) {
 			snprintf(err, errlen, "%s: a record that is not an "
 			    "IPv%d address", name, k == 0 ? 4 : 6);
-			return -1;
+			goto bad;
 		}
-		(void)addrset_add_addr(&s->addrs, &a);
-		s->values = xrealloc(s->values, (s->nvalues + 1) *
-		    sizeof(*s->values));
+		if (rrset_read_add(&got, &a, err, errlen) == -1)
+			goto bad;
+		/* Doubled at each power of two: no realloc per record. */
+		if ((s->nvalues & (s->nvalues - 1)) == 0)
+			s->values = xrealloc(s->values, (s->nvalues == 0 ? 1 :
+			    s->nvalues * 2) * sizeof(*s->values));
 		s->values[s->nvalues++] = xstrdup(v);
 	}
 	if (s->nvalues == 0) {
 		snprintf(err, errlen, "%s: a record set without records",
 		    name);
-		return -1;
+		goto bad;
 	}
+	rrset_read_end(&got);
+	/* Listed once (seen): nothing held before. */
+	addrset_free(&s->addrs);
+	s->addrs = got.addrs;
 	return 0;
+bad:
+	rrset_clear(&got);
+	return -1;
 }
 
 /*

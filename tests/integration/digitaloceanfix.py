@@ -22,7 +22,11 @@ Records, and its introduction: errors, links and pagination, rate limit):
   "too_many_requests", "message": "API Rate limit exceeded."}.
 
 `max_per_page` (default 200) caps pages below what the client asks, so a
-test can see paging with few records.  `history` keeps, after every
+test can see paging with few records.  Two knobs make the API misbehave
+as a big zone can: `page_size` (None: per_page) is how many records a
+page holds whatever the client asks, and `unfiltered` lists every record
+of the zone whatever name and type the client asks for.  `add_many`
+fills a zone fast.  `history` keeps, after every
 write, the number of records the name holds per type, so a test can
 assert that a name never went empty.  State: records[id] = {"type",
 "name", "data", "ttl"}.
@@ -53,6 +57,8 @@ class DigitalOceanFake(ApiFake):
         self.readonly = False
         self.records = {}
         self.max_per_page = 200
+        self.page_size = None
+        self.unfiltered = False
         self.history = []
         self._next_id = 3352890
         super().__init__()
@@ -65,6 +71,16 @@ class DigitalOceanFake(ApiFake):
             self._next_id += 1
             self.records[rid] = {"type": rtype, "name": name, "data": data, "ttl": ttl}
             return rid
+
+    def add_many(self, recs):
+        """recs: (type, name, data, ttl) tuples; their ids, in order."""
+        with self.lock:
+            first = self._next_id
+            for i, (rtype, name, data, ttl) in enumerate(recs):
+                self.records[first + i] = {"type": rtype, "name": name, "data": data,
+                                           "ttl": ttl}
+            self._next_id = first + len(recs)
+            return list(range(first, self._next_id))
 
     def get(self, rtype, name):
         """Sorted (data, ttl) of the name's records of rtype."""
@@ -141,16 +157,16 @@ class DigitalOceanFake(ApiFake):
         per = int(q.get("per_page", ["20"])[0])
         if per > 200:
             return _err(400, "bad_request", "per_page must be at most 200")
-        per = min(per, self.max_per_page)
+        per = min(per, self.max_per_page) if self.page_size is None else self.page_size
         page = int(q.get("page", ["1"])[0])
         rel = None
-        if "name" in q:
+        if "name" in q and not self.unfiltered:
             rel = self._rel(q["name"][0])
             if rel is None:
                 # Not fully qualified in the zone: nothing matches.
                 rel = "\0"
         out = [rid for rid, r in sorted(self.records.items())
-               if (rel is None or r["name"] == rel) and ("type" not in q or
+               if (rel is None or r["name"] == rel) and ("type" not in q or self.unfiltered or
                                                          r["type"] == q["type"][0])]
         last = max(1, (len(out) + per - 1) // per)
         doc = {"domain_records": [self._doc(rid) for rid in out[(page - 1) * per:page * per]],

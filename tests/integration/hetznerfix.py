@@ -26,8 +26,10 @@ sections Zones, Zone RRSets, Zone RRSet Actions, Errors):
 
 Actions: `action_polls` (default 0) is how many polls of an action answer
 "running" before it ends; `action_error` makes the next actions end in
-"error" (the change is then not applied). State: records[(name, type)]
-= {"ttl", "values"}.
+"error" (the change is then not applied). `unfiltered` makes a list
+answer every RRSet of the zone in one page, whatever name, type and page
+the client asks for (an API that does not filter, or a big answer).
+State: records[(name, type)] = {"ttl", "values"}.
 """
 
 import ipaddress
@@ -59,6 +61,7 @@ class HetznerFake(ApiFake):
         self.actions = {}           # id -> {"polls": n left, "error": bool or its message}
         self.action_polls = 0
         self.action_error = False
+        self.unfiltered = False
         self._next_action = 100
         super().__init__()
 
@@ -192,6 +195,11 @@ class HetznerFake(ApiFake):
         names = q.get("name")
         if names is not None and (len(names) != 1 or self._bad_name(names[0])):
             return _err(400, "invalid_input", "invalid name")
+        if self.unfiltered:
+            out = [self._doc(n, t, r) for (n, t), r in sorted(self.records.items())]
+            return 200, {}, {"rrsets": out, "meta": {"pagination": {
+                "page": 1, "per_page": len(out), "previous_page": None, "next_page": None,
+                "last_page": 1, "total_entries": len(out)}}}
         out = [self._doc(n, t, r) for (n, t), r in sorted(self.records.items())
                if (names is None or n == names[0]) and ("type" not in q or t in q["type"])]
         per = int(q.get("per_page", ["25"])[0])

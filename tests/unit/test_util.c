@@ -687,6 +687,113 @@ test_rrset(void **state)
 	rrset_clear(&b);
 }
 
+/* The i-th of n addresses of 10/8 in the order a multiplier m gives. */
+static void
+nth_addr(size_t i, size_t n, size_t m, struct addr *a)
+{
+	char buf[ADDR_STRLEN];
+	size_t v = (i * m) % n + 1;
+
+	snprintf(buf, sizeof(buf), "10.%zu.%zu.%zu", (v >> 16) & 255,
+	    (v >> 8) & 255, v & 255);
+	assert_int_equal(addr_parse(buf, a), 0);
+}
+
+/* Appended as a provider's own list holds them: no order, duplicates. */
+static void
+fill(struct rrset *rs, size_t n, size_t m, size_t dups)
+{
+	struct addrset *set = &rs->addrs;
+	size_t i;
+
+	set->cap = n + dups;
+	set->v = xcalloc(set->cap, sizeof(*set->v));
+	for (i = 0; i < n + dups; i++)
+		nth_addr(i % n, n, m, &set->v[set->n++]);
+}
+
+/*
+ * A set read of many records: sorted and merged at once (a set built by
+ * inserting each would take minutes at this size), compared in one pass,
+ * and shown in a log line as a few of them and their count.  A read
+ * takes at most RRSET_READ_MAX records of a type.
+ */
+static void
+test_rrset_many(void **state)
+{
+	enum { N = 200000 };
+	static const char head[] = "[{\"type\": \"A\", \"ttl\": 60, "
+	    "\"records\": [";
+	const struct rrset_json js = { "RRset", "type", "ttl", "records",
+	    "record" };
+	struct rrset a = { .type = RR_A }, b = { .type = RR_A };
+	struct rrset c = { .type = RR_A }, sets[1] = { { .type = RR_A } };
+	struct addr x;
+	char err[256], *s, *doc;
+	size_t i, len, off;
+
+	(void)state;
+	fill(&a, N, 7919, 10000);
+	fill(&b, N, 104729, 0);
+	rrset_read_end(&a);
+	rrset_read_end(&b);
+	assert_int_equal(a.addrs.n, N);
+	for (i = 1; i < a.addrs.n; i++)
+		assert_true(addr_cmp(&a.addrs.v[i - 1], &a.addrs.v[i]) < 0);
+	a.ttl = b.ttl = 60;
+	assert_true(rrset_same(&a, &b));
+	nth_addr(N, N + 1, 1, &b.addrs.v[N / 2]);
+	assert_false(rrset_same(&a, &b));
+	rrset_copy(&c, &a);
+	assert_true(rrset_same(&a, &c));
+	s = rrset_addrs_shown(&a.addrs);
+	assert_non_null(strstr(s, "10.0.0.1 10.0.0.2 "));
+	assert_non_null(strstr(s, " ... (200000 records)"));
+	assert_true(strlen(s) < 1000);
+	free(s);
+	rrset_clear(&a);
+	rrset_clear(&b);
+	rrset_clear(&c);
+
+	/* The limit: RRSET_READ_MAX is taken, one more is not. */
+	for (i = 0; i < RRSET_READ_MAX; i++) {
+		nth_addr(i, RRSET_READ_MAX, 1, &x);
+		assert_int_equal(rrset_read_add(&c, &x, err, sizeof(err)), 0);
+	}
+	assert_int_equal(rrset_read_add(&c, &x, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "more than 1000 A records"));
+	rrset_read_end(&c);
+	assert_int_equal(c.addrs.n, RRSET_READ_MAX);
+	s = rrset_addrs_shown(&c.addrs);
+	assert_non_null(strstr(s, " ... (1000 records)"));
+	free(s);
+	rrset_clear(&c);
+
+	/* The same through the JSON of an API (deSEC, Gandi). */
+	len = sizeof(head) + (RRSET_READ_MAX + 1) * 24 + 8;
+	doc = xmalloc(len);
+	off = (size_t)snprintf(doc, len, "%s", head);
+	for (i = 0; i <= RRSET_READ_MAX; i++) {
+		nth_addr(i, RRSET_READ_MAX + 1, 3, &x);
+		off += (size_t)snprintf(doc + off, len - off, "%s\"%s\"",
+		    i > 0 ? ", " : "", x.s);
+	}
+	snprintf(doc + off, len - off, "]}]");
+	assert_int_equal(rrset_parse_json(doc, strlen(doc), &js, sets, 1, err,
+	    sizeof(err)), -1);
+	assert_non_null(strstr(err, "more than 1000 A records"));
+	assert_true(rrset_empty(&sets[0]));
+	/* One fewer is a set, sorted. */
+	s = strrchr(doc, ',');
+	snprintf(s, len - (size_t)(s - doc), "]}]");
+	assert_int_equal(rrset_parse_json(doc, strlen(doc), &js, sets, 1, err,
+	    sizeof(err)), 0);
+	assert_int_equal(sets[0].addrs.n, RRSET_READ_MAX);
+	assert_string_equal(sets[0].addrs.v[0].s, "10.0.0.1");
+	rrset_clear(&sets[0]);
+	free(doc);
+}
+
 /* Reads a whole small file into buf; its length, or -1. */
 static ssize_t
 slurp(const char *path, char *buf, size_t len)
@@ -1090,6 +1197,7 @@ main(void)
 		cmocka_unit_test(test_width),
 		cmocka_unit_test(test_alloc),
 		cmocka_unit_test(test_rrset),
+		cmocka_unit_test(test_rrset_many),
 		cmocka_unit_test(test_write_file_atomic),
 		cmocka_unit_test(test_write_file_atomic_fails),
 		cmocka_unit_test(test_make_parent_dirs),
