@@ -365,11 +365,20 @@ def wait_gone(alive, what, bound=10):
     assert not alive(), what
 
 
+def _stop_signals_default():
+    # A suite started in the background by a non-interactive shell (as
+    # CI may start it) hands SIGINT down ignored, and ddup-check leaves an
+    # ignored signal ignored, as nohup expects: the test wants the signal.
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_DFL)
+
+
 def start(ddup):
     """ddup-check in the background, for a test that signals it."""
     ddup.next_slot()
     return subprocess.Popen([DDUP, "-c", ddup.config], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True,
+                            preexec_fn=_stop_signals_default)
 
 
 def wait_file(path, p):
