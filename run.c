@@ -1032,7 +1032,7 @@ do_run(struct run *r, int dry_run, int json)
 {
 	struct st_report_in	 in;
 	struct st_snapshot	 snap;
-	char			 err[512], digest[CONFIG_DIGEST_LEN];
+	char			 err[512];
 	char			*results = NULL;
 	size_t			 i, first;
 	int			 rc, kind;
@@ -1057,8 +1057,6 @@ do_run(struct run *r, int dry_run, int json)
 		return RUN_FAILED;
 	/* The report, the rounds and the snapshot read under their locks. */
 	memset(&in, 0, sizeof(in));
-	config_decision_digest(r->cfg, digest);
-	in.digest = digest;
 	in.results = results = report_results(r, &in.nresults);
 	in.control_failed = r->control_failed;
 	in.dry_run = dry_run;
