@@ -1138,6 +1138,9 @@ do_run(struct run *r, int dry_run, int json)
 		else
 			decide_states(&d->dec, d->dep, d->cfg->neps);
 		fill_domain(r, i, d->decides ? kind : OUTCOME_STATUS);
+		/* The outcome has what the decision found: its inputs go now. */
+		free(d->dep);
+		d->dep = NULL;
 		if (!dry_run && d->decides)
 			log_transitions(r->out, outcome_domain(r->out, i));
 	}
