@@ -26,7 +26,14 @@ WARN	 = -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
 CFLAGS	?= -O2 -g
 DDUP_CPPFLAGS = -D_DEFAULT_SOURCE -I.
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+# libpq and libxml2 are not linked but loaded at first use (lazylib.h),
+# by the sonames of the libraries found here.
+LAZY_PKGS  = libpq libxml-2.0
+PKG_LIBS   = $(shell pkg-config --libs $(filter-out $(LAZY_PKGS),$(PKGS)) 2>/dev/null)
+soname	   = $(shell objdump -p "$$($(CC) -print-file-name=$(1))" 2>/dev/null | \
+	     sed -n 's/^ *SONAME *//p')
+LAZY_CPPFLAGS = -DLAZYLIB_PQ='"$(call soname,libpq.so)"' \
+	     -DLAZYLIB_XML='"$(call soname,libxml2.so)"'
 
 SRCS	 = util.c log.c config.c config_read.c config_build.c config_notify.c check.c decide.c outcome.c state.c state_data.c state_schema.c \
 	   state_policy.c state_history.c state_notify.c state_counters.c status.c dashboard.c metrics.c publish.c outbox.c save.c run.c proc.c \
@@ -35,13 +42,13 @@ SRCS	 = util.c log.c config.c config_read.c config_build.c config_notify.c check
 	   providers/cloudflare.c providers/desec.c providers/gandi.c \
 	   providers/hetzner.c providers/digitalocean.c \
 	   providers/route53.c \
-	   vote.c pguri.c config_digest.c redact.c
+	   vote.c pguri.c config_digest.c redact.c lazylib.c
 SRCS	+= state_sqlite.c state_pg.c state_pg_q.c state_pg_schema.c state_pg_data.c \
 	   state_pg_save.c state_pg_ops.c
 OBJS	 = $(SRCS:%.c=$(O)/%.o)
 HDRS	 = util.h log.h config.h config_int.h check.h decide.h outcome.h state.h state_int.h status.h dashboard.h \
 	   rrset.h http.h provider.h publish.h run.h outbox.h save.h metrics.h \
-	   vote.h pguri.h proc.h notify.h state_pg_int.h redact.h
+	   vote.h pguri.h proc.h notify.h state_pg_int.h redact.h lazylib.h
 
 UNIT	 = test_util test_config test_decide test_outcome test_state test_http test_doc test_dashboard \
 	   test_vote test_pguri test_notify
@@ -79,6 +86,8 @@ ddup-check: $(O)/ddup-check
 
 $(O)/ddup-check: $(O)/ddup-check.o $(OBJS)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+$(O)/lazylib.o: DDUP_CPPFLAGS += $(LAZY_CPPFLAGS)
 
 $(O)/%.o: %.c $(HDRS)
 	@mkdir -p $(@D)

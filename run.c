@@ -43,9 +43,14 @@ struct ep_run {
 	int			 before;/* state before the run */
 	const struct st_drain	*drain;	/* NULL: not drained */
 	int			 checked;	/* res holds this run's check */
-	struct st_ep_snap	 stored_votes;	/* the last round's, as stored */
-	char			 vote_why[96];	/* the round's verdict, when the
-						   fleet's is not this check's */
+	struct {
+		long		 votes_pass, votes_fail;
+		int		 has_votes;
+		int		 verdict;
+	}			 stored_votes;	/* the last round's, as stored */
+	char			*vote_why;	/* the round's verdict, when the
+						   fleet's is not this check's;
+						   NULL: none (most runs) */
 };
 
 #define RUN_WHY_MAX	600	/* bytes of a dry run's explanation */
@@ -478,7 +483,7 @@ fill_endpoint(struct run *r, const struct dom_run *d, size_t j,
 		    e->res.ok;
 		oe->check.status = e->res.status;
 		oe->check.latency_ms = e->res.latency_ms;
-		oe->check.reason = e->vote_why[0] != '\0' ? e->vote_why :
+		oe->check.reason = e->vote_why != NULL ? e->vote_why :
 		    e->res.reason;
 	}
 	if (d->votes != NULL) {
@@ -812,6 +817,7 @@ free_run(struct run *r)
 		for (j = 0; d->eps != NULL && j < d->cfg->neps; j++) {
 			check_res_free(&d->eps[j].res);
 			free(d->eps[j].last_result);
+			free(d->eps[j].vote_why);
 		}
 		free(d->why);
 		free(d->votes);
@@ -936,6 +942,7 @@ static void
 set_results(struct run *r, struct dom_run *d, size_t first)
 {
 	struct vote_round vr;
+	char	 why[96];
 	size_t	 j, n = d->cfg->neps;
 
 	if (!r->round.shared) {
@@ -960,16 +967,22 @@ set_results(struct run *r, struct dom_run *d, size_t first)
 
 		d->dep[j].result = v->verdict == VERDICT_PASS ? CR_PASS :
 		    v->verdict == VERDICT_FAIL ? CR_FAIL : CR_NONE;
+		why[0] = '\0';
 		if (v->verdict == VERDICT_VOID)
-			snprintf(e->vote_why, sizeof(e->vote_why), "void round "
+			snprintf(why, sizeof(why), "void round "
 			    "(%zu pass, %zu fail, quorum %ld)", v->npass,
 			    v->nfail, r->cfg->quorum);
 		else if ((v->verdict == VERDICT_PASS) != e->res.ok)
-			snprintf(e->vote_why, sizeof(e->vote_why), "%zu of %zu "
+			snprintf(why, sizeof(why), "%zu of %zu "
 			    "checkers saw it %s (this one: %s)",
 			    v->verdict == VERDICT_PASS ? v->npass : v->nfail,
 			    d->heard, v->verdict == VERDICT_PASS ? "pass" :
 			    "fail", e->res.reason);
+		/* 96 bytes in every endpoint were a twentieth of a run's heap. */
+		if (why[0] != '\0') {
+			free(e->vote_why);
+			e->vote_why = xstrdup(why);
+		}
 	}
 	if (d->void_all)
 		logx(LOG_WARN, d->cfg->name, NULL, "round void: %zu of %zu "
@@ -1039,7 +1052,7 @@ do_run(struct run *r, int dry_run, int json)
 {
 	struct st_report_in	 in;
 	struct st_snapshot	 snap;
-	char			 err[512], digest[CONFIG_DIGEST_LEN];
+	char			 err[512];
 	char			*results = NULL;
 	size_t			 i, first;
 	int			 rc, kind;
@@ -1064,8 +1077,6 @@ do_run(struct run *r, int dry_run, int json)
 		return RUN_FAILED;
 	/* The report, the rounds and the snapshot read under their locks. */
 	memset(&in, 0, sizeof(in));
-	config_decision_digest(r->cfg, digest);
-	in.digest = digest;
 	in.results = results = report_results(r, &in.nresults);
 	in.control_failed = r->control_failed;
 	in.dry_run = dry_run;
@@ -1134,6 +1145,9 @@ do_run(struct run *r, int dry_run, int json)
 		else
 			decide_states(&d->dec, d->dep, d->cfg->neps);
 		fill_domain(r, i, d->decides ? kind : OUTCOME_STATUS);
+		/* The outcome has what the decision found: its inputs go now. */
+		free(d->dep);
+		d->dep = NULL;
 		if (!dry_run && d->decides)
 			log_transitions(r->out, outcome_domain(r->out, i));
 	}

@@ -164,7 +164,6 @@ void	 state_fleet_free(struct st_fleet *f);
  * run's.
  */
 struct st_report_in {
-	const char	*digest;	/* config_decision_digest() of the run */
 	const char	*results;	/* VOTE_* per endpoint of the configuration */
 	size_t		 nresults;
 	int		 control_failed; /* its controlUrl failed: it takes no round */

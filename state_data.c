@@ -315,6 +315,9 @@ load_rows(struct state *st)
 		st_forget_rows(st);
 		goto out;
 	}
+	/* Kept to the end of the run: not with up to half of it unused. */
+	if (st->nrows > 0 && st->nrows < cap)
+		st->rows = xrealloc(st->rows, st->nrows * sizeof(*st->rows));
 	rc = 0;
  out:
 	sqlite3_reset(s);

@@ -451,16 +451,19 @@ pg_round_begin(struct state *st, const struct config *c,
 	const PGresult	*r;
 	const char	*p[5];
 	char		 ival[32], *doms = pg_domains(c, NULL);
+	char		 digest[CONFIG_DIGEST_LEN];
 	size_t		 first, fleet, slotq, taken, i;
 	int		 rc = -1, row, takes;
 
 	rd->shared = 1;
 	takes = !in->dry_run && !in->control_failed;
 	pg_lld(ival, c->interval_ms);
+	/* Only a fleet compares digests: a SQLite run never computes one. */
+	config_decision_digest(c, digest);
 	if (!in->dry_run) {
 		p[0] = ival;
 		p[1] = pg->checker;
-		p[2] = in->digest;
+		p[2] = digest;
 		p[3] = in->results;
 		pgq_add(q, "cannot record the report", "INSERT INTO ddup_report "
 		    "(checker, at, slot, digest, results) VALUES ($2, now(), "
@@ -494,11 +497,11 @@ pg_round_begin(struct state *st, const struct config *c,
 	rd->slot = pg->slot = pg_getlld(r, 0, 0);
 	if (pgd_load_parse(st, q, first, c, in->dry_run, now_ms(), out) == -1)
 		goto out;
-	pg_fleet_parse(q, fleet, c, in->digest, out);
+	pg_fleet_parse(q, fleet, c, digest, out);
 	/* The round's view of the fleet: the same reports as the status's. */
 	rd->ncheckers = c->ncheckers;
 	rd->checkers = xcalloc(c->ncheckers + 1, sizeof(*rd->checkers));
-	pg_fleet_checkers(pgq_result(q, fleet), c, in->digest, rd->checkers);
+	pg_fleet_checkers(pgq_result(q, fleet), c, digest, rd->checkers);
 	pg_window(c, in, rd);
 	for (i = 0; i < c->ndomains; i++)
 		rd->decides[i] = (unsigned char)(takes || in->dry_run);

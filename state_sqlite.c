@@ -109,6 +109,29 @@ save_endpoint(struct state *st, long long now,
 	    endpoint_target(e->cfg), e->cfg->url, e->cfg->priority, &se);
 }
 
+/*
+ * Whether the published row of type k holds want already, as the file
+ * stores it (the same TTL, flag and record text): the upsert would
+ * change nothing, and cost as much as the rest of the domain's save.
+ */
+static int
+pub_stored(const struct st_domain *st, int k, const struct rrset *want)
+{
+	const struct rrset *had;
+
+	if (st == NULL || !st->has_pub[k])
+		return 0;
+	had = &st->pub[k];
+	if (had->type != want->type ||
+	    had->ttl != want->ttl ||
+	    (had->proxied != 0) != (want->proxied != 0))
+		return 0;
+	if (want->type == RR_CNAME)
+		return strcmp(had->target != NULL ? had->target : "",
+		    want->target != NULL ? want->target : "") == 0;
+	return addrset_equal(&had->addrs, &want->addrs);
+}
+
 /* One domain's rows after the run; -1 on a database error. */
 static int
 save_domain(struct state *st, long long now,
@@ -137,6 +160,7 @@ save_domain(struct state *st, long long now,
 	if (od->synced)
 		for (k = 0; k < RR_NTYPES; k++)
 			if (publication_managed(p, (int)k) &&
+			    !pub_stored(p->st, (int)k, &p->want[k]) &&
 			    state_put_published(st, od->cfg->name,
 			    p->want[k].type, &p->want[k]) == -1)
 				return -1;
