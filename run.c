@@ -569,7 +569,7 @@ fill_domain(struct run *r, size_t i, int kind)
 	od->has_tier = od->has_tier_before;
 	od->tier = od->tier_before;
 	od->last_change = d->st.last_change;
-	od->last_error = d->st.last_error[0] ? d->st.last_error : NULL;
+	od->last_error = d->st.last_error;
 	od->unhealthy = d->st.unhealthy;
 	od->unsure = d->st.unsure;
 	od->why = d->why != NULL && d->why[0] ? d->why : NULL;
@@ -610,8 +610,12 @@ fill_domain(struct run *r, size_t i, int kind)
 		if (oe->published && oe->cfg->cname != NULL) {
 			free(od->published_cname);
 			od->published_cname = xstrdup(oe->cfg->cname);
-		} else if (oe->published)
+		} else if (oe->published) {
+			/* Sized once: the outcome is kept to the end. */
+			if (od->published.cap == 0)
+				addrset_reserve(&od->published, d->cfg->neps);
 			addrset_add_addr(&od->published, &oe->cfg->ip);
+		}
 	}
 	od->decided = d->decides;
 	fill_round(r, i, od);

@@ -511,8 +511,7 @@ state_get_domain(struct state *st, const char *domain, struct st_domain *out)
 		out->last_change =
 		    parse_ms((const char *)sqlite3_column_text(s, 1));
 		v = (const char *)sqlite3_column_text(s, 2);
-		snprintf(out->last_error, sizeof(out->last_error), "%s",
-		    v != NULL ? v : "");
+		out->last_error = st_error_dup(v);
 		out->unhealthy = sqlite3_column_int(s, 3);
 		out->unsure = sqlite3_column_int(s, 4);
 		out->tier_rank = sqlite3_column_type(s, 5) != SQLITE_NULL ?
@@ -545,6 +544,24 @@ state_domain_free(struct st_domain *d)
 		rrset_clear(&d->pub[t]);
 		d->has_pub[t] = 0;
 	}
+	free(d->last_error);
+	d->last_error = NULL;
+}
+
+char *
+st_error_dup(const char *v)
+{
+	size_t	 len;
+	char	*s;
+
+	if (v == NULL || v[0] == '\0')
+		return NULL;
+	/* Cut as the 512-byte buffer it replaces did. */
+	len = strnlen(v, ST_ERROR_MAX - 1);
+	s = xmalloc(len + 1);
+	memcpy(s, v, len);
+	s[len] = '\0';
+	return s;
 }
 
 long long
@@ -778,7 +795,7 @@ state_put_domain(struct state *st, const char *domain, const char *provider,
 	if (d->has_tier)
 		b |= sqlite3_bind_int64(s, 4, d->tier);
 	b |= bind_time(s, 5, d->last_change);
-	if (d->last_error[0] != '\0')
+	if (d->last_error != NULL && d->last_error[0] != '\0')
 		b |= bind_text(s, 6, d->last_error);
 	b |= sqlite3_bind_int(s, 7, d->unhealthy != 0);
 	b |= sqlite3_bind_int(s, 8, d->unsure != 0);

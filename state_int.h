@@ -219,6 +219,8 @@ int	 st_need_tx(struct state *st, const char *what);
 int	 st_prepare(struct state *st);
 /* Reads runs, last_run and the digest from meta. */
 int	 st_read_meta(struct state *st);
+/* A stored domain error as struct st_domain keeps it: NULL for none. */
+char	*st_error_dup(const char *v);
 /* Forgets the loaded rows (after a rollback, and at close). */
 void	 st_forget_rows(struct state *st);
 

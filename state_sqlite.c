@@ -139,6 +139,7 @@ save_domain(struct state *st, long long now,
 {
 	const struct publication *p = od->pub;
 	struct st_domain sd;
+	char		 error[ST_ERROR_MAX];
 	size_t		 j, k;
 
 	for (j = 0; j < od->neps; j++)
@@ -152,9 +153,10 @@ save_domain(struct state *st, long long now,
 	snprintf(sd.tier_location, sizeof(sd.tier_location), "%s",
 	    od->tier.location != NULL ? od->tier.location : "");
 	sd.last_change = od->last_change;
-	if (od->last_error != NULL)
-		text_printable_copy(sd.last_error, sizeof(sd.last_error),
-		    od->last_error);
+	if (od->last_error != NULL) {
+		text_printable_copy(error, sizeof(error), od->last_error);
+		sd.last_error = error;
+	}
 	sd.unhealthy = od->unhealthy;
 	sd.unsure = od->unsure;
 	if (od->synced)
