@@ -68,6 +68,9 @@ struct dom_run {
 	struct vote_ep		*votes;	/* the round's tally; NULL: own checks */
 	size_t			 heard;	/* checkers counted */
 	int			 void_all;	/* fewer than quorum heard */
+	char			**kept;	/* eps' strings the outcome points at,
+					   once eps is gone (shed_eps()) */
+	size_t			 nkept;
 };
 
 /* A provider section's provider, made when a domain first needs it. */
@@ -630,6 +633,34 @@ fill_domain(struct run *r, size_t i, int kind)
 		sets_from_state(&d->st, &od->previous, &od->previous_cname);
 }
 
+/*
+ * Once the outcome is filled it has all an endpoint record held but its
+ * strings: those are kept, the records go (with ten thousand endpoints,
+ * 1.4 MB that the save and the reports would otherwise hold on to).
+ */
+static void
+shed_eps(struct dom_run *d)
+{
+	size_t	 j, n = 0;
+
+	for (j = 0; j < d->cfg->neps; j++)
+		n += (d->eps[j].res.text != NULL) +
+		    (d->eps[j].last_result != NULL) +
+		    (d->eps[j].vote_why != NULL);
+	if (n > 0)
+		d->kept = xcalloc(n, sizeof(*d->kept));
+	for (j = 0; j < d->cfg->neps; j++) {
+		if (d->eps[j].res.text != NULL)
+			d->kept[d->nkept++] = d->eps[j].res.text;
+		if (d->eps[j].last_result != NULL)
+			d->kept[d->nkept++] = d->eps[j].last_result;
+		if (d->eps[j].vote_why != NULL)
+			d->kept[d->nkept++] = d->eps[j].vote_why;
+	}
+	free(d->eps);
+	d->eps = NULL;
+}
+
 /* The controlUrl in the outcome: failing since when, and why. */
 static void
 fill_control(struct run *r, int kind)
@@ -823,6 +854,9 @@ free_run(struct run *r)
 			free(d->eps[j].last_result);
 			free(d->eps[j].vote_why);
 		}
+		for (j = 0; j < d->nkept; j++)
+			free(d->kept[j]);
+		free(d->kept);
 		free(d->why);
 		free(d->votes);
 		free(d->eps);
@@ -1152,6 +1186,7 @@ do_run(struct run *r, int dry_run, int json)
 		/* The outcome has what the decision found: its inputs go now. */
 		free(d->dep);
 		d->dep = NULL;
+		shed_eps(d);
 		if (!dry_run && d->decides)
 			log_transitions(r->out, outcome_domain(r->out, i));
 	}
