@@ -33,6 +33,10 @@ sqlite_load(struct state *st, const struct config *c, int results,
 	size_t i, j, k = 0;
 	int rc = 0;
 
+	/* The rows are read at once: so many are expected. */
+	st->rows_hint = 0;
+	for (i = 0; i < c->ndomains; i++)
+		st->rows_hint += c->domains[i].neps;
 	state_read_begin(st);
 	out->last_run = state_last_run(st);
 	if (state_get_requests(st, now, out->req) == -1)
