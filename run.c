@@ -623,11 +623,9 @@ fill_domain(struct run *r, size_t i, int kind)
 	od->decided = d->decides;
 	fill_round(r, i, od);
 	/* DNS before: unchanged, or what the update replaced, or stored. */
-	if (od->synced && !od->changed) {
-		addrset_copy(&od->previous, &od->published);
-		od->previous_cname = od->published_cname != NULL ?
-		    xstrdup(od->published_cname) : NULL;
-	} else if (kind != OUTCOME_STATUS && d->pub.nchanges > 0)
+	if (od->synced && !od->changed)
+		od->unchanged_dns = 1;
+	else if (kind != OUTCOME_STATUS && d->pub.nchanges > 0)
 		sets_from_changes(&d->pub, &od->previous, &od->previous_cname);
 	else
 		sets_from_state(&d->st, &od->previous, &od->previous_cname);
