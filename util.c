@@ -643,6 +643,27 @@ text_printable(char *s)
 	}
 }
 
+int
+text_is_printable(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	unsigned long c;
+	size_t n;
+
+	while (*p != '\0') {
+		/* Printable ASCII, as names and URLs mostly are. */
+		if (*p >= 0x20 && *p < 0x7f) {
+			p++;
+			continue;
+		}
+		n = utf8_len(p, &c);
+		if (n == 0 || !cp_printable(c))
+			return 0;
+		p += n;
+	}
+	return 1;
+}
+
 /* Inclusive ranges of code points, in order. */
 struct cp_range {
 	unsigned long	 lo, hi;

@@ -113,6 +113,8 @@ int	 parse_iso_time(const char *s, long long *ms);
  * row or a JSON string.  The one rule for all output.
  */
 void	 text_printable(char *s);
+/* Whether text_printable() would leave s as it is (without a copy). */
+int	 text_is_printable(const char *s);
 /*
  * The columns a terminal gives s (UTF-8): 2 for an East Asian wide
  * character or an emoji, 0 for a combining mark, as wcwidth() would in
