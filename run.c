@@ -6,6 +6,7 @@
  */
 
 #include <errno.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1111,6 +1112,13 @@ do_run(struct run *r, int dry_run, int json)
 		return RUN_FAILED;
 	if (run_checks(r) == -1)
 		return RUN_FAILED;
+	/*
+	 * The transfers' memory (libcurl's connections and buffers, some
+	 * MB with many endpoints) is free now but still resident, and the
+	 * state and the outcome built next do not fit in its holes: give
+	 * its pages back rather than add to them.
+	 */
+	malloc_trim(0);
 	/* The report, the rounds and the snapshot read under their locks. */
 	memset(&in, 0, sizeof(in));
 	in.results = results = report_results(r, &in.nresults);
