@@ -439,6 +439,7 @@ state_get_endpoint(struct state *st, const char *domain, const char *name,
     const char *ip, const char *url, struct st_endpoint *out)
 {
 	struct st_row	 tmp, *r;
+	size_t		 len;
 	int		 err;
 
 	memset(out, 0, sizeof(*out));
@@ -460,8 +461,11 @@ state_get_endpoint(struct state *st, const char *domain, const char *name,
 		out->last_ok = r->ok;
 		out->last_status = r->status;
 		out->latency_ms = (long)(r->lat_mean + 0.5);
-		snprintf(out->last_result, sizeof(out->last_result), "%s",
-		    r->reason);
+		/* As snprintf() would cut it, without its parsing a format
+		   once a row (a tenth of the load's own work). */
+		len = strnlen(r->reason, sizeof(out->last_result) - 1);
+		memcpy(out->last_result, r->reason, len);
+		out->last_result[len] = '\0';
 	}
  out:
 	row_free(&tmp);
