@@ -104,11 +104,14 @@ int
 cfg_nameset_add(struct nameset *ns, const char *name, int val)
 {
 	struct nameset big;
-	size_t i;
-	int old;
+	size_t i = 0;
 
-	if ((old = cfg_nameset_get(ns, name)) != 0)
-		return old;
+	/* One hash and probe for the lookup and, mostly, the insert. */
+	if (ns->cap != 0) {
+		i = name_slot(ns, name);
+		if (ns->name[i] != NULL)
+			return ns->val[i];
+	}
 	/* At most half full, so that probes stay short. */
 	if ((ns->n + 1) * 2 > ns->cap) {
 		big.cap = ns->cap == 0 ? 16 : ns->cap * 2;
@@ -121,8 +124,8 @@ cfg_nameset_add(struct nameset *ns, const char *name, int val)
 				    ns->val[i]);
 		cfg_nameset_free(ns);
 		*ns = big;
+		i = name_slot(ns, name);
 	}
-	i = name_slot(ns, name);
 	ns->name[i] = name;
 	ns->val[i] = val;
 	ns->n++;

@@ -45,9 +45,11 @@ struct endpoint_cfg {
 	char		*url;
 	char		*host;		/* NULL: none */
 	struct addr	 ip;		/* parsed and canonical; family 0 with cname */
+	/* The ints by ip's odd size: 128 bytes an endpoint, not 136. */
+	int		 proxied;	/* its own `proxied`, else its provider's */
+	int		 line;
 	char		*cname;		/* CNAME target, lower case, no trailing
 					   dot; NULL: the endpoint publishes ip */
-	int		 proxied;	/* its own `proxied`, else its provider's */
 	long		 priority;
 	char		*location;	/* NULL: none */
 	/*
@@ -56,7 +58,6 @@ struct endpoint_cfg {
 	 * i, then the rest; 0 for every endpoint of a domain without one.
 	 */
 	long		 rank;
-	int		 line;
 };
 
 /*

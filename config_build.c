@@ -36,13 +36,7 @@
 int
 cfg_text_ok(const char *s)
 {
-	char *copy = xstrdup(s);
-	int ok;
-
-	text_printable(copy);
-	ok = strcmp(copy, s) == 0;
-	free(copy);
-	return ok;
+	return text_is_printable(s);
 }
 
 static char	*secret_text(struct ctx *, const struct rkey *, const char *,

@@ -35,7 +35,8 @@ static char *
 event_body(const struct outcome_event *oe)
 {
 	const struct outcome_domain *d = oe->domain;
-	const char **prev, **now;
+	const struct addrset *pset;
+	const char **prev, **now, *pcname;
 	struct event_ep *eps;
 	struct event ev;
 	char *body;
@@ -46,7 +47,8 @@ event_body(const struct outcome_event *oe)
 	ev.domain = d->cfg->name;
 	ev.time = oe->time;
 	ev.endpoint = oe->ep != NULL ? oe->ep->cfg->name : NULL;
-	prev = set_list(&d->previous, d->previous_cname, &ev.nprevious);
+	pset = outcome_previous(d, &pcname);
+	prev = set_list(pset, pcname, &ev.nprevious);
 	now = set_list(&d->published, d->published_cname, &ev.npublished);
 	ev.previous = prev;
 	ev.published = now;

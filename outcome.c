@@ -46,6 +46,17 @@ outcome_fill(struct outcome *o, size_t i, const struct domain_cfg *cfg)
 	return d;
 }
 
+const struct addrset *
+outcome_previous(const struct outcome_domain *d, const char **cname)
+{
+	if (d->unchanged_dns) {
+		*cname = d->published_cname;
+		return &d->published;
+	}
+	*cname = d->previous_cname;
+	return &d->previous;
+}
+
 struct outcome_control *
 outcome_control_fill(struct outcome *o)
 {

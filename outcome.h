@@ -45,16 +45,17 @@ struct outcome_check {
 
 struct outcome_ep {
 	const struct endpoint_cfg *cfg;	/* name, url, ip or cname, priority, location */
-	int		 drained;
 	long long	 drained_until;	/* ms, 0: until --undrain */
+	/* Ints in pairs: a run keeps one of these per endpoint. */
+	int		 drained;
 
 	/* As the last run left it. */
 	int		 has_state;	/* counters came from an earlier run */
 	int		 state_before;	/* enum ep_state */
-	long		 failures_before;
-	long		 passes_before;
 	int		 removed_before;
 	int		 last_ok_before;
+	long		 failures_before;
+	long		 passes_before;
 	long long	 last_check_before; /* ms, 0: never */
 	const char	*last_result_before; /* NULL: never, or not loaded */
 	long		 latency_before;
@@ -65,9 +66,9 @@ struct outcome_ep {
 	int		 state;		/* enum ep_state */
 	int		 healthy;
 	int		 published;	/* in the set DNS holds after the run */
+	int		 removed;
 	long		 failures;
 	long		 passes;
-	int		 removed;
 
 	/* The latest check known: this run's if any, else the stored one. */
 	long long	 last_check;	/* ms, 0: never */
@@ -76,9 +77,9 @@ struct outcome_ep {
 
 	/* SPEC 11: the votes of the round (of this run, or the last one stored). */
 	int		 has_votes;
+	int		 verdict;	/* enum vote_verdict */
 	long		 votes_pass;
 	long		 votes_fail;
-	int		 verdict;	/* enum vote_verdict */
 };
 
 /* SPEC 11: a domain's round, this run's or the last one stored. */
@@ -99,8 +100,14 @@ struct outcome_domain {
 	int		 was_unhealthy;	/* the last run found no healthy endpoint */
 	int		 has_tier_before;
 	struct log_tier	 tier_before;
-	struct addrset	 previous;	/* DNS before the run, both families */
-	char		*previous_cname; /* its CNAME target, NULL: none */
+	/*
+	 * DNS before the run, both families, and its CNAME target (NULL:
+	 * none); empty when unchanged_dns says it is published and
+	 * published_cname: read them with outcome_previous().
+	 */
+	struct addrset	 previous;
+	char		*previous_cname;
+	int		 unchanged_dns;
 
 	/* This run's decision. */
 	int		 status;	/* enum dom_status, after the run */
@@ -184,6 +191,10 @@ struct outcome	*outcome_create(int kind, long long now, size_t ndomains);
 struct outcome_domain *outcome_fill(struct outcome *o, size_t i,
 	    const struct domain_cfg *cfg);
 struct outcome_control *outcome_control_fill(struct outcome *o);
+/* What DNS held before the run: d's previous, or with unchanged_dns its
+   published (not copied: a run holds every domain's outcome). */
+const struct addrset *outcome_previous(const struct outcome_domain *d,
+	    const char **cname);
 /* Stores the time of the last completed run (for --status). */
 void		 outcome_set_last_run(struct outcome *o, long long ms);
 /* SPEC 11: the fleet (borrowed; shared 0 by default). */

@@ -54,6 +54,18 @@ tier_text(const struct log_tier *t, char *buf, size_t len)
 		snprintf(buf, len, "%ld, other locations", t->priority);
 }
 
+/* The domain's endpoints with an address of family. */
+static size_t
+family_count(const struct domain_cfg *cfg, int family)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < cfg->neps; i++)
+		if (cfg->eps[i].cname == NULL && cfg->eps[i].ip.family == family)
+			n++;
+	return n;
+}
+
 void
 publication_add(struct publication *p, const struct endpoint_cfg *e)
 {
@@ -63,9 +75,16 @@ publication_add(struct publication *p, const struct endpoint_cfg *e)
 		/* Alone in its tier (config_build.c): the one target. */
 		free(p->want[RR_CNAME].target);
 		p->want[RR_CNAME].target = xstrdup(e->cname);
-	} else
-		addrset_add_addr(&p->want[rrtype_of_family(e->ip.family)].addrs,
-		    &e->ip);
+	} else {
+		struct addrset *set =
+		    &p->want[rrtype_of_family(e->ip.family)].addrs;
+
+		/* Room for the domain's addresses of the family at once. */
+		if (set->cap == 0)
+			addrset_reserve(set, family_count(p->cfg,
+			    e->ip.family));
+		addrset_add_addr(set, &e->ip);
+	}
 	/*
 	 * A tier is proxied or not as a whole (config_build.c); proxied
 	 * records have TTL 1, automatic, whatever the domain's ttl says.
@@ -123,13 +142,42 @@ join_sets(const struct rrset *sets, int shown)
 	return join_all(v, shown);
 }
 
+/*
+ * The error, cut as a 512-byte buffer would: allocated only when there is
+ * one, as a run holds every domain's publication to its end.
+ */
+static void set_error(struct publication *, const char *, va_list)
+    __attribute__((format(printf, 2, 0)));
+static void set_errorf(struct publication *, const char *, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void
+set_error(struct publication *p, const char *fmt, va_list ap)
+{
+	char	 buf[PUB_ERROR_MAX];
+
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	free(p->error);
+	p->error = xstrdup(buf);
+}
+
+static void
+set_errorf(struct publication *p, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	set_error(p, fmt, ap);
+	va_end(ap);
+}
+
 void
 publish_failed(struct publication *p, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(p->error, sizeof(p->error), fmt, ap);
+	set_error(p, fmt, ap);
 	va_end(ap);
 	p->failed = 1;
 	logx(LOG_ERR, p->cfg->name, NULL, "%s", p->error);
@@ -264,7 +312,7 @@ publish(struct publication *p, struct provider *prov)
 		p->nchanges++;
 	}
 	if (pe != PERR_OK) {
-		snprintf(p->error, sizeof(p->error), "provider %s: %s: %s",
+		set_errorf(p, "provider %s: %s: %s",
 		    p->cfg->provider->name, perr_str(pe), err);
 		log_change(LOG_ERR, "dns_update_failed", p->cfg->name, old,
 		    new, &p->tier, p->error);
@@ -334,4 +382,6 @@ publication_free(struct publication *p)
 		free(p->changes[i].new);
 	}
 	p->nchanges = 0;
+	free(p->error);
+	p->error = NULL;
 }

@@ -27,6 +27,8 @@ struct pub_change {
 	char		*new;
 };
 
+#define PUB_ERROR_MAX	512
+
 struct publication {
 	/* in: publication_init() and publication_add() */
 	const struct domain_cfg	*cfg;
@@ -40,7 +42,8 @@ struct publication {
 	int			 wrote;		/* this run changed DNS */
 	int			 failed;	/* reading or writing failed */
 	enum perr		 perr;		/* the provider's error class */
-	char			 error[512];
+	char			*error;		/* with failed; allocated, at most
+						   PUB_ERROR_MAX - 1 bytes */
 	struct pub_change	 changes[RR_NTYPES];
 	size_t			 nchanges;
 };

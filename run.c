@@ -6,6 +6,7 @@
  */
 
 #include <errno.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,6 +69,9 @@ struct dom_run {
 	struct vote_ep		*votes;	/* the round's tally; NULL: own checks */
 	size_t			 heard;	/* checkers counted */
 	int			 void_all;	/* fewer than quorum heard */
+	char			**kept;	/* eps' strings the outcome points at,
+					   once eps is gone (shed_eps()) */
+	size_t			 nkept;
 };
 
 /* A provider section's provider, made when a domain first needs it. */
@@ -569,7 +573,7 @@ fill_domain(struct run *r, size_t i, int kind)
 	od->has_tier = od->has_tier_before;
 	od->tier = od->tier_before;
 	od->last_change = d->st.last_change;
-	od->last_error = d->st.last_error[0] ? d->st.last_error : NULL;
+	od->last_error = d->st.last_error;
 	od->unhealthy = d->st.unhealthy;
 	od->unsure = d->st.unsure;
 	od->why = d->why != NULL && d->why[0] ? d->why : NULL;
@@ -610,20 +614,50 @@ fill_domain(struct run *r, size_t i, int kind)
 		if (oe->published && oe->cfg->cname != NULL) {
 			free(od->published_cname);
 			od->published_cname = xstrdup(oe->cfg->cname);
-		} else if (oe->published)
+		} else if (oe->published) {
+			/* Sized once: the outcome is kept to the end. */
+			if (od->published.cap == 0)
+				addrset_reserve(&od->published, d->cfg->neps);
 			addrset_add_addr(&od->published, &oe->cfg->ip);
+		}
 	}
 	od->decided = d->decides;
 	fill_round(r, i, od);
 	/* DNS before: unchanged, or what the update replaced, or stored. */
-	if (od->synced && !od->changed) {
-		addrset_copy(&od->previous, &od->published);
-		od->previous_cname = od->published_cname != NULL ?
-		    xstrdup(od->published_cname) : NULL;
-	} else if (kind != OUTCOME_STATUS && d->pub.nchanges > 0)
+	if (od->synced && !od->changed)
+		od->unchanged_dns = 1;
+	else if (kind != OUTCOME_STATUS && d->pub.nchanges > 0)
 		sets_from_changes(&d->pub, &od->previous, &od->previous_cname);
 	else
 		sets_from_state(&d->st, &od->previous, &od->previous_cname);
+}
+
+/*
+ * Once the outcome is filled it has all an endpoint record held but its
+ * strings: those are kept, the records go (with ten thousand endpoints,
+ * 1.4 MB that the save and the reports would otherwise hold on to).
+ */
+static void
+shed_eps(struct dom_run *d)
+{
+	size_t	 j, n = 0;
+
+	for (j = 0; j < d->cfg->neps; j++)
+		n += (d->eps[j].res.text != NULL) +
+		    (d->eps[j].last_result != NULL) +
+		    (d->eps[j].vote_why != NULL);
+	if (n > 0)
+		d->kept = xcalloc(n, sizeof(*d->kept));
+	for (j = 0; j < d->cfg->neps; j++) {
+		if (d->eps[j].res.text != NULL)
+			d->kept[d->nkept++] = d->eps[j].res.text;
+		if (d->eps[j].last_result != NULL)
+			d->kept[d->nkept++] = d->eps[j].last_result;
+		if (d->eps[j].vote_why != NULL)
+			d->kept[d->nkept++] = d->eps[j].vote_why;
+	}
+	free(d->eps);
+	d->eps = NULL;
 }
 
 /* The controlUrl in the outcome: failing since when, and why. */
@@ -819,6 +853,9 @@ free_run(struct run *r)
 			free(d->eps[j].last_result);
 			free(d->eps[j].vote_why);
 		}
+		for (j = 0; j < d->nkept; j++)
+			free(d->kept[j]);
+		free(d->kept);
 		free(d->why);
 		free(d->votes);
 		free(d->eps);
@@ -1075,6 +1112,13 @@ do_run(struct run *r, int dry_run, int json)
 		return RUN_FAILED;
 	if (run_checks(r) == -1)
 		return RUN_FAILED;
+	/*
+	 * The transfers' memory (libcurl's connections and buffers, some
+	 * MB with many endpoints) is free now but still resident, and the
+	 * state and the outcome built next do not fit in its holes: give
+	 * its pages back rather than add to them.
+	 */
+	malloc_trim(0);
 	/* The report, the rounds and the snapshot read under their locks. */
 	memset(&in, 0, sizeof(in));
 	in.results = results = report_results(r, &in.nresults);
@@ -1148,6 +1192,7 @@ do_run(struct run *r, int dry_run, int json)
 		/* The outcome has what the decision found: its inputs go now. */
 		free(d->dep);
 		d->dep = NULL;
+		shed_eps(d);
 		if (!dry_run && d->decides)
 			log_transitions(r->out, outcome_domain(r->out, i));
 	}

@@ -76,6 +76,8 @@ struct st_endpoint {
 };
 
 /* What one domain row holds. */
+#define ST_ERROR_MAX	512
+
 struct st_domain {
 	int		 found;
 	int		 has_tier;
@@ -83,7 +85,9 @@ struct st_domain {
 	long		 tier_rank;	/* its location rank, -1: no location */
 	char		 tier_location[64];	/* "" for none or the others */
 	long long	 last_change;	/* ms of the last successful DNS change, 0: none */
-	char		 last_error[512];	/* "" when none */
+	/* NULL when none; allocated (a run holds every domain's row):
+	   at most ST_ERROR_MAX - 1 bytes, as stored. */
+	char		*last_error;
 	int		 unhealthy;	/* last run found no healthy endpoint */
 	int		 unsure;	/* an update was sent whose outcome was
 					   not recorded: pub may not be in DNS */

@@ -51,21 +51,24 @@ enum {
  * a run writes only the rows that stop following from what is stored.
  */
 struct st_row {
-	char		*domain, *name, *ip, *url;	/* in one allocation */
+	/* In one allocation from name; domain may be the row before's,
+	   url may be name (row_from()). */
+	char		*domain, *name, *ip, *url;
 	char		*reason;	/* in it too, unless own_reason */
-	int		 own_reason;
 	long		 priority, failures, passes;
 	long long	 counted;	/* run of failures/passes */
-	int		 removed;
 	long long	 streak;	/* id of its last streak, 0: none */
 	long long	 srun;		/* run of its first check */
-	int		 closed;	/* it ended at its last check: a run
-					   since did not count this endpoint */
-	int		 ok;
 	long		 status;
 	long		 lat_min, lat_max;
 	double		 lat_mean;
 	long long	 lat_n;		/* checks in lat_mean */
+	/* The ints together: one row per stored endpoint is kept. */
+	int		 own_reason;
+	int		 removed;
+	int		 closed;	/* it ended at its last check: a run
+					   since did not count this endpoint */
+	int		 ok;
 	int		 stale;		/* rewritten with another ip or url */
 };
 
@@ -168,6 +171,8 @@ struct state {
 
 	struct st_row	*rows;		/* NULL: not loaded */
 	size_t		 nrows;
+	size_t		 rows_hint;	/* rows expected: the configured
+					   endpoints; 0: not known */
 	int		 inserted;	/* rows added since the load */
 
 	/* What the last committed transaction wrote. */
@@ -219,6 +224,8 @@ int	 st_need_tx(struct state *st, const char *what);
 int	 st_prepare(struct state *st);
 /* Reads runs, last_run and the digest from meta. */
 int	 st_read_meta(struct state *st);
+/* A stored domain error as struct st_domain keeps it: NULL for none. */
+char	*st_error_dup(const char *v);
 /* Forgets the loaded rows (after a rollback, and at close). */
 void	 st_forget_rows(struct state *st);
 

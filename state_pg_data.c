@@ -158,8 +158,7 @@ parse_domain(const PGresult *dr, const PGresult *pr, const char *name,
 		snprintf(d->tier_location, sizeof(d->tier_location), "%s",
 		    pg_getstr(dr, i, 3));
 		d->last_change = pg_getlld(dr, i, 4);
-		snprintf(d->last_error, sizeof(d->last_error), "%s",
-		    pg_getstr(dr, i, 5));
+		d->last_error = st_error_dup(pg_getstr(dr, i, 5));
 		d->unhealthy = pg_getbool(dr, i, 6);
 		d->unsure = pg_getbool(dr, i, 7);
 	}

@@ -33,6 +33,10 @@ sqlite_load(struct state *st, const struct config *c, int results,
 	size_t i, j, k = 0;
 	int rc = 0;
 
+	/* The rows are read at once: so many are expected. */
+	st->rows_hint = 0;
+	for (i = 0; i < c->ndomains; i++)
+		st->rows_hint += c->domains[i].neps;
 	state_read_begin(st);
 	out->last_run = state_last_run(st);
 	if (state_get_requests(st, now, out->req) == -1)
@@ -139,6 +143,7 @@ save_domain(struct state *st, long long now,
 {
 	const struct publication *p = od->pub;
 	struct st_domain sd;
+	char		 error[ST_ERROR_MAX];
 	size_t		 j, k;
 
 	for (j = 0; j < od->neps; j++)
@@ -152,9 +157,10 @@ save_domain(struct state *st, long long now,
 	snprintf(sd.tier_location, sizeof(sd.tier_location), "%s",
 	    od->tier.location != NULL ? od->tier.location : "");
 	sd.last_change = od->last_change;
-	if (od->last_error != NULL)
-		text_printable_copy(sd.last_error, sizeof(sd.last_error),
-		    od->last_error);
+	if (od->last_error != NULL) {
+		text_printable_copy(error, sizeof(error), od->last_error);
+		sd.last_error = error;
+	}
 	sd.unhealthy = od->unhealthy;
 	sd.unsure = od->unsure;
 	if (od->synced)

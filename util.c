@@ -322,6 +322,15 @@ addrset_add_addr(struct addrset *set, const struct addr *a)
 	return 0;
 }
 
+void
+addrset_reserve(struct addrset *set, size_t n)
+{
+	if (n <= set->cap)
+		return;
+	set->v = xrealloc(set->v, n * sizeof(*set->v));
+	set->cap = n;
+}
+
 int
 addrset_add(struct addrset *set, const char *s)
 {
@@ -376,9 +385,19 @@ addrset_parse(struct addrset *set, const char *list)
 	struct addrset tmp = { NULL, 0, 0 };
 	char word[ADDR_STRLEN];
 	const char *p = list, *start;
-	size_t len;
-	int rc = -1;
+	size_t len, words = 0;
+	int rc = -1, in_word = 0;
 
+	/* Sized once: the stored sets are kept to the end of a run. */
+	for (start = list; *start != '\0'; start++) {
+		if (*start == ' ' || *start == '\t')
+			in_word = 0;
+		else if (!in_word) {
+			in_word = 1;
+			words++;
+		}
+	}
+	addrset_reserve(&tmp, words);
 	for (;;) {
 		while (*p == ' ' || *p == '\t')
 			p++;
@@ -622,6 +641,27 @@ text_printable(char *s)
 		}
 		p += n;
 	}
+}
+
+int
+text_is_printable(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	unsigned long c;
+	size_t n;
+
+	while (*p != '\0') {
+		/* Printable ASCII, as names and URLs mostly are. */
+		if (*p >= 0x20 && *p < 0x7f) {
+			p++;
+			continue;
+		}
+		n = utf8_len(p, &c);
+		if (n == 0 || !cp_printable(c))
+			return 0;
+		p += n;
+	}
+	return 1;
 }
 
 /* Inclusive ranges of code points, in order. */

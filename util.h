@@ -16,7 +16,9 @@
 
 /* One IP address, kept both as bytes (for ordering) and as canonical text. */
 struct addr {
-	int		 family;	/* 4 or 6 */
+	/* A byte, not an int: 63 bytes an address, not 68 (a run holds
+	   every domain's address sets four times over). */
+	unsigned char	 family;	/* 4 or 6 */
 	unsigned char	 b[16];		/* network order; 4 bytes used for IPv4 */
 	char		 s[ADDR_STRLEN];/* canonical text (inet_ntop) */
 };
@@ -76,6 +78,8 @@ int	 addr_cmp(const struct addr *a, const struct addr *b);
 /* Adds text address s; returns -1 if s is not an address (set unchanged). */
 int	 addrset_add(struct addrset *set, const char *s);
 int	 addrset_add_addr(struct addrset *set, const struct addr *a);
+/* Makes room for n addresses in all, so that adding them grows nothing. */
+void	 addrset_reserve(struct addrset *set, size_t n);
 int	 addrset_contains(const struct addrset *set, const char *s);
 int	 addrset_equal(const struct addrset *a, const struct addrset *b);
 /* Copies into dst (freed first). */
@@ -109,6 +113,8 @@ int	 parse_iso_time(const char *s, long long *ms);
  * row or a JSON string.  The one rule for all output.
  */
 void	 text_printable(char *s);
+/* Whether text_printable() would leave s as it is (without a copy). */
+int	 text_is_printable(const char *s);
 /*
  * The columns a terminal gives s (UTF-8): 2 for an East Asian wide
  * character or an emoji, 0 for a combining mark, as wcwidth() would in

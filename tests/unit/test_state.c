@@ -364,7 +364,7 @@ check_populated(struct state *st)
 	assert_int_equal(d.tier_rank, 1);
 	assert_string_equal(d.tier_location, "boston");
 	assert_true(d.last_change == T0 - 60000);
-	assert_string_equal(d.last_error, "");
+	assert_null(d.last_error);
 	assert_int_equal(d.unhealthy, 0);
 	assert_true(d.has_pub[0]);
 	assert_int_equal(d.pub[0].ttl, 300);
@@ -388,6 +388,7 @@ test_roundtrip(void **ctx)
 	struct fx	*f = *ctx;
 	struct state	*st;
 	struct st_domain d;
+	char		 error[] = "ns1: timed out", longer[600];
 
 	populate(f->path);
 	st = open_ok(f->path, STATE_RW);
@@ -398,7 +399,7 @@ test_roundtrip(void **ctx)
 	begin(st);
 	memset(&d, 0, sizeof(d));
 	d.unhealthy = 1;
-	snprintf(d.last_error, sizeof(d.last_error), "ns1: timed out");
+	d.last_error = error;
 	assert_int_equal(state_put_domain(st, "www.example.org", "ns2", 60,
 	    &d), 0);
 	assert_int_equal(state_put_published(st, "www.example.org", RR_AAAA,
@@ -416,6 +417,23 @@ test_roundtrip(void **ctx)
 	assert_true(d.has_pub[0]);
 	assert_false(d.has_pub[1]);
 	state_domain_free(&d);
+	state_close(st);
+
+	/* A longer stored error is read cut to 511 bytes, as always. */
+	st = open_ok(f->path, STATE_RW);
+	begin(st);
+	memset(&d, 0, sizeof(d));
+	memset(longer, 'x', sizeof(longer) - 1);
+	longer[sizeof(longer) - 1] = '\0';
+	d.last_error = longer;
+	assert_int_equal(state_put_domain(st, "www.example.org", "ns2", 60,
+	    &d), 0);
+	commit(st);
+	assert_int_equal(state_get_domain(st, "www.example.org", &d), 0);
+	assert_non_null(d.last_error);
+	assert_int_equal(strlen(d.last_error), 511);
+	state_domain_free(&d);
+	assert_null(d.last_error);
 	state_close(st);
 
 	assert_int_equal(raw_int(f->path, "PRAGMA user_version"),

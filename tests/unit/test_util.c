@@ -595,6 +595,9 @@ test_printable(void **state)
 		if (strcmp(buf, t[i].out) != 0)
 			fail_msg("text_printable(\"%s\") = \"%s\"", t[i].out,
 			    buf);
+		/* The check without a copy agrees with it. */
+		if (text_is_printable(t[i].in) != (strcmp(t[i].in, buf) == 0))
+			fail_msg("text_is_printable(\"%s\")", t[i].out);
 	}
 	/* A copy cut inside a sequence leaves no half of it. */
 	assert_string_equal(text_printable_copy(small, sizeof(small),
