@@ -24,7 +24,7 @@ FUZZ_PROVIDERS	 = powerdns azure ovh cloudflare exec desec gandi hetzner \
 FUZZ_TARGETS	?= duration expect addr isotime url dns config dashboard pguri vote redact \
 		   retryafter \
 		   $(FUZZ_PROVIDERS)
-FUZZ_SMOKE_TIME	?= 20
+FUZZ_SMOKE_TIME	?= 10
 FUZZ_RUNS	?= 10000000
 FUZZ_NICE	?= nice -n 19
 FUZZ_SAN	 = -fsanitize=address,undefined -fno-sanitize-recover=all
