@@ -35,20 +35,21 @@ soname	   = $(shell objdump -p "$$($(CC) -print-file-name=$(1))" 2>/dev/null | \
 LAZY_CPPFLAGS = -DLAZYLIB_PQ='"$(call soname,libpq.so)"' \
 	     -DLAZYLIB_XML='"$(call soname,libxml2.so)"'
 
-SRCS	 = util.c log.c config.c config_read.c config_build.c config_notify.c check.c decide.c outcome.c state.c state_data.c state_schema.c \
-	   state_policy.c state_history.c state_notify.c state_counters.c status.c dashboard.c metrics.c publish.c outbox.c save.c run.c proc.c \
-	   rrset.c http.c provider.c notify.c providers/rfc2136.c providers/powerdns.c \
-	   providers/exec.c providers/azure.c providers/ovh.c \
-	   providers/cloudflare.c providers/desec.c providers/gandi.c \
-	   providers/hetzner.c providers/digitalocean.c \
-	   providers/route53.c \
-	   vote.c pguri.c config_digest.c redact.c lazylib.c
-SRCS	+= state_sqlite.c state_pg.c state_pg_q.c state_pg_schema.c state_pg_data.c \
-	   state_pg_save.c state_pg_ops.c
+# Sources by folder, as curl lists lib/: the core here, each family of
+# backends in its own folder with its own list (FOLDER/Makefile.inc).
+CORE_SRCS = util.c log.c config.c config_read.c config_build.c config_notify.c \
+	   config_digest.c check.c decide.c outcome.c status.c dashboard.c \
+	   metrics.c publish.c outbox.c save.c run.c proc.c rrset.c http.c \
+	   provider.c notify.c vote.c pguri.c redact.c lazylib.c
+STATE_SRCS = state.c state_data.c state_schema.c state_policy.c state_history.c \
+	   state_notify.c state_counters.c state_sqlite.c state_pg.c state_pg_q.c \
+	   state_pg_schema.c state_pg_data.c state_pg_save.c state_pg_ops.c
+include providers/Makefile.inc
+SRCS	 = $(CORE_SRCS) $(PROVIDER_SRCS) $(STATE_SRCS)
 OBJS	 = $(SRCS:%.c=$(O)/%.o)
-HDRS	 = util.h log.h config.h config_int.h check.h decide.h outcome.h state.h state_int.h status.h dashboard.h \
-	   rrset.h http.h provider.h publish.h run.h outbox.h save.h metrics.h \
-	   vote.h pguri.h proc.h notify.h state_pg_int.h redact.h lazylib.h
+# Each object depends on the headers it includes, as the compiler found
+# them (-MMD); -MP keeps a removed header from breaking the next build.
+DEPFLAGS = -MMD -MP
 
 UNIT	 = test_util test_config test_decide test_outcome test_state test_http test_doc test_dashboard \
 	   test_vote test_pguri test_notify
@@ -77,7 +78,7 @@ PYTEST_JOBS ?= 2
 VALGRIND_TESTS ?= test_run.py
 
 .PHONY: all clean install uninstall deb check-package check check-full check-loaded check-deps demo demo-deps unit integration \
-	integration-pg check-asan check-valgrind lint prism node-deps
+	integration-pg check-asan check-valgrind lint include-graph prism node-deps
 
 all: ddup-check
 
@@ -89,14 +90,16 @@ $(O)/ddup-check: $(O)/ddup-check.o $(OBJS)
 
 $(O)/lazylib.o: DDUP_CPPFLAGS += $(LAZY_CPPFLAGS)
 
-$(O)/%.o: %.c $(HDRS)
+$(O)/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(WARN) $(CFLAGS) $(DDUP_CPPFLAGS) $(CPPFLAGS) $(PKG_CFLAGS) -c -o $@ $<
+	$(CC) $(WARN) $(CFLAGS) $(DEPFLAGS) $(DDUP_CPPFLAGS) $(CPPFLAGS) $(PKG_CFLAGS) -c -o $@ $<
 
 $(O)/tests/%: tests/unit/%.c $(OBJS)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) $(CFLAGS) $(DDUP_CPPFLAGS) $(CPPFLAGS) $(PKG_CFLAGS) \
+	$(CC) $(WARN) $(CFLAGS) $(DEPFLAGS) -MF $@.d $(DDUP_CPPFLAGS) $(CPPFLAGS) $(PKG_CFLAGS) \
 	    -o $@ $< $(OBJS) $(PKG_LIBS) -lcmocka
+
+-include $(OBJS:.o=.d) $(O)/ddup-check.d $(UNITBIN:=.d)
 
 # Installs only what is missing, without questions (CI runs as root).
 deps = @missing=""; for p in $(1); do \
@@ -211,6 +214,11 @@ lint:
 	    'out=$$(clang-tidy --quiet "$$0" -- -std=c11 $(DDUP_CPPFLAGS) \
 	    $(PKG_CFLAGS) 2>&1) || { echo "$$out"; exit 1; }'
 	@echo "lint: cppcheck and clang-tidy report nothing"
+
+# No include circle among the sources (tests/include-graph says how it
+# reads the uses off the objects).
+include-graph: $(O)/ddup-check
+	$(PYTHON) tests/include-graph $(O) $(LINT_SRCS)
 
 # The gcc build once more, every process under valgrind memcheck: zero
 # errors and zero definite leaks, or the suite fails.  The unit tests and

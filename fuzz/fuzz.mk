@@ -52,23 +52,22 @@ fuzz_maxlen = $(or $(FUZZ_MAXLEN_$(1)),4096)
 
 fuzz: $(FUZZ_BINS)
 
-$(FUZZ_O)/obj/%.o: %.c $(HDRS)
+$(FUZZ_O)/obj/%.o: %.c
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(WARN) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link $(FUZZ_SAN) \
+	$(FUZZ_CC) $(WARN) $(FUZZ_CFLAGS) $(DEPFLAGS) -fsanitize=fuzzer-no-link $(FUZZ_SAN) \
 	    $(DDUP_CPPFLAGS) $(CPPFLAGS) $(PKG_CFLAGS) -c -o $@ $<
 
 $(FUZZ_LIB): $(FUZZ_OBJS)
 	rm -f $@
 	ar rcs $@ $(FUZZ_OBJS)
 
-$(FUZZ_O)/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz.h $(FUZZ_LIB) $(HDRS)
+$(FUZZ_O)/fuzz_%: fuzz/fuzz_%.c $(FUZZ_LIB)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(WARN) $(FUZZ_CFLAGS) -fsanitize=fuzzer $(FUZZ_SAN) \
+	$(FUZZ_CC) $(WARN) $(FUZZ_CFLAGS) $(DEPFLAGS) -MF $@.d -fsanitize=fuzzer $(FUZZ_SAN) \
 	    $(DDUP_CPPFLAGS) $(CPPFLAGS) $(PKG_CFLAGS) -o $@ $< $(FUZZ_LIB) \
 	    $(PKG_LIBS)
 
-$(FUZZ_O)/fuzz_dns: providers/rfc2136.c
-$(FUZZ_PROVIDERS:%=$(FUZZ_O)/fuzz_%): $(FUZZ_O)/fuzz_%: providers/%.c
+-include $(FUZZ_OBJS:.o=.d) $(FUZZ_BINS:=.d)
 
 # A fixed seed: the gate in make check replays the same mutations each
 # time, so a red run is a change in the code, not the luck of the draw;
