@@ -41,11 +41,10 @@ CORE_SRCS = util.c log.c config.c config_read.c config_build.c config_notify.c \
 	   config_digest.c check.c decide.c outcome.c status.c dashboard.c \
 	   metrics.c publish.c outbox.c save.c run.c proc.c rrset.c http.c \
 	   provider.c notify.c vote.c pguri.c redact.c lazylib.c
-STATE_SRCS = state.c state_data.c state_schema.c state_policy.c state_history.c \
-	   state_notify.c state_counters.c state_sqlite.c state_pg.c state_pg_q.c \
-	   state_pg_schema.c state_pg_data.c state_pg_save.c state_pg_ops.c
+STATE_SRCS = state.c
+include state/Makefile.inc
 include providers/Makefile.inc
-SRCS	 = $(CORE_SRCS) $(PROVIDER_SRCS) $(STATE_SRCS)
+SRCS	 = $(CORE_SRCS) $(STATE_SRCS) $(PROVIDER_SRCS)
 OBJS	 = $(SRCS:%.c=$(O)/%.o)
 # Each object depends on the headers it includes, as the compiler found
 # them (-MMD); -MP keeps a removed header from breaking the next build.

@@ -1,7 +1,7 @@
 /*
  * Saving a run: its outcome, the record of everything it learnt, handed
  * to the state's backend in one go (state_save()); the SQLite backend
- * writes it in one transaction (state_sqlite.c), so a run killed at any
+ * writes it in one transaction (state/sqlite.c), so a run killed at any
  * moment leaves either the state before it or the state after it.
  */
 

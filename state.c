@@ -1,8 +1,8 @@
 /*
  * The state file (SPEC section 6) in SQLite: opening (the run lock,
  * files that are not ours, migrations, connection settings),
- * transactions and closing.  The rows are in state_data.c, the schema
- * in state_schema.c.
+ * transactions and closing.  The rows are in state/sqlite_data.c, the schema
+ * in state/sqlite_schema.c.
  *
  * A file that is not ours must be left byte for byte as it was, so it
  * is first looked at through a separate read-only connection, and only
@@ -25,7 +25,7 @@
 #include "config.h"
 #include "pguri.h"
 #include "state.h"
-#include "state_int.h"
+#include "state/sqlite.h"
 #include "util.h"
 
 #define APP_ID		0x64647570	/* "ddup", in PRAGMA application_id */

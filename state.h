@@ -19,7 +19,7 @@ struct config;
 
 /*
  * The state is one interface with a backend per kind of store, one
- * const entry each (state_int.h): SQLite, the default, for a path, and
+ * const entry each (state/sqlite.h): SQLite, the default, for a path, and
  * PostgreSQL for a URI, shared by the checkers of a fleet (SPEC 11).  A
  * run reads what it needs in one go, state_load(), and writes what it
  * learnt in one go, state_save() of its outcome, so that a store across
@@ -311,7 +311,7 @@ void	 state_last_writes(struct state *st, long long *rows,
 
 /*
  * What the operator asked for (SPEC 9) and the state of the checker's
- * own network (state_policy.c).  The requests are written by
+ * own network (state/sqlite_drain.c).  The requests are written by
  * --drain, --undrain and --failback, each in a transaction of its own
  * (call outside state_begin()); times are ms since the epoch, until 0
  * for "until --undrain".
@@ -359,7 +359,7 @@ int	 state_put_control(struct state *st, long long since,
 	    const char *result);
 int	 state_prune_requests(struct state *st, long long now);
 
-/* One DNS change attempt from history (state_history.c). */
+/* One DNS change attempt from history (state/sqlite_history.c). */
 struct st_change {
 	long long	 when;		/* ms, 0: unreadable */
 	char		*domain;
@@ -381,7 +381,7 @@ int	 state_recent_changes(struct state *st, size_t max,
 void	 state_changes_free(struct st_change *v, size_t n);
 
 /*
- * The notification outbox (SPEC 10, state_notify.c).  A run stores its
+ * The notification outbox (SPEC 10, state/sqlite_notify.c).  A run stores its
  * events, each with a delivery for each of the n [notify] sections that
  * want it, between state_begin() and state_commit(), so they are in the
  * file before anything is sent; state_prune_events() there too marks
@@ -427,7 +427,7 @@ int	 state_notify_counts(struct state *st, const char *notifier,
 	    struct st_notify_counts *out);
 
 /*
- * Counters that only grow, for metricsFile (state_counters.c): checks
+ * Counters that only grow, for metricsFile (state/sqlite_counters.c): checks
  * by result per endpoint (those of history, plus those of streaks
  * pruned since the counters began), DNS updates by outcome per domain
  * (endpoint "").  Names: checks_pass, checks_fail, dns_ok, dns_failed.

@@ -123,7 +123,7 @@ def pg_ready(ddup, bind_server, http_server, pg, socket=False, checker="b"):
             f.write(text)
 
 
-# The schema version this ddup-check makes (state_pg_schema.c).
+# The schema version this ddup-check makes (state/pg_schema.c).
 PG_SCHEMA = "3"
 
 

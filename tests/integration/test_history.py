@@ -12,7 +12,7 @@ from test_failover import NAME, nsupdate, write_config
 # The file's tables, views and migrations: SQLite only.
 pytestmark = pytest.mark.sqlite_file
 
-# Schema 1 as it shipped (state_schema.c, migration 1), to build old files.
+# Schema 1 as it shipped (state/sqlite_schema.c, migration 1), to build old files.
 V1_SCHEMA = """
 CREATE TABLE endpoints (
   domain TEXT NOT NULL,

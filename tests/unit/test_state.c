@@ -30,10 +30,10 @@
 
 #include "config.h"
 #include "state.h"
-#include "state_int.h"
+#include "state/sqlite.h"
 #include "util.h"
 
-/* The schema (state_schema.c): its migrations and version. */
+/* The schema (state/sqlite_schema.c): its migrations and version. */
 extern const char *const state_migrations[];
 extern const int state_schema_version;
 

@@ -1,7 +1,7 @@
 /*
- * The rows of the PostgreSQL backend (state_pg_int.h): the snapshot a
+ * The rows of the PostgreSQL backend (state/pg.h): the snapshot a
  * round reads and the record a run saves, in the tables of schema 2
- * (state_pg_schema.c), as the SQLite backend keeps them (state.h).
+ * (state/pg_schema.c), as the SQLite backend keeps them (state.h).
  *
  * Both go out as a batch of the caller's: the snapshot is a handful of
  * SELECTs whatever the number of endpoints, their rows matched to the
@@ -24,8 +24,8 @@
 
 #include "config.h"
 #include "state.h"
-#include "state_int.h"
-#include "state_pg_int.h"
+#include "state/sqlite.h"
+#include "state/pg.h"
 #include "util.h"
 
 /* ms since the epoch, a parameter, as timestamptz; and back. */
@@ -178,7 +178,7 @@ parse_domain(const PGresult *dr, const PGresult *pr, const char *name,
 	}
 }
 
-/* The last round's votes are the fleet's (state_pg.c reads them). */
+/* The last round's votes are the fleet's (state/pg.c reads them). */
 static void
 parse_endpoints(const PGresult *er, const struct config *c, int results,
     struct st_snapshot *out)

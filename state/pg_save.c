@@ -1,11 +1,11 @@
 /*
- * What a run on PostgreSQL saves (state_pg_int.h, pgd_save_queue()):
+ * What a run on PostgreSQL saves (state/pg.h, pgd_save_queue()):
  * the statements of the domains it decided, appended to the caller's
  * batch inside the caller's transaction.  The endpoints go in two
  * statements whatever their number (columns of arrays through
  * unnest()); each domain costs a statement or a few.
  *
- * The rules are the SQLite backend's (state_sqlite.c, state_data.c):
+ * The rules are the SQLite backend's (state/sqlite.c, state/sqlite_data.c):
  * an endpoint's check extends its open streak when ip, url, result,
  * status and reason are the same, else begins a new one; a check the
  * run did not count (its controlUrl failed, or the round was void)
@@ -26,8 +26,8 @@
 #include "outcome.h"
 #include "publish.h"
 #include "state.h"
-#include "state_int.h"
-#include "state_pg_int.h"
+#include "state/sqlite.h"
+#include "state/pg.h"
 #include "util.h"
 
 #define PG_TS(p)	"to_timestamp(" p "::bigint / 1000.0)"

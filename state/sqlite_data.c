@@ -18,7 +18,7 @@
 #include "config.h"
 #include "log.h"
 #include "state.h"
-#include "state_int.h"
+#include "state/sqlite.h"
 #include "util.h"
 
 #define CHANGES_KEEP_MS	(365LL * 24 * 3600 * 1000)

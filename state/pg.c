@@ -1,12 +1,12 @@
 /*
- * The PostgreSQL backend (state_int.h), for a `state` that is a
+ * The PostgreSQL backend (state/sqlite.h), for a `state` that is a
  * postgresql:// or postgres:// URI (SPEC 11): connecting (connect_timeout
  * 5 s unless the URI sets it), the checker's session advisory lock (a
  * second run of the same checker exits 3), the schema (made or upgraded
  * under an advisory lock, so that checkers starting together do not
  * race), and the rounds: the report, the round's transaction under the
  * domains' transaction-scoped advisory locks, and the outcome's.  The
- * rows themselves are state_pg_data.c's.
+ * rows themselves are state/pg_data.c's.
  *
  * The slot is always the database's: floor(now() in ms / interval), for
  * reports as for rounds, so the checkers' own clocks do not matter.
@@ -22,8 +22,8 @@
 #include "log.h"
 #include "pguri.h"
 #include "state.h"
-#include "state_int.h"
-#include "state_pg_int.h"
+#include "state/sqlite.h"
+#include "state/pg.h"
 #include "util.h"
 #include "vote.h"
 

@@ -1,6 +1,6 @@
 /*
  * The PostgreSQL backend's operations of one transaction each
- * (state_pg_int.h): the operator's requests (SPEC 9), the reads of the
+ * (state/pg.h): the operator's requests (SPEC 9), the reads of the
  * run's outputs (DNS changes, counters, the outbox's counts) and the
  * outbox's deliveries (SPEC 10).  Each is one statement, so one round
  * trip: a statement of a batch with no BEGIN is a transaction of its
@@ -14,8 +14,8 @@
 #include <libpq-fe.h>
 
 #include "state.h"
-#include "state_int.h"
-#include "state_pg_int.h"
+#include "state/sqlite.h"
+#include "state/pg.h"
 #include "util.h"
 
 #define PG_TS(p)	"to_timestamp(" p "::bigint / 1000.0)"

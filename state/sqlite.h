@@ -3,8 +3,8 @@
 
 /*
  * Private to the state module: included by state.c (opening, locking,
- * migrations, transactions, closing), state_data.c (the rows) and
- * state_schema.c (the schema), and by nothing else.  Everyone else uses
+ * migrations, transactions, closing), state/sqlite_data.c (the rows) and
+ * state/sqlite_schema.c (the schema), and by nothing else.  Everyone else uses
  * state.h.
  */
 
@@ -12,7 +12,7 @@
 
 #include <sqlite3.h>
 
-/* The prepared statements of an open; their SQL is in state_data.c. */
+/* The prepared statements of an open; their SQL is in state/sqlite_data.c. */
 enum {
 	S_LOAD_EP,
 	S_GET_EP,
@@ -87,7 +87,7 @@ struct pg_state;
 
 /*
  * One kind of store behind state.h, one const entry each, designated
- * initialisers: state_sqlite (state_sqlite.c) for a path.  state_open()
+ * initialisers: state_sqlite (state/sqlite.c) for a path.  state_open()
  * takes the first of state.c's table whose handles() accepts the `state`
  * value; every later call goes to the backend of the open.  load and
  * save are the bulk read and write of a run (state.h), the rest one
@@ -150,7 +150,7 @@ extern const struct state_backend state_pg;
 
 struct state {
 	const struct state_backend *be;	/* the backend of this open */
-	struct pg_state	*pg;		/* PostgreSQL's own (state_pg_int.h) */
+	struct pg_state	*pg;		/* PostgreSQL's own (state/pg.h) */
 	sqlite3		*db;
 	sqlite3_stmt	*stmt[S_MAX];
 	char		*path;
@@ -180,8 +180,8 @@ struct state {
 };
 
 /*
- * The SQLite backend's entry points (state.c, state_data.c,
- * state_policy.c), through state_sqlite.
+ * The SQLite backend's entry points (state.c, state/sqlite_data.c,
+ * state/sqlite_drain.c), through state_sqlite.
  */
 int	 st_sqlite_open(const char *path, const char *checker, int mode,
 	    struct state **out, char *err, size_t errlen);
@@ -207,7 +207,7 @@ int	 st_sqlite_put_delivery(struct state *st, const char *notifier,
 	    const struct st_delivery *d, long long now, int ok, int given_up,
 	    const char *error, char *err, size_t errlen);
 
-/* state_schema.c */
+/* state/sqlite_schema.c */
 extern const char *const state_migrations[];
 extern const int	 state_schema_version;
 extern const char	 state_temp_schema[];
@@ -220,7 +220,7 @@ void	 st_db_err(struct state *st, sqlite3 *db, const char *what);
 /* Writes need a read-write open and an open transaction. */
 int	 st_need_tx(struct state *st, const char *what);
 
-/* state_data.c: prepares the statements the open's mode needs. */
+/* state/sqlite_data.c: prepares the statements the open's mode needs. */
 int	 st_prepare(struct state *st);
 /* Reads runs, last_run and the digest from meta. */
 int	 st_read_meta(struct state *st);

@@ -1,5 +1,5 @@
 /*
- * Batches of statements for the PostgreSQL backend (state_pg_int.h), in
+ * Batches of statements for the PostgreSQL backend (state/pg.h), in
  * libpq's pipeline mode: every statement of a batch goes out before the
  * first answer is read, so a batch costs one round trip however many
  * statements it holds.
@@ -22,8 +22,8 @@
 
 #include "pguri.h"
 #include "state.h"
-#include "state_int.h"
-#include "state_pg_int.h"
+#include "state/sqlite.h"
+#include "state/pg.h"
 #include "util.h"
 
 /* Statements added between two flushes while a batch goes out. */

@@ -13,7 +13,7 @@
 #include <sqlite3.h>
 
 #include "state.h"
-#include "state_int.h"
+#include "state/sqlite.h"
 #include "util.h"
 
 /* ms since the epoch as the state file's time text. */

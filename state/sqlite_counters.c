@@ -10,7 +10,7 @@
 #include <sqlite3.h>
 
 #include "state.h"
-#include "state_int.h"
+#include "state/sqlite.h"
 #include "util.h"
 
 int

@@ -2,16 +2,16 @@
 #define DDUP_STATE_PG_INT_H
 
 /*
- * Private to the PostgreSQL backend: state_pg.c (connecting, the
+ * Private to the PostgreSQL backend: state/pg.c (connecting, the
  * schema, the checker's lock, reports and rounds of SPEC 11),
- * state_pg_q.c (batches) and state_pg_data.c (the rows: counters,
+ * state/pg_q.c (batches) and state/pg_data.c (the rows: counters,
  * streaks, published sets, history, requests, the outbox, metrics
  * counters).  Everyone else uses state.h.
  *
  * A run costs a few round trips, not a few per endpoint: statements go
  * out together in a batch (libpq's pipeline mode) and their results come
  * back together.  The data functions therefore mostly append to a batch
- * that state_pg.c runs inside the transaction it owns (the round's, the
+ * that state/pg.c runs inside the transaction it owns (the round's, the
  * outcome's), rather than talking to the server themselves.
  */
 
@@ -32,7 +32,7 @@ struct pg_state {
 	int		 rw;
 	long long	 round_trips;	/* waits for the server, for the benchmark */
 
-	/* The round this run took (state_pg.c), per domain of the config. */
+	/* The round this run took (state/pg.c), per domain of the config. */
 	const struct config *cfg;	/* of the round */
 	long long	 slot;		/* of the database's clock, -1: none yet */
 	size_t		 ndomains;
@@ -99,9 +99,9 @@ void		 pg_format_err(char *err, size_t errlen, const char *where,
 		    const char *what, const char *msg);
 
 /*
- * state_pg_data.c: the rows of the state, as the SQLite backend keeps
+ * state/pg_data.c: the rows of the state, as the SQLite backend keeps
  * them (state.h says what each holds), in the tables of migration 2
- * (state_pg_schema.c).
+ * (state/pg_schema.c).
  *
  * pgd_load_queue() appends the reads of a snapshot of c to q and
  * returns the index of its first statement; after pgq_run(),
@@ -130,7 +130,7 @@ void		 pgd_save_queue(struct state *st, struct pgq *q,
 void		 pgd_mark_unsure_queue(struct pgq *q, const char *domain,
 		    const char *provider, long ttl);
 
-/* The backend's operations of state_int.h, one transaction each. */
+/* The backend's operations of state/sqlite.h, one transaction each. */
 int		 pgd_request_drain(struct state *st, const char *domain,
 		    const char *endpoint, long long now, long long until,
 		    char *err, size_t errlen);
@@ -156,7 +156,7 @@ int		 pgd_put_delivery(struct state *st, const char *notifier,
 		    const struct st_delivery *d, long long now, int ok,
 		    int given_up, const char *error, char *err, size_t errlen);
 
-/* state_pg_schema.c: pg_migrations[i] makes version i + 1. */
+/* state/pg_schema.c: pg_migrations[i] makes version i + 1. */
 extern const char *const pg_migrations[];
 extern const int	 pg_schema_version;
 

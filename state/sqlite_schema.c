@@ -3,7 +3,7 @@
  * and the temporary tables of a read-write connection.
  */
 
-#include "state_int.h"
+#include "state/sqlite.h"
 
 /*
  * Schema migrations: state_migrations[i] takes the file from user_version i to

@@ -1,7 +1,7 @@
 /*
- * The SQLite backend (state_int.h): the state file of SPEC 6.  Its load
- * and save are built from the row functions of state_data.c,
- * state_policy.c and state_notify.c (through outbox.c), in one read
+ * The SQLite backend (state/sqlite.h): the state file of SPEC 6.  Its load
+ * and save are built from the row functions of state/sqlite_data.c,
+ * state/sqlite_drain.c and state/sqlite_notify.c (through outbox.c), in one read
  * transaction and one write transaction: in process, a row costs no
  * round trip.
  */
@@ -15,7 +15,7 @@
 #include "pguri.h"
 #include "publish.h"
 #include "state.h"
-#include "state_int.h"
+#include "state/sqlite.h"
 #include "util.h"
 
 /* Every path; a URI is some other backend's. */

@@ -1,7 +1,7 @@
 /*
- * The PostgreSQL backend's schema (state_pg_int.h), by version:
+ * The PostgreSQL backend's schema (state/pg.h), by version:
  * pg_migrations[i] makes version i + 1 and runs in the transaction of
- * the upgrade, under the schema's advisory lock (state_pg.c).  A
+ * the upgrade, under the schema's advisory lock (state/pg.c).  A
  * migration on main is never edited: a change is a new one.
  *
  * Tables live in the role's first schema (public): no name is ever
@@ -9,7 +9,7 @@
  * replace now() through the search_path.
  */
 
-#include "state_pg_int.h"
+#include "state/pg.h"
 
 const char *const pg_migrations[] = {
 	"CREATE TABLE ddup_meta (key text PRIMARY KEY, value text NOT NULL);"
