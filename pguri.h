@@ -2,8 +2,8 @@
 #define DDUP_PGURI_H
 
 /*
- * A PostgreSQL `state` (SPEC 11): telling a URI from a SQLite path, and
- * the URI as it may be shown.  Pure text functions, no libpq, so that
+ * A PostgreSQL `state` (ddup.ini(5), SEVERAL CHECKERS): telling a URI
+ * from a SQLite path, and the URI as it may be shown.  Pure text functions, no libpq, so that
  * every output (messages, status, logs) can use them and the tests can
  * drive them with tables.
  */

@@ -2,22 +2,24 @@
 #define DDUP_PROC_H
 
 /*
- * Running an operator's program: the exec provider (SPEC 3.2.1) and
- * program notifiers (SPEC 10).  The program is started with execve
- * (never a shell: arguments reach it as they are, whatever characters
- * they hold), with the run's environment, as the leader of a process
- * group of its own: past the timeout the whole group is killed, so
- * nothing it started is left running; so is whatever it left behind
- * when it ends, in the group or not (setsid): ddup-check is the
- * subreaper of what it starts.  stdin is /dev/null, or a pipe that is
- * given `input` and then closed.  SIGTERM, SIGINT or SIGHUP while it
- * runs kills it the same way, then ddup-check dies of the signal.
+ * Running an operator's program: the exec provider (ddup.ini(5),
+ * type = exec) and program notifiers (ddup.ini(5), NOTIFICATIONS).  The
+ * program is started with execve (never a shell: arguments reach it as
+ * they are, whatever characters they hold), with the run's environment,
+ * as the leader of a process group of its own: past the timeout the
+ * whole group is killed, so nothing it started is left running; so is
+ * whatever it left behind when it ends, in the group or not (setsid):
+ * ddup-check is the subreaper of what it starts.  stdin is /dev/null, or
+ * a pipe that is given `input` and then closed.  SIGTERM, SIGINT or
+ * SIGHUP while it runs kills it the same way, then ddup-check dies of
+ * the signal.
  */
 
 #include <stddef.h>
 
 #define PROC_ERR_KEEP	4096	/* stderr bytes kept: its first line */
-#define PROC_ERR_LINE	200	/* a message is cut here (SPEC 3.2.1) */
+#define PROC_ERR_LINE	200	/* a message is cut here (ddup.ini(5),
+				   type = exec) */
 
 struct proc_spec {
 	const char		 *path;		/* absolute: execve'd as it is */

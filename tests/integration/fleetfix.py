@@ -1,4 +1,4 @@
-"""Several checkers sharing one PostgreSQL (SPEC 11), for test_fleet.py.
+"""Several checkers sharing one PostgreSQL (ddup.ini(5), SEVERAL CHECKERS), for test_fleet.py.
 
 `Fleet` writes one configuration file per checker (a.ini, b.ini, c.ini:
 the same text apart from `checker = NAME`, and the `state` URI, which is
@@ -7,12 +7,12 @@ on the host, or cut off from the servers in a network namespace of its
 own (`unshare -n`), where it still reaches PostgreSQL through the Unix
 socket of pgfix.py but no health endpoint, no DNS server and no provider.
 
-The slots of SPEC 11 follow the database's clock, which a test steps with
+The slots (ddup.ini(5), SEVERAL CHECKERS) follow the database's clock, which a test steps with
 pg_server.advance() (pgfix.py): next_slot() moves it to just after the
 start of the next slot, so the runs of one step all fall in one slot
 however slow the machine (a slot is a whole `interval` of real time).
 
-`BindExec` is an `exec` provider (SPEC 3.2.1) that keeps the records in
+`BindExec` is an `exec` provider (ddup.ini(5), type = exec) that keeps the records in
 the real BIND of dnsfix.py (dig to read, a TSIG-signed nsupdate to
 replace), with gates: a fifo before or after its replace on which it
 blocks until the test opens it, so that a test can kill the run that

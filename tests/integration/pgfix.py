@@ -44,7 +44,7 @@ PG_PASSWORD = "pg-Test-pass-7f3"
 DB = "ddup"
 ROLE = "ddup"
 
-# The clock seam: the slots of SPEC 11 follow the database's now(), and a
+# The clock seam: the slots (ddup.ini(5), SEVERAL CHECKERS) follow the database's now(), and a
 # test steps them without waiting.  ddup's SQL calls now() unqualified;
 # for role ddup in this database the search_path puts ddup_test before
 # pg_catalog, and there now() is pg_catalog.now() plus the offset of

@@ -102,7 +102,7 @@ def unwritable_output(ddup, http_server, key):
     """key (statusHtml or metricsFile) on a healthy domain whose exec
     provider succeeds, at a path that cannot be written: the DNS update
     is made, then one error line names the path and the run exits 1
-    (SPEC 2).  A missing folder is made (0755, every level); a FIFO and,
+    (ddup-check(8), EXIT STATUS).  A missing folder is made (0755, every level); a FIFO and,
     as root, a device node (/dev/null's numbers, made in the test's
     folder) are refused and left as they were.  --status and --dry-run
     still write nothing and exit 0."""

@@ -228,7 +228,7 @@ CASES = {
     "priority-huge": (repl(21, "priority = 123456789012345678901234567890"), 21, ["priority"]),
     "logFormat-xml": (after(2, "logFormat = xml"), 3, ["xml"]),
     "empty-state-path": (repl(1, "state ="), 1, ["state"]),
-    # SPEC 11: comma-separated, a name of letters, digits, '-', '_', '.'.
+    # ddup.ini(5), SEVERAL CHECKERS: comma-separated, a name of letters, digits, '-', '_', '.'.
     "checkers-blank-in-name": (after(2, "checkers = alpha-1, two words\nchecker = alpha-1"), 3,
                                ["'checkers'", "'two words'", "commas"]),
     "checkers-blank-separated": (after(2, "checkers = a b\nchecker = a"), 3,

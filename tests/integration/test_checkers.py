@@ -1,4 +1,4 @@
-"""Several checkers (SPEC 11): the fleet's keys through the built binary.
+"""Several checkers (ddup.ini(5), SEVERAL CHECKERS): the fleet's keys through the built binary.
 
 With a SQLite state, checkers, checker and quorum are validated and
 ignored: a run is exactly what it is without them.  A PostgreSQL state

@@ -1,8 +1,8 @@
-"""Health checks (SPEC section 4), end to end through ddup-check.
+"""Health checks (ddup-check(8), HEALTH CHECKS), end to end through ddup-check.
 
 Each test starts real HTTP(S) servers on loopback, writes a configuration
 whose endpoints point at them, and reads every check's result from
-`ddup-check --dry-run --json` (SPEC section 8). A dry run never contacts
+`ddup-check --dry-run --json` (ddup-check(8), STATUS JSON). A dry run never contacts
 the DNS provider, so the rfc2136 provider points at a closed port.
 """
 

@@ -1,4 +1,5 @@
-"""Runs started at the same moment on one state (SPEC sections 2, 6, 11).
+"""Runs started at the same moment on one state (ddup-check(8), EXIT STATUS and
+STATE FILE; ddup.ini(5), SEVERAL CHECKERS).
 
 Twenty ddup-check runs start together against a real BIND; one health
 endpoint answers slowly, so the run that takes the lock holds it for a

@@ -1,4 +1,5 @@
-"""A run killed at any moment (SPEC section 6, issue: crash safety).
+"""A run killed at any moment (ddup-check(8), STATE FILE; issue:
+crash safety).
 
 ddup-check is killed with SIGKILL at random moments of runs that check
 endpoints, write the state file and update a real BIND, the endpoints'
@@ -181,8 +182,8 @@ def run_ok(ddup):
 
 def test_kill_between_dns_update_and_state_write(ddup, bind_server, http_server, tmp_path):
     """With PostgreSQL the run's round committed the set it was about to write, the
-    domain unsure, before the provider was called (SPEC 11): the next round reads DNS
-    back."""
+    domain unsure, before the provider was called (ddup.ini(5), SEVERAL
+    CHECKERS): the next round reads DNS back."""
     srvs = start(ddup, bind_server, http_server)
     run_ok(ddup)
     assert bind_server.query(NAME, "A") == ["192.0.2.1", "192.0.2.2"]

@@ -1,4 +1,4 @@
-"""statusHtml (SPEC 3.1): the dashboard page, through the built ddup-check
+"""statusHtml (ddup.ini(5), TOP-LEVEL KEYS): the dashboard page, through the built ddup-check
 with real HTTP servers and a real BIND, read in headless Chromium.
 
 The page is checked for what a person reads after a failover (counts,

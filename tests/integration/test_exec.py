@@ -1,4 +1,4 @@
-"""The exec provider (SPEC 3.2.1) through the built ddup-check, with real
+"""The exec provider (ddup.ini(5), type = exec) through the built ddup-check, with real
 programs: small Python scripts written here that keep the records in a
 JSON file beside them and log every call (argv, folder, stdin), so a test
 can count reads and writes and see the exact arguments.
@@ -123,7 +123,7 @@ def test_first_run_reads_then_writes_then_nothing(ddup, prog, http_server):
     configure(ddup, prog, [("a", a, "192.0.2.1", 0), ("b", b, "2001:db8::1", 0)])
     r = ddup.run()
     assert r.rc == 0, r
-    # Every read before any replace, A first (SPEC 3.2.1).
+    # Every read before any replace, A first (ddup.ini(5), type = exec).
     assert prog.ops() == ["read A", "read AAAA", "replace A 60 192.0.2.1",
                           "replace AAAA 60 2001:db8::1"], r
     assert prog.records() == {f"{NAME}/A": [60, ["192.0.2.1"]],

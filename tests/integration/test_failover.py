@@ -1,4 +1,5 @@
-"""The failover examples of SPEC 5, run step by step against a real BIND.
+"""The failover rules (ddup-check(8), FAILOVER RULES) case by case, run step
+by step against a real BIND.
 
 Each endpoint is a real HTTP server on loopback; the address it stands
 for in DNS is a documentation address. Every step sets which servers

@@ -1,4 +1,4 @@
-"""Three checkers on one real PostgreSQL (SPEC 11), through the built binary.
+"""Three checkers on one real PostgreSQL (ddup.ini(5), SEVERAL CHECKERS), through the built binary.
 
 Checkers a, b and c share a configuration (fleetfix.py: a file each,
 differing only in `checker`), the state in pgfix.py's PostgreSQL, and a
@@ -71,7 +71,7 @@ def settle(f, want=(P,)):
 
 
 # ---------------------------------------------------------------- status JSON
-# What --status --json says of the fleet (SPEC 11: SPEC 8's shape plus
+# What --status --json says of the fleet (ddup-check(8), STATUS JSON: one checker's shape plus
 # each checker's last report, who is out of step, each endpoint's votes
 # in the last round), read in one place.
 
@@ -141,7 +141,7 @@ def test_cut_off_checker_changes_nothing(fleet, pair, bind_server, lo):
 def test_cut_off_checker_with_a_control_url_takes_no_round(fleet, pair, http_server):
     """controlUrl is a host key: c alone has one, and stays in step.  Cut
     off, it fails, so c reports no failure and leaves the round to the
-    next run of the slot (SPEC 11)."""
+    next run of the slot (ddup.ini(5), SEVERAL CHECKERS)."""
     f = fleet(eps(pair))
     control = http_server()
     with open(f.config("c")) as fh:
@@ -169,7 +169,7 @@ def test_failover_with_a_checker_cut_off(fleet, pair):
     """Two checkers that see the servers are a majority: a real failure is
     failed over whatever the cut-off one says.  The cut-off one cannot
     reach the provider either: the round it takes to fail over is lost,
-    and the next round's decider writes DNS (SPEC 11)."""
+    and the next round's decider writes DNS (ddup.ini(5), SEVERAL CHECKERS)."""
     f = fleet(eps(pair), attempts=2)
     settle(f)
     pair[0].stop()
@@ -202,7 +202,7 @@ def test_failover_with_a_checker_cut_off(fleet, pair):
 def test_two_checkers_cut_off_fail_everything_and_dns_stays(fleet, pair, bind_server):
     """A split with the majority on the wrong side: a and b cannot reach
     the servers, so by two votes of three every endpoint fails.  With no
-    healthy endpoint DNS is not touched (SPEC 5): the domain is unhealthy
+    healthy endpoint DNS is not touched (ddup-check(8), FAILOVER RULES): the domain is unhealthy
     and DNS keeps what it had; once they see the servers again it is
     healthy, still without a write."""
     f = fleet(eps(pair), socket=("a", "b", "c"))
@@ -297,7 +297,7 @@ echo >> "$0.events"
 
 def test_events_recorded_and_delivered_once_per_change(fleet, pair, tmp_path):
     """Only the deciding run records a domain's events and delivers them:
-    three checkers, one event per change (SPEC 11)."""
+    three checkers, one event per change (ddup.ini(5), SEVERAL CHECKERS)."""
     prog = str(tmp_path / "notify")
     with open(prog, "w") as fh:
         fh.write(NOTIFY)

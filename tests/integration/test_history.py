@@ -1,4 +1,4 @@
-"""History as streaks (SPEC 6): the file grows with events, not runs; the
+"""History as streaks (ddup-check(8), STATE FILE): the file grows with events, not runs; the
 views of the README; the upgrade of a file of schema 1, of 3 (the one before streaks), 4 and 5."""
 
 import os

@@ -1,11 +1,11 @@
-"""Health endpoints that misbehave on purpose (SPEC section 4).
+"""Health endpoints that misbehave on purpose (ddup-check(8), HEALTH CHECKS).
 
 Each test points ddup-check at a loopback server that never answers,
 answers a byte a second, never stops sending, redirects in a circle,
 speaks something that is not HTTP, resets the connection, or stalls a TLS
 handshake, and reads every check's result from `ddup-check --dry-run
---json`.  A check must end within its timeout with the reason SPEC 4
-gives, and a run must last about its longest timeout, not the sum of
+--json`.  A check must end within its timeout with the reason HEALTH
+CHECKS (ddup-check(8)) gives, and a run must last about its longest timeout, not the sum of
 them, also when the process may open only 256 files.
 
 Time bounds are generous (a busy 2-core machine, sanitizer builds): they

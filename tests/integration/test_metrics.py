@@ -1,4 +1,4 @@
-"""metricsFile (SPEC 3.1): the Prometheus text file, through the built
+"""metricsFile (ddup.ini(5), TOP-LEVEL KEYS): the Prometheus text file, through the built
 ddup-check with real HTTP servers and a real BIND on loopback.
 
 After a failover the values are read back sample by sample, the file is

@@ -1,4 +1,4 @@
-"""Notifications (SPEC 10) through the built ddup-check: webhooks to a
+"""Notifications (ddup.ini(5), NOTIFICATIONS) through the built ddup-check: webhooks to a
 loopback receiver that the test takes down, brings up or hangs
 (hookfix.py), and programs that get the event JSON on stdin. DNS is kept
 by the exec provider's test program (test_exec.py).

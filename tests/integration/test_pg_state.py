@@ -1,4 +1,5 @@
-"""The rows of a PostgreSQL state (SPEC 6 and 11): what a run keeps there
+"""The rows of a PostgreSQL state (ddup-check(8), STATE FILE;
+ddup.ini(5), SEVERAL CHECKERS): what a run keeps there
 is what it keeps in the SQLite file, read back with psql.
 
 Each test runs a fleet of one (checker solo) on pgfix.py's server, with

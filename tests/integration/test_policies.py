@@ -1,4 +1,4 @@
-"""The policies of SPEC 9, run by run against a real BIND.
+"""The policies of ddup.ini(5), POLICIES, run by run against a real BIND.
 
 Locations and failoverLocations, publish = one, minHealthy, failback =
 manual with --failback, --drain / --undrain and controlUrl.  Each
@@ -236,7 +236,8 @@ def test_drain(ddup, bind_server, http_server):
     r, st = step(ddup, bind_server, s, "011", ["web2"], "drained active standby")
     assert "web1" not in r.err, r
     assert st["domains"][0]["endpoints"][0]["failures"] == 1
-    # Draining the last healthy ones: SPEC 5, DNS keeps the last set.
+    # Draining the last healthy ones: DNS keeps the last set
+    # (ddup-check(8), FAILOVER RULES).
     assert ddup.run("--drain", f"{NAME}/web2").rc == 0
     step(ddup, bind_server, s, "111", ["backup"], "drained drained active")
     assert ddup.run("--drain", f"{NAME}/backup").rc == 0
@@ -334,8 +335,8 @@ def test_control_url(ddup, bind_server, http_server):
     since = c["failedSince"]
     r = ddup.run("--status")
     assert f"controlUrl {ctl.url} has failed since {since[:19]}" in r.out, r
-    # Passes still count (SPEC 9); a checker of a shared state whose
-    # controlUrl fails takes no round at all (SPEC 11).
+    # Passes still count (ddup.ini(5), POLICIES); a checker of a shared state whose
+    # controlUrl fails takes no round at all (ddup.ini(5), SEVERAL CHECKERS).
     r, st = step(ddup, bind_server, s, "10", ["main"])
     assert st["controlUrl"]["failedSince"] == since
     assert st["domains"][0]["endpoints"][0]["passes"] == (1 if ddup.on_pg() else 2)
@@ -347,7 +348,7 @@ def test_control_url(ddup, bind_server, http_server):
 
 
 # The SQLite file's streaks (history, current, uptime) of runs a failed controlUrl
-# excuses; on a shared state such a checker takes no round at all (SPEC 11:
+# excuses; on a shared state such a checker takes no round at all (ddup.ini(5), SEVERAL CHECKERS:
 # test_fleet.py, test_pg_state.py).
 @pytest.mark.sqlite_file
 def test_control_url_failing_adds_no_check_to_a_streak(ddup, bind_server, http_server):

@@ -182,10 +182,10 @@ def test_status_json_shape(ddup, bind_server, http_server):
     two(ddup, bind_server, http_server)
     assert ddup.run().rc == 0
     doc = ddup.status()
-    # SPEC 8's fields, and those added since (none renamed).
+    # The fields of ddup-check(8), STATUS JSON (none renamed).
     assert set(doc) == {"generatedAt", "lastRun", "controlUrl", "domains",
                         "notifications", "interval", "stale", "staleAfter"} | \
-        ({"fleet"} if ddup.on_pg() else set())      # SPEC 11's fields
+        ({"fleet"} if ddup.on_pg() else set())      # several checkers'
     assert doc["notifications"] == []
     assert doc["controlUrl"] is None
     d = doc["domains"][0]

@@ -1,4 +1,4 @@
-"""--status (SPEC 8) beyond its first shape: each domain's failover time
+"""--status (ddup-check(8), STATUS JSON) beyond its first shape: each domain's failover time
 with the settings it comes from, and the warning when the last run is
 older than three intervals, in text and JSON (and in --dry-run)."""
 
