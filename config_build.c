@@ -20,6 +20,7 @@
 #include "config_int.h"
 #include "util.h"
 
+/* The keys of the top of the file s, and into h the defaults of every domain. */
 static void
 check_top(struct ctx *x, struct rsec *s, struct hc *h)
 {
