@@ -1,15 +1,15 @@
 /*
- * The configuration file (SPEC section 3): the public entry points, the
- * problems found (printed sorted by line) and the finished struct config.
- * The text is read by config_read.c and checked by config_build.c; see
- * config_int.h.
+ * The configuration file (ddup.ini(5)): the public entry points, which
+ * read the text (config_read.c), build struct config from it
+ * (config_build.c) and print the problems found (config_problem.c);
+ * and what callers ask of the finished configuration.  The layers
+ * below are described in config_int.h.
  */
 
 #include <sys/stat.h>
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,162 +29,6 @@
 #define CONFIG_MAX_MIB	64
 #define CONFIG_MAX	((size_t)CONFIG_MAX_MIB * 1024 * 1024)
 
-void
-cfg_problem(struct ctx *x, int line, int warn, const char *fmt, ...)
-{
-	char buf[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	/* Binary junk in a file must not reach a terminal as is. */
-	text_printable(buf);
-	x->msgs = cfg_grow(x->msgs, x->nmsgs, &x->capmsgs, sizeof(*x->msgs));
-	x->msgs[x->nmsgs].line = line;
-	x->msgs[x->nmsgs].seq = x->nmsgs;
-	x->msgs[x->nmsgs].warn = warn;
-	x->msgs[x->nmsgs].text = xstrdup(buf);
-	x->nmsgs++;
-	if (!warn)
-		x->nerr++;
-}
-
-/*
- * Doubling keeps a file of many small sections or problems linear.  The
- * counts are bounded by the size of the text (CONFIG_MAX), far from
- * overflowing cap * size.
- */
-void *
-cfg_grow(void *v, size_t n, size_t *cap, size_t size)
-{
-	if (n < *cap)
-		return v;
-	*cap = *cap == 0 ? 8 : *cap * 2;
-	return xrealloc(v, *cap * size);
-}
-
-static size_t
-name_hash(const char *s)
-{
-	size_t h = 2166136261u;
-
-	unsigned char c;
-
-	/* ASCII case only, as strcasecmp() in the C locale. */
-	for (; (c = (unsigned char)*s) != '\0'; s++)
-		h = (h ^ (c >= 'A' && c <= 'Z' ? c + 32u : c)) * 16777619u;
-	return h;
-}
-
-/* The slot of name, or the free slot where it belongs. */
-static size_t
-name_slot(const struct nameset *ns, const char *name)
-{
-	size_t i;
-
-	for (i = name_hash(name) & (ns->cap - 1); ns->name[i] != NULL;
-	    i = (i + 1) & (ns->cap - 1))
-		if (strcasecmp(ns->name[i], name) == 0)
-			break;
-	return i;
-}
-
-int
-cfg_nameset_get(const struct nameset *ns, const char *name)
-{
-	size_t i;
-
-	if (ns->cap == 0 || ns->name[i = name_slot(ns, name)] == NULL)
-		return 0;
-	return ns->val[i];
-}
-
-int
-cfg_nameset_add(struct nameset *ns, const char *name, int val)
-{
-	struct nameset big;
-	size_t i = 0;
-
-	/* One hash and probe for the lookup and, mostly, the insert. */
-	if (ns->cap != 0) {
-		i = name_slot(ns, name);
-		if (ns->name[i] != NULL)
-			return ns->val[i];
-	}
-	/* At most half full, so that probes stay short. */
-	if ((ns->n + 1) * 2 > ns->cap) {
-		big.cap = ns->cap == 0 ? 16 : ns->cap * 2;
-		big.n = 0;
-		big.name = xcalloc(big.cap, sizeof(*big.name));
-		big.val = xcalloc(big.cap, sizeof(*big.val));
-		for (i = 0; i < ns->cap; i++)
-			if (ns->name[i] != NULL)
-				(void)cfg_nameset_add(&big, ns->name[i],
-				    ns->val[i]);
-		cfg_nameset_free(ns);
-		*ns = big;
-		i = name_slot(ns, name);
-	}
-	ns->name[i] = name;
-	ns->val[i] = val;
-	ns->n++;
-	return 0;
-}
-
-void
-cfg_nameset_init(struct nameset *ns, size_t n)
-{
-	size_t cap = 16;
-
-	/* At most half full once the n names are in: never rebuilt. */
-	while (cap < n * 2 && cap < ((size_t)1 << 30))
-		cap *= 2;
-	ns->cap = cap;
-	ns->n = 0;
-	ns->name = xcalloc(cap, sizeof(*ns->name));
-	ns->val = xcalloc(cap, sizeof(*ns->val));
-}
-
-void
-cfg_nameset_free(struct nameset *ns)
-{
-	free(ns->name);
-	free(ns->val);
-	memset(ns, 0, sizeof(*ns));
-}
-
-static int
-msg_cmp(const void *a, const void *b)
-{
-	const struct msg *m = a, *n = b;
-
-	if (m->line != n->line)
-		return m->line < n->line ? -1 : 1;
-	return m->seq < n->seq ? -1 : m->seq > n->seq;
-}
-
-static void
-print_msgs(struct ctx *x, FILE *errs, int warnings)
-{
-	const struct msg *m;
-	size_t i;
-
-	if (x->nmsgs > 0)
-		qsort(x->msgs, x->nmsgs, sizeof(*x->msgs), msg_cmp);
-	for (i = 0; i < x->nmsgs; i++) {
-		if (x->msgs[i].warn && !warnings)
-			continue;
-		m = &x->msgs[i];
-		if (m->line > 0)
-			fprintf(errs, "%s:%d: %s%s\n", x->path, m->line,
-			    m->warn ? "warning: " : "", m->text);
-		else
-			fprintf(errs, "%s: %s%s\n", x->path,
-			    m->warn ? "warning: " : "", m->text);
-	}
-}
-
 /* config_parse(), and whether the text came from a file others can read. */
 static struct config *
 parse(const char *name, const char *buf, size_t len, FILE *errs,
@@ -192,7 +36,6 @@ parse(const char *name, const char *buf, size_t len, FILE *errs,
 {
 	struct ctx x;
 	struct config *c = NULL;
-	size_t i;
 
 	memset(&x, 0, sizeof(x));
 	x.path = name != NULL ? name : "(configuration)";
@@ -210,7 +53,7 @@ parse(const char *name, const char *buf, size_t len, FILE *errs,
 
 	cfg_read(&x);
 	cfg_build(&x);
-	print_msgs(&x, errs, warnings);
+	cfg_problems_print(&x, errs, warnings);
 	if (x.nerr == 0) {
 		c = x.c;
 		x.c = NULL;
@@ -219,9 +62,7 @@ out:
 	config_free(x.c);
 	cfg_read_free(&x);
 	cfg_nameset_free(&x.provset);
-	for (i = 0; i < x.nmsgs; i++)
-		free(x.msgs[i].text);
-	free(x.msgs);
+	cfg_problems_free(&x);
 	return c;
 }
 
@@ -311,18 +152,6 @@ provider_cfg_get(const struct provider_cfg *pc, const char *key)
 		if (strcasecmp(pc->kv[i].key, key) == 0)
 			return pc->kv[i].value;
 	return NULL;
-}
-
-int
-provider_cfg_line(const struct provider_cfg *pc, const char *key)
-{
-	size_t i;
-
-	if (key != NULL)
-		for (i = 0; i < pc->nkv; i++)
-			if (strcasecmp(pc->kv[i].key, key) == 0)
-				return pc->kv[i].line;
-	return pc->line;
 }
 
 void

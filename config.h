@@ -2,7 +2,7 @@
 #define DDUP_CONFIG_H
 
 /*
- * The INI configuration (SPEC section 3), read with inih and validated
+ * The INI configuration (ddup.ini(5)), read with inih and validated
  * as a whole.  config_load() and config_parse() either return a
  * configuration in which every value is valid, or NULL after printing
  * every problem found as "FILE:LINE: message".  The structs are plain
@@ -54,16 +54,16 @@ struct endpoint_cfg {
 	char		*location;	/* NULL: none */
 	/*
 	 * Where its location comes in the domain's order of preference
-	 * (SPEC 9): 0 the domain's own location, i for failover location
-	 * i, then the rest; 0 for every endpoint of a domain without one.
+	 * (ddup.ini(5), POLICIES): 0 the domain's own location, i for
+	 * failover location i, then the rest; 0 for every endpoint of a domain without one.
 	 */
 	long		 rank;
 };
 
 /*
  * The settings a domain takes from the top of the file unless it sets
- * them itself (SPEC 3.3 and 9).  config_read.c reads them from one
- * table, so a new one is a field here and an entry there.
+ * them itself (ddup.ini(5), DOMAINS and POLICIES).  config_keys.c lists
+ * them in one table, so a new one is a field here and an entry there.
  */
 struct domain_policy {
 	long		 ttl;
@@ -93,7 +93,10 @@ struct domain_cfg {
 	int		 line;
 };
 
-/* The events of SPEC 10, as bits of notify_cfg.events (1 << EVT_...). */
+/*
+ * The events of ddup.ini(5), NOTIFICATIONS, as bits of notify_cfg.events
+ * (1 << EVT_...).
+ */
 enum event_type {
 	EVT_DNS_UPDATED,
 	EVT_DNS_UPDATE_FAILED,
@@ -106,7 +109,10 @@ enum event_type {
 /* "dns_updated", ...; NULL past EVT_COUNT. */
 const char	*event_type_str(int type);
 
-/* A [notify NAME] section (SPEC 10): a webhook (url) or a program. */
+/*
+ * A [notify NAME] section (ddup.ini(5), NOTIFICATIONS): a webhook (url)
+ * or a program.
+ */
 struct notify_cfg {
 	char		*name;
 	char		*url;		/* NULL: a program */
@@ -134,8 +140,8 @@ struct config {
 	char		*status_html;	/* the dashboard's path, NULL: none */
 	char		*metrics_file;	/* Prometheus text file, NULL: none */
 	/*
-	 * SPEC 11.  state_pg: state is a PostgreSQL URI (a secret: print
-	 * it only through pguri_redact()).  The fleet as written, in file
+	 * ddup.ini(5), SEVERAL CHECKERS.  state_pg: state is a PostgreSQL
+	 * URI (a secret: print it only through pguri_redact()).  The fleet as written, in file
 	 * order (ncheckers 0: none given); checker: this host's name, one
 	 * of them (the host name by default); quorum: how many must agree,
 	 * "majority" resolved (1 without a fleet).  With a SQLite state
@@ -176,7 +182,8 @@ struct config	*config_parse(const char *name, const char *buf,
 void		 config_free(struct config *c);
 
 /*
- * The digest of the configuration as the decision sees it (SPEC 11):
+ * The digest of the configuration as the decision sees it (ddup.ini(5),
+ * SEVERAL CHECKERS):
  * SHA-256, as 64 hex digits and a NUL in buf, of the canonical values
  * of every domain, endpoint and provider key (secrets left out), of
  * checkers, quorum and interval.  The keys that describe the host

@@ -1,7 +1,8 @@
 /*
- * The digest of the configuration as the decision sees it (SPEC 11, and
- * config.h): every checker of a fleet computes it from its own file, and
- * a report is counted only by a decider whose digest is the same.
+ * The digest of the configuration as the decision sees it (ddup.ini(5),
+ * SEVERAL CHECKERS, and config.h): every checker of a fleet computes it
+ * from its own file, and a report is counted only by a decider whose
+ * digest is the same.
  *
  * Each value goes in as its name, a NUL, its canonical text and a NUL
  * (no value holds a NUL), so no two configurations feed the same bytes.

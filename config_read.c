@@ -1,8 +1,9 @@
 /*
- * Reading the configuration text: sections and key/value pairs, collected
- * as written (config_int.h tells the two passes apart); then which keys
- * each kind of section may hold, and their values by type, for
- * config_build.c.
+ * Reading the configuration text (ddup.ini(5), DESCRIPTION): sections
+ * and key/value pairs, collected as written with their lines, for the
+ * builder (config_int.h tells the two passes apart); and the name sets
+ * that keep the reader's and the builder's duplicate checks linear.
+ * Above config_problem.c and config_keys.c (a repeatable key).
  *
  * Debian builds inih with INI_MAX_LINE 200, multi-line values and no line
  * numbers for the handler.  So inih reads the text through our own line
@@ -305,456 +306,100 @@ handler(void *user, const char *section, const char *name, const char *value)
 	return 1;
 }
 
-/* Where each key may be written. */
-#define W_TOP		0x01
-#define W_DOMAIN	0x02
-#define W_ENDPOINT	0x04
-#define W_NOTYET	0x08		/* in SPEC, not in this version */
-
-static const struct {
-	const char	*name;
-	int		 where;
-} keytab[] = {
-	{ "interval", W_TOP },
-	{ "state", W_TOP },
-	{ "maxParallel", W_TOP },
-	{ "caFile", W_TOP },
-	{ "logFormat", W_TOP },
-	{ "history", W_TOP },
-	{ "provider", W_DOMAIN },
-	{ "url", W_ENDPOINT },
-	{ "ip", W_ENDPOINT },
-	{ "host", W_ENDPOINT },
-	{ "priority", W_ENDPOINT },
-	{ "name", W_ENDPOINT },
-	{ "cname", W_ENDPOINT },
-	{ "proxied", W_ENDPOINT },
-	{ "statusHtml", W_TOP },
-	{ "metricsFile", W_TOP },
-	{ "location", W_ENDPOINT },
-	{ "controlUrl", W_TOP },
-	{ "checkers", W_TOP },
-	{ "checker", W_TOP },
-	{ "quorum", W_TOP },
-};
-
 /*
- * The domain keys (SPEC 3.3 and 9): each may be written at the top of
- * the file, as the default of every domain, or in a [domain].  One
- * entry each: its type says how the value is read into the field at
- * off of struct domain_policy.
+ * The name sets: open addressing on a hash of the name in ASCII lower
+ * case.  The reader's look for a key given twice in a large section,
+ * the builder's for a provider, domain, notifier, address or endpoint
+ * name given twice.
  */
-enum dk_type {
-	DK_LONG,		/* long, from min */
-	DK_DURATION,		/* long long ms above zero */
-	DK_WORD,		/* int: the index of the value in words */
-	DK_EXPECT,		/* struct expect */
-	DK_TEXT,		/* char *, any text */
-	DK_LOCATION,		/* char *, a location name */
-	DK_LOCATIONS		/* char **, with nfailover: a list of them */
-};
-
-static const struct dom_key {
-	const char	*name;
-	enum dk_type	 type;
-	size_t		 off;
-	long		 min;			/* DK_LONG */
-	const char	*words[3];		/* DK_WORD, NULL-terminated */
-} dom_keys[] = {
-	{ "ttl", DK_LONG, offsetof(struct domain_policy, ttl), 1, { NULL } },
-	{ "timeout", DK_DURATION, offsetof(struct domain_policy, timeout_ms),
-	    0, { NULL } },
-	{ "attempts", DK_LONG, offsetof(struct domain_policy, attempts), 1,
-	    { NULL } },
-	{ "recoverAfter", DK_LONG,
-	    offsetof(struct domain_policy, recover_after), 1, { NULL } },
-	{ "method", DK_WORD, offsetof(struct domain_policy, head), 0,
-	    { "GET", "HEAD", NULL } },
-	{ "expectStatus", DK_EXPECT, offsetof(struct domain_policy, expect),
-	    0, { NULL } },
-	{ "expectBody", DK_TEXT, offsetof(struct domain_policy, expect_body),
-	    0, { NULL } },
-	{ "location", DK_LOCATION, offsetof(struct domain_policy, location),
-	    0, { NULL } },
-	{ "failoverLocations", DK_LOCATIONS, 0, 0, { NULL } },
-	{ "failback", DK_WORD, offsetof(struct domain_policy, failback_manual),
-	    0, { "auto", "manual", NULL } },
-	{ "publish", DK_WORD, offsetof(struct domain_policy, publish_one), 0,
-	    { "all", "one", NULL } },
-	{ "minHealthy", DK_LONG, offsetof(struct domain_policy, min_healthy),
-	    1, { NULL } },
-};
-
-int
-config_key_where(size_t i)
+static size_t
+name_hash(const char *s)
 {
-	size_t	 nkeytab = sizeof(keytab) / sizeof(keytab[0]);
-	size_t	 ndom = sizeof(dom_keys) / sizeof(dom_keys[0]);
-	int	 w;
+	size_t h = 2166136261u;
 
-	if (i < nkeytab) {
-		w = keytab[i].where;
-		return ((w & (W_TOP | W_NOTYET)) != 0 ? CFG_KEY_TOP : 0) |
-		    ((w & W_DOMAIN) != 0 ? CFG_KEY_DOMAIN : 0) |
-		    ((w & W_ENDPOINT) != 0 ? CFG_KEY_ENDPOINT : 0);
-	}
-	if (i - nkeytab < ndom)
-		return CFG_KEY_TOP | CFG_KEY_DOMAIN;
-	/* Past the two tables, config_key_at() lists the [notify] keys. */
-	return config_key_at(i) != NULL ? CFG_KEY_NOTIFY : 0;
+	unsigned char c;
+
+	/* ASCII case only, as strcasecmp() in the C locale. */
+	for (; (c = (unsigned char)*s) != '\0'; s++)
+		h = (h ^ (c >= 'A' && c <= 'Z' ? c + 32u : c)) * 16777619u;
+	return h;
 }
 
-const char *
-config_key_at(size_t i)
-{
-	size_t	 nkeytab = sizeof(keytab) / sizeof(keytab[0]);
-	size_t	 ndom = sizeof(dom_keys) / sizeof(dom_keys[0]);
-
-	if (i < nkeytab)
-		return keytab[i].name;
-	if (i - nkeytab < ndom)
-		return dom_keys[i - nkeytab].name;
-	return cfg_notify_key_at(i - nkeytab - ndom);
-}
-
-static const char *
-where_text(int where)
-{
-	if (where == W_TOP)
-		return "at the top of the file";
-	if (where == W_ENDPOINT)
-		return "in [endpoint]";
-	if (where == W_DOMAIN)
-		return "in [domain]";
-	return "in [domain] or at the top of the file";
-}
-
-/*
- * Where key may be written and its canonical spelling; 0 when unknown.
- * A name may be in both tables (an endpoint's `location` is not the
- * domain's), so where is the union.
- */
-static int
-key_where(const char *key, const char **canon)
-{
-	size_t	 j;
-	int	 where = 0;
-
-	/*
-	 * Equal bytes stay equal with bit 5 set, letters of either case
-	 * too: a cheap first look before each comparison.
-	 */
-	for (j = 0; j < sizeof(keytab) / sizeof(keytab[0]); j++)
-		if ((keytab[j].name[0] | 0x20) == (key[0] | 0x20) &&
-		    strcasecmp(keytab[j].name, key) == 0) {
-			*canon = keytab[j].name;
-			where |= keytab[j].where;
-		}
-	for (j = 0; j < sizeof(dom_keys) / sizeof(dom_keys[0]); j++)
-		if ((dom_keys[j].name[0] | 0x20) == (key[0] | 0x20) &&
-		    strcasecmp(dom_keys[j].name, key) == 0) {
-			*canon = dom_keys[j].name;
-			where |= W_TOP | W_DOMAIN;
-		}
-	return where;
-}
-
-/* Sets canon of every key of a top, domain or endpoint section. */
-void
-cfg_resolve_keys(struct ctx *x, struct rsec *s)
-{
-	static const char *const kname[] = { "at the top of the file",
-	    "in [provider]", "in [domain]", "in [endpoint]", "in [notify]",
-	    "" };
-	static const int kwhere[] = { W_TOP, 0, W_DOMAIN, W_ENDPOINT, 0, 0 };
-	struct rkey *k;
-	const char *canon = NULL;
-	size_t i;
-	int where;
-
-	for (i = 0; i < s->nkeys; i++) {
-		k = &s->keys[i];
-		where = key_where(k->key, &canon);
-		if (where == 0)
-			cfg_problem(x, k->line, 0, "unknown key '%s' %s",
-			    k->key, kname[s->kind]);
-		else if ((where & W_NOTYET) != 0 &&
-		    (where & kwhere[s->kind]) == 0)
-			cfg_problem(x, k->line, 0, "'%s' is not supported by "
-			    "this version of ddup-check", canon);
-		else if ((where & kwhere[s->kind]) == 0)
-			cfg_problem(x, k->line, 0, "'%s' cannot be used %s "
-			    "(it belongs %s)", canon, kname[s->kind],
-			    where_text(where & ~W_NOTYET));
-		else
-			k->canon = canon;
-	}
-}
-
-/* A known key's value, or NULL; an empty value is reported here. */
-const struct rkey *
-cfg_get(struct ctx *x, const struct rsec *s, const char *canon)
+/* The slot of name, or the free slot where it belongs. */
+static size_t
+name_slot(const struct nameset *ns, const char *name)
 {
 	size_t i;
 
-	for (i = 0; i < s->nkeys; i++) {
-		if (s->keys[i].canon != NULL &&
-		    strcmp(s->keys[i].canon, canon) == 0) {
-			if (s->keys[i].value[0] == '\0') {
-				cfg_problem(x, s->keys[i].line, 0, "'%s' has "
-				    "no value", canon);
-				return NULL;
-			}
-			return &s->keys[i];
-		}
-	}
-	return NULL;
+	for (i = name_hash(name) & (ns->cap - 1); ns->name[i] != NULL;
+	    i = (i + 1) & (ns->cap - 1))
+		if (strcasecmp(ns->name[i], name) == 0)
+			break;
+	return i;
 }
 
 int
-cfg_has_key(const struct rsec *s, const char *canon)
+cfg_nameset_get(const struct nameset *ns, const char *name)
 {
 	size_t i;
 
-	for (i = 0; i < s->nkeys; i++)
-		if (s->keys[i].canon != NULL &&
-		    strcmp(s->keys[i].canon, canon) == 0)
-			return 1;
+	if (ns->cap == 0 || ns->name[i = name_slot(ns, name)] == NULL)
+		return 0;
+	return ns->val[i];
+}
+
+int
+cfg_nameset_add(struct nameset *ns, const char *name, int val)
+{
+	struct nameset big;
+	size_t i = 0;
+
+	/* One hash and probe for the lookup and, mostly, the insert. */
+	if (ns->cap != 0) {
+		i = name_slot(ns, name);
+		if (ns->name[i] != NULL)
+			return ns->val[i];
+	}
+	/* At most half full, so that probes stay short. */
+	if ((ns->n + 1) * 2 > ns->cap) {
+		big.cap = ns->cap == 0 ? 16 : ns->cap * 2;
+		big.n = 0;
+		big.name = xcalloc(big.cap, sizeof(*big.name));
+		big.val = xcalloc(big.cap, sizeof(*big.val));
+		for (i = 0; i < ns->cap; i++)
+			if (ns->name[i] != NULL)
+				(void)cfg_nameset_add(&big, ns->name[i],
+				    ns->val[i]);
+		cfg_nameset_free(ns);
+		*ns = big;
+		i = name_slot(ns, name);
+	}
+	ns->name[i] = name;
+	ns->val[i] = val;
+	ns->n++;
 	return 0;
 }
 
 void
-cfg_get_long(struct ctx *x, const struct rkey *k, long min, long max, long *out)
+cfg_nameset_init(struct nameset *ns, size_t n)
 {
-	if (parse_long(k->value, min, max, out) == -1)
-		cfg_problem(x, k->line, 0, "'%s': expected an integer from "
-		    "%ld to %ld, not '%s'", k->canon, min, max, k->value);
-}
+	size_t cap = 16;
 
-int
-cfg_get_duration(struct ctx *x, const struct rkey *k, long long *out)
-{
-	long long ms;
-
-	if (parse_duration(k->value, &ms) == -1 || ms <= 0) {
-		cfg_problem(x, k->line, 0, "'%s': expected a duration above "
-		    "zero (such as 500ms, 30s, 5m, 1h or 7d), not '%s'",
-		    k->canon, k->value);
-		return -1;
-	}
-	/*
-	 * Bounded so that arithmetic on durations (3 x interval in
-	 * --status, now - history) cannot overflow.
-	 */
-	if (ms > DURATION_MAX_MS) {
-		cfg_problem(x, k->line, 0, "'%s': at most %lldd, not '%s'",
-		    k->canon, DURATION_MAX_MS / 86400000, k->value);
-		return -1;
-	}
-	*out = ms;
-	return 0;
-}
-
-_Static_assert(sizeof(dom_keys) / sizeof(dom_keys[0]) <= HC_KEYS_MAX,
-    "struct hc has a line for every domain key");
-
-void
-cfg_hc_defaults(struct hc *h)
-{
-	memset(h, 0, sizeof(*h));
-	h->p.ttl = 120;
-	h->p.timeout_ms = 3000;
-	h->p.attempts = 2;
-	h->p.recover_after = 1;
-	h->p.expect.n = 1;
-	h->p.expect.r[0].lo = 200;
-	h->p.expect.r[0].hi = 299;
-	h->p.min_healthy = 1;
-}
-
-int
-cfg_hc_line(const struct hc *h, const char *canon)
-{
-	size_t j;
-
-	for (j = 0; j < sizeof(dom_keys) / sizeof(dom_keys[0]); j++)
-		if (strcmp(dom_keys[j].name, canon) == 0)
-			return h->line[j];
-	return 0;
-}
-
-static char **
-strv_copy(char *const *v, size_t n)
-{
-	char	**c;
-	size_t	  i;
-
-	if (n == 0)
-		return NULL;
-	c = xcalloc(n, sizeof(*c));
-	for (i = 0; i < n; i++)
-		c[i] = xstrdup(v[i]);
-	return c;
-}
-
-static void
-strv_free(char **v, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
+	/* At most half full once the n names are in: never rebuilt. */
+	while (cap < n * 2 && cap < ((size_t)1 << 30))
+		cap *= 2;
+	ns->cap = cap;
+	ns->n = 0;
+	ns->name = xcalloc(cap, sizeof(*ns->name));
+	ns->val = xcalloc(cap, sizeof(*ns->val));
 }
 
 void
-cfg_policy_free(struct domain_policy *p)
+cfg_nameset_free(struct nameset *ns)
 {
-	free(p->expect_body);
-	free(p->location);
-	strv_free(p->failover, p->nfailover);
-	p->expect_body = p->location = NULL;
-	p->failover = NULL;
-	p->nfailover = 0;
-}
-
-void
-cfg_hc_copy(struct hc *dst, const struct hc *src)
-{
-	*dst = *src;
-	dst->p.expect_body = src->p.expect_body != NULL ?
-	    xstrdup(src->p.expect_body) : NULL;
-	dst->p.location = src->p.location != NULL ?
-	    xstrdup(src->p.location) : NULL;
-	dst->p.failover = strv_copy(src->p.failover, src->p.nfailover);
-}
-
-/* Letters, digits, '-', '_' and '.' (SPEC 9). */
-int
-cfg_location_ok(const char *s)
-{
-	size_t len = strspn(s, "abcdefghijklmnopqrstuvwxyz"
-	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.");
-
-	return len > 0 && s[len] == '\0';
-}
-
-/* A list of locations, split at commas and white space; -1: reported. */
-static int
-parse_locations(struct ctx *x, const struct rkey *k, char ***out, size_t *n)
-{
-	char	 *copy, *w, *save = NULL, **v = NULL;
-	size_t	  nv = 0, i;
-	int	  rc = 0;
-
-	copy = xstrdup(k->value);
-	v = xcalloc(strlen(copy) / 2 + 1, sizeof(*v));
-	for (w = strtok_r(copy, ", \t", &save); w != NULL;
-	    w = strtok_r(NULL, ", \t", &save)) {
-		if (!cfg_location_ok(w)) {
-			cfg_problem(x, k->line, 0, "'%s': bad location '%s' "
-			    "(letters, digits, '-', '_' and '.')", k->canon, w);
-			rc = -1;
-			continue;
-		}
-		for (i = 0; i < nv; i++)
-			if (strcasecmp(v[i], w) == 0)
-				break;
-		if (i < nv) {
-			cfg_problem(x, k->line, 0, "'%s': location '%s' listed "
-			    "twice", k->canon, w);
-			rc = -1;
-			continue;
-		}
-		v[nv++] = xstrdup(w);
-	}
-	if (rc == 0 && nv == 0) {
-		cfg_problem(x, k->line, 0, "'%s' has no location", k->canon);
-		rc = -1;
-	}
-	free(copy);
-	if (rc == -1) {
-		strv_free(v, nv);
-		return -1;
-	}
-	*out = v;
-	*n = nv;
-	return 0;
-}
-
-/* Key k of entry dk into h->p; -1 when its value was reported. */
-static int
-parse_dom_key(struct ctx *x, const struct dom_key *dk, const struct rkey *k,
-    struct hc *h)
-{
-	void	 *field = (char *)&h->p + dk->off;
-	char	**sp = field, **v;
-	size_t	  n, i;
-	long	  l;
-
-	switch (dk->type) {
-	case DK_LONG:
-		if (parse_long(k->value, dk->min, 2147483647, &l) == -1) {
-			cfg_problem(x, k->line, 0, "'%s': expected an integer "
-			    "from %ld to %ld, not '%s'", dk->name, dk->min,
-			    2147483647L, k->value);
-			return -1;
-		}
-		*(long *)field = l;
-		return 0;
-	case DK_DURATION:
-		return cfg_get_duration(x, k, field);
-	case DK_WORD:
-		for (i = 0; dk->words[i] != NULL; i++)
-			if (strcasecmp(k->value, dk->words[i]) == 0) {
-				*(int *)field = (int)i;
-				return 0;
-			}
-		cfg_problem(x, k->line, 0, "'%s': expected %s or %s, not "
-		    "'%s'", dk->name, dk->words[0], dk->words[1], k->value);
-		return -1;
-	case DK_EXPECT:
-		if (parse_expect(k->value, field) == -1) {
-			cfg_problem(x, k->line, 0, "'expectStatus': expected a "
-			    "status code (100-599), a class such as 2xx, or a "
-			    "list of them, not '%s'", k->value);
-			return -1;
-		}
-		return 0;
-	case DK_LOCATION:
-		if (!cfg_location_ok(k->value)) {
-			cfg_problem(x, k->line, 0, "'%s': bad location '%s' "
-			    "(letters, digits, '-', '_' and '.')", dk->name,
-			    k->value);
-			return -1;
-		}
-		/* FALLTHROUGH */
-	case DK_TEXT:
-		free(*sp);
-		*sp = xstrdup(k->value);
-		return 0;
-	case DK_LOCATIONS:
-		if (parse_locations(x, k, &v, &n) == -1)
-			return -1;
-		strv_free(h->p.failover, h->p.nfailover);
-		h->p.failover = v;
-		h->p.nfailover = n;
-		return 0;
-	}
-	return -1;
-}
-
-/* The domain keys of section s, over what h holds already. */
-void
-cfg_parse_hc(struct ctx *x, const struct rsec *s, struct hc *h)
-{
-	const struct rkey *k;
-	size_t j;
-
-	for (j = 0; j < sizeof(dom_keys) / sizeof(dom_keys[0]); j++)
-		if ((k = cfg_get(x, s, dom_keys[j].name)) != NULL &&
-		    parse_dom_key(x, &dom_keys[j], k, h) == 0)
-			h->line[j] = k->line;
+	free(ns->name);
+	free(ns->val);
+	memset(ns, 0, sizeof(*ns));
 }
 
 /*
@@ -787,7 +432,7 @@ void
 cfg_read(struct ctx *x)
 {
 	size_t i;
-	int rc, seen;
+	int rc;
 
 	count_lines(x, &x->capsecs, &x->capkeys);
 	x->secs = xmalloc(x->capsecs * sizeof(*x->secs));
@@ -798,9 +443,7 @@ cfg_read(struct ctx *x)
 	rc = ini_parse_stream(reader, x, handler, x);
 	if (rc > 0) {
 		/* A line inih refused that the reader let through. */
-		for (seen = 0, i = 0; i < x->nmsgs; i++)
-			seen |= x->msgs[i].line == rc && !x->msgs[i].warn;
-		if (!seen)
+		if (!cfg_problem_on(x, rc))
 			cfg_problem(x, rc, 0, "cannot parse this line");
 	} else if (rc < 0)
 		cfg_problem(x, 0, 0, "inih failed (%d)", rc);

@@ -9,8 +9,8 @@
  * each value (ranges, canonical addresses, lower-case domain names
  * without a trailing dot, A/AAAA management following the endpoints,
  * providers from the table, with their required keys), and the
- * validation rules of SPEC 3.4: every domain has endpoints, none twice
- * by ip or name, inside its provider's zone.
+ * validation rules of ddup.ini(5), ENDPOINTS: every domain has
+ * endpoints, none twice by ip or name, inside its provider's zone.
  */
 
 #include <ctype.h>
@@ -41,7 +41,7 @@ in_zone(const char *name, const char *zone)
 	    strncasecmp(name + n - z, zone, z) == 0;
 }
 
-/* SPEC 9's location names: letters, digits, '-', '_' and '.'. */
+/* ddup.ini(5), POLICIES: location names, letters, digits, '-', '_' and '.'. */
 static int
 location_ok(const char *s)
 {
@@ -101,7 +101,7 @@ check_domain(const struct config *c, const struct domain_cfg *d)
 		    strcmp(again.s, ep->ip.s) == 0, "endpoint ip not "
 		    "canonical", ep->ip.s);
 		fuzz_check(ep->priority >= 0, "endpoint priority", ep->name);
-		/* SPEC 9: a rank in the order of preference. */
+		/* ddup.ini(5), POLICIES: a rank in the order of preference. */
 		fuzz_check(ep->rank >= 0 && (size_t)ep->rank <=
 		    d->pol.nfailover + 1 && (d->pol.location != NULL ||
 		    ep->rank == 0), "endpoint rank", ep->name);
@@ -125,7 +125,10 @@ check_domain(const struct config *c, const struct domain_cfg *d)
 	    "domain outside its provider's zone", d->name);
 }
 
-/* SPEC 10: a webhook or a program, its events, no line break in a header. */
+/*
+ * ddup.ini(5), NOTIFICATIONS: a webhook or a program, its events, no line
+ * break in a header.
+ */
 static void
 check_notify(const struct notify_cfg *n)
 {

@@ -476,7 +476,7 @@ static const struct {
 	  "[domain app.example.test]\nprovider = pdns\n" EP,
 	  "F:1: provider 'pdns': missing 'apiKey'\n" },
 
-	/* SPEC 9: locations and the other policies. */
+	/* ddup.ini(5), POLICIES: locations and the other policies. */
 	{ PROV DOM "location = austin\nfailoverLocations = boston, london, "
 	  "boston\n" EP,
 	  "F:10: 'failoverLocations': location 'boston' listed twice\n" },
@@ -757,7 +757,10 @@ test_inherit_and_case(void **state)
 	config_free(c);
 }
 
-/* SPEC 9 keys: inherited from the top, ranks in the order of preference. */
+/*
+ * The keys of ddup.ini(5), POLICIES: inherited from the top, ranks in
+ * the order of preference.
+ */
 static void
 test_policies(void **state)
 {
@@ -1545,7 +1548,10 @@ test_files(void **state)
 	free(buf);
 }
 
-/* The fleet of SPEC 11: checkers, checker and quorum, good and bad. */
+/*
+ * The fleet of ddup.ini(5), SEVERAL CHECKERS: checkers, checker and
+ * quorum, good and bad.
+ */
 static const struct {
 	const char	*top;		/* lines 1.. before PROV DOM EP */
 	const char	*errs;		/* "" : loads */
@@ -1573,7 +1579,10 @@ static const struct {
 	{ "checkers = a,b/c\nchecker = a\n",
 	  "F:1: 'checkers': bad checker name 'b/c' (letters, digits, '-', "
 	  "'_' and '.', at most 253)\n", 0, NULL },
-	/* Comma-separated (SPEC 11): a blank is not a separator. */
+	/*
+	 * Comma-separated (ddup.ini(5), SEVERAL CHECKERS): a blank is not a
+	 * separator.
+	 */
 	{ "checkers = a b c d\nchecker = d\n",
 	  "F:1: 'checkers': bad checker name 'a b c d' (the names are "
 	  "separated by commas, not blanks)\n", 0, NULL },
@@ -1751,7 +1760,7 @@ test_state_uri(void **state)
 	    "keyword/value connection string; write a postgresql:// URI\n");
 	free(errs);
 	unsetenv("DDUP_TEST_STATE");
-	/* A relative path is a path (SPEC 3.1), a '=' in it too. */
+	/* A relative path is a path (ddup.ini(5), TOP-LEVEL KEYS), a '=' in it too. */
 	assert_state_loads("state = state/colour=1.db\n" PROV DOM EP, 0600, 1,
 	    0, "state/colour=1.db");
 	/* A path is SQLite, also from !env. */

@@ -1,7 +1,8 @@
 /*
- * The [notify NAME] sections (SPEC 10): a webhook (`url`) or a program
- * (`command`) told about events, which ones (`events`), and how long and
- * how often delivery is tried.  Header values are secrets: they may be
+ * The [notify NAME] sections (ddup.ini(5), NOTIFICATIONS): a webhook
+ * (`url`) or a program (`command`) told about events, which ones
+ * (`events`), and how long and how often delivery is tried; their keys
+ * are in config_keys.c.  Header values are secrets: they may be
  * written as !env NAME or !file PATH, and no message quotes them.
  */
 
@@ -28,37 +29,10 @@ static const char *const event_names[EVT_COUNT] = {
 	[EVT_ENDPOINT_UP] = "endpoint_up",
 };
 
-/* The keys of a [notify] section; webhook: only with url. */
-static const struct {
-	const char	*name;
-	int		 webhook;
-} notify_keys[] = {
-	{ "url", 1 },
-	{ "command", 0 },
-	{ "method", 1 },
-	{ "header", 1 },
-	{ "timeout", 0 },
-	{ "attempts", 0 },
-	{ "events", 0 },
-};
-
 const char *
 event_type_str(int type)
 {
 	return type >= 0 && type < EVT_COUNT ? event_names[type] : NULL;
-}
-
-const char *
-cfg_notify_key_at(size_t i)
-{
-	return i < sizeof(notify_keys) / sizeof(notify_keys[0]) ?
-	    notify_keys[i].name : NULL;
-}
-
-int
-cfg_repeatable(enum kind kind, const char *key)
-{
-	return kind == S_NOTIFY && strcasecmp(key, "header") == 0;
 }
 
 /* The bits of an events list, split at commas and white space; -1: reported. */
@@ -230,17 +204,16 @@ build_notify(struct ctx *x, struct rsec *s, struct notify_cfg *n)
 		    "character or invalid UTF-8", n->name);
 	for (i = 0; i < s->nkeys; i++) {
 		k = &s->keys[i];
-		for (j = 0; j < sizeof(notify_keys) / sizeof(notify_keys[0]);
-		    j++)
-			if (strcasecmp(k->key, notify_keys[j].name) == 0)
+		for (j = 0; j < cfg_nnotify_keys; j++)
+			if (strcasecmp(k->key, cfg_notify_keys[j].name) == 0)
 				break;
-		if (j == sizeof(notify_keys) / sizeof(notify_keys[0])) {
+		if (j == cfg_nnotify_keys) {
 			cfg_problem(x, k->line, 0, "%s: unknown key '%s' (known:"
 			    " url, command, method, header, timeout, attempts,"
 			    " events)", who, k->key);
 			continue;
 		}
-		k->canon = notify_keys[j].name;
+		k->canon = cfg_notify_keys[j].name;
 		if (k->value[0] == '\0') {
 			cfg_problem(x, k->line, 0, "%s: '%s' has no value", who,
 			    k->canon);
@@ -267,10 +240,9 @@ build_notify(struct ctx *x, struct rsec *s, struct notify_cfg *n)
 	}
 	if (cmd != NULL) {
 		for (i = 0; i < s->nkeys; i++)
-			for (j = 0; j < sizeof(notify_keys) /
-			    sizeof(notify_keys[0]); j++)
-				if (notify_keys[j].webhook && j != 0 &&
-				    s->keys[i].canon == notify_keys[j].name)
+			for (j = 0; j < cfg_nnotify_keys; j++)
+				if (cfg_notify_keys[j].webhook && j != 0 &&
+				    s->keys[i].canon == cfg_notify_keys[j].name)
 					cfg_problem(x, s->keys[i].line, 0, "%s: "
 					    "'%s' is for webhooks (url), not for "
 					    "a command", who, s->keys[i].canon);

@@ -1,0 +1,124 @@
+/*
+ * The [domain RECORDNAME] sections (ddup.ini(5), DOMAINS): the name, its
+ * policy over the defaults of the top of the file, its provider and
+ * zone, a TTL the provider accepts, then its endpoints.
+ */
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "config_int.h"
+#include "provider.h"
+#include "util.h"
+
+/*
+ * The domain's TTL must be one its provider's API accepts; line is that
+ * of the ttl key (0: inherited from the defaults, or the default).
+ */
+static void
+check_ttl(struct ctx *x, const struct domain_cfg *d, int line)
+{
+	const struct provider_ops *ops = d->provider->ops;
+	long ttl = d->pol.ttl, min = ops->ttl_min;
+
+	if (ops->ttl_min_of != NULL)
+		min = ops->ttl_min_of(d->provider);
+	if ((ttl >= min && ttl <= ops->ttl_max) ||
+	    (ttl == 1 && (ops->caps & PCAP_TTL_AUTO) != 0))
+		return;
+	cfg_problem(x, line != 0 ? line : d->line, 0, "domain %s: ttl %ld is "
+	    "outside what provider '%s' (%s) accepts: %ld..%ld%s", d->name,
+	    ttl, d->provider->name, ops->type, min, ops->ttl_max,
+	    (ops->caps & PCAP_TTL_AUTO) != 0 ? ", or 1 for automatic" : "");
+}
+
+/* The domain of section idx; seen: the names of the domains so far. */
+static void
+build_domain(struct ctx *x, size_t idx, const struct hc *defaults,
+    struct nameset *seen)
+{
+	struct config *c = x->c;
+	struct rsec *s = &x->secs[idx];
+	struct domain_cfg *d = &c->domains[c->ndomains];
+	const struct rkey *k;
+	const char *zone;
+	char *z;
+	struct hc h;
+	int good, warnline, first, j;
+	size_t zl, dl;
+
+	cfg_resolve_keys(x, s);
+	d->line = s->line;
+	d->name = xstrdup(s->name);
+	if (!(good = cfg_dns_name(d->name, 1)))
+		cfg_problem(x, s->line, 0, "bad domain name '%s'", s->name);
+	if (good && (first = cfg_nameset_add(seen, d->name, d->line)) != 0)
+		cfg_problem(x, s->line, 0, "domain %s defined twice (first at "
+		    "line %d)", d->name, first);
+	c->ndomains++;
+
+	cfg_hc_copy(&h, defaults);
+	cfg_parse_hc(x, s, &h);
+	cfg_check_policy(x, &h, d->line);
+	d->pol = h.p;		/* the domain owns the strings now */
+
+	if ((k = cfg_get(x, s, "provider")) != NULL) {
+		if ((j = cfg_nameset_get(&x->provset, k->value)) != 0)
+			d->provider = &c->providers[j - 1];
+		else
+			cfg_problem(x, k->line, 0, "domain %s: unknown "
+			    "provider '%s'", d->name, k->value);
+	} else if (!cfg_has_key(s, "provider"))
+		cfg_problem(x, s->line, 0, "domain %s: missing 'provider'",
+		    d->name);
+	/* A provider is found only through its key k. */
+	if (good && k != NULL && d->provider != NULL &&
+	    d->provider->ops != NULL &&
+	    d->provider->ops->zone_key != NULL && (zone =
+	    provider_cfg_get(d->provider, d->provider->ops->zone_key)) !=
+	    NULL) {
+		z = xstrdup(zone);
+		(void)cfg_dns_name(z, 1);
+		zl = strlen(z);
+		dl = strlen(d->name);
+		if (strcmp(d->name, z) != 0 && (dl <= zl ||
+		    strcmp(d->name + dl - zl, z) != 0 ||
+		    d->name[dl - zl - 1] != '.'))
+			cfg_problem(x, k->line, 0, "domain %s is not in zone "
+			    "%s of provider '%s'", d->name, z,
+			    d->provider->name);
+		free(z);
+	}
+	if (d->provider != NULL && d->provider->ops != NULL)
+		check_ttl(x, d, cfg_hc_line(&h, "ttl"));
+	if (d->pol.timeout_ms >= c->interval_ms) {
+		warnline = cfg_hc_line(&h, "timeout");
+		if (warnline == 0)
+			warnline = d->line;
+		cfg_problem(x, warnline, 1, "domain %s: timeout (%lld ms) is "
+		    "not below interval (%lld ms)", d->name, d->pol.timeout_ms,
+		    c->interval_ms);
+	}
+	cfg_build_endpoints(x, idx, d);
+}
+
+void
+cfg_build_domains(struct ctx *x, const struct hc *defaults)
+{
+	struct config *c = x->c;
+	struct nameset domains;
+	size_t i, nd = 0;
+
+	for (i = 0; i < x->nsecs; i++)
+		nd += x->secs[i].kind == S_DOMAIN;
+	if (nd == 0) {
+		cfg_problem(x, 0, 0, "no [domain] section");
+		return;
+	}
+	c->domains = xcalloc(nd, sizeof(*c->domains));
+	cfg_nameset_init(&domains, nd);
+	for (i = 0; i < x->nsecs; i++)
+		if (x->secs[i].kind == S_DOMAIN)
+			build_domain(x, i, defaults, &domains);
+	cfg_nameset_free(&domains);
+}
