@@ -243,14 +243,15 @@ deliver_section(const struct config *c, const struct notify_cfg *n,
     struct state *st)
 {
 	struct st_delivery *v;
-	char who[300], err[1024], dberr[512], *body;
+	char who[300], err[1024], dberr[512], rerr[768], *body;
 	long long end, left, t;
 	size_t nv, i;
 	int ok, given_up;
 
 	snprintf(who, sizeof(who), "notify '%s'", n->name);
-	if (state_get_deliveries(st, n->name, &v, &nv) == -1) {
-		logx(LOG_ERR, NULL, NULL, "%s: %s", who, state_errmsg(st));
+	if (state_get_deliveries(st, n->name, &v, &nv, rerr,
+	    sizeof(rerr)) == -1) {
+		logx(LOG_ERR, NULL, NULL, "%s: %s", who, rerr);
 		return;
 	}
 	end = mono_ms() + n->timeout_ms;

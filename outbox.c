@@ -13,7 +13,6 @@
 #include "notify.h"
 #include "outbox.h"
 #include "outcome.h"
-#include "state.h"
 
 /* A set of the outcome as the event's list: addresses, then a CNAME. */
 static const char **
@@ -102,35 +101,6 @@ outbox_each(const struct outcome *o, const struct config *cfg,
 		rc = fn(arg, ev, body, names, n);
 		free(body);
 	}
-	free((void *)names);
-	return rc;
-}
-
-/* One event into the SQLite outbox. */
-static int
-add_event(void *arg, const struct outcome_event *ev, const char *body,
-    const char *const *names, size_t n)
-{
-	return state_add_event(arg, ev->time, ev->domain->cfg->name,
-	    event_type_str(ev->kind), ev->ep != NULL ? ev->ep->cfg->name :
-	    NULL, body, names, n);
-}
-
-int
-outbox_save(struct state *st, const struct outcome *o,
-    const struct config *cfg)
-{
-	const char **names;
-	size_t j;
-	int rc;
-
-	rc = outbox_each(o, cfg, add_event, st);
-	names = xcalloc(cfg->nnotifiers + 1, sizeof(*names));
-	for (j = 0; j < cfg->nnotifiers; j++)
-		names[j] = cfg->notifiers[j].name;
-	if (rc == 0)
-		rc = state_prune_events(st, outcome_time(o), cfg->history_ms,
-		    names, cfg->nnotifiers);
 	free((void *)names);
 	return rc;
 }

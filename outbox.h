@@ -11,7 +11,6 @@
 struct config;
 struct outcome;
 struct outcome_event;
-struct state;
 
 /*
  * Calls fn for each event of o that some [notify] section wants, with
@@ -23,9 +22,5 @@ typedef int	(*outbox_fn)(void *arg, const struct outcome_event *ev,
 		    const char *body, const char *const *names, size_t n);
 int	 outbox_each(const struct outcome *o, const struct config *cfg,
 	    outbox_fn fn, void *arg);
-
-/* 0, or -1 on a database error (the caller rolls back). */
-int	 outbox_save(struct state *st, const struct outcome *o,
-	    const struct config *cfg);
 
 #endif
