@@ -303,7 +303,7 @@ queue_domain(struct pgq *q, long long now, const struct outcome_domain *od)
 	queue_domain_row(q, od);
 	if (p != NULL && od->synced)
 		for (k = 0; k < RR_NTYPES; k++) {
-			if (!publication_managed(p, (int)k))
+			if (!p->managed[k])
 				continue;
 			list = rrset_join(&p->want[k]);
 			v[0] = od->cfg->name;

@@ -206,7 +206,7 @@ save_domain(struct sqlite_state *st, long long now,
 	sd.unsure = od->unsure;
 	if (od->synced)
 		for (k = 0; k < RR_NTYPES; k++)
-			if (publication_managed(p, (int)k) &&
+			if (p->managed[k] &&
 			    !pub_stored(p->st, (int)k, &p->want[k]) &&
 			    state_put_published(st, od->cfg->name,
 			    p->want[k].type, &p->want[k]) == -1)
