@@ -1,8 +1,8 @@
 /*
  * The PostgreSQL backend's operations of one transaction each
- * (state/pg.h): the operator's requests (SPEC 9), the reads of the
- * run's outputs (DNS changes, counters, the outbox's counts) and the
- * outbox's deliveries (SPEC 10).  Each is one statement, so one round
+ * (state/pg.h): the operator's requests (ddup-check(8), DESCRIPTION),
+ * the reads of the run's outputs (DNS changes, counters, the outbox's
+ * counts) and the outbox's deliveries (ddup.ini(5), NOTIFICATIONS).  Each is one statement, so one round
  * trip: a statement of a batch with no BEGIN is a transaction of its
  * own.
  */

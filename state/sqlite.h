@@ -211,16 +211,16 @@ void	 state_rollback(struct sqlite_state *st);
 
 /*
  * Records an endpoint after this run's check (e->last_check is its time,
- * last_ok, last_status, last_result and latency_ms its result): the
- * check goes into the endpoint's open streak, or ends it and begins a
- * new one if the result, status or reason differ.  The endpoint row is
- * written only when it stops following from what is stored: a steady
- * endpoint costs no write, except when its latency leaves the streak's
- * range, and in one run in 16, when it goes into the streak's mean (a
- * sample; min and max are exact).  A run must put every configured
- * endpoint, with a check or as uncounted (SPEC 9: a drained endpoint
- * is still checked): one left out would be read next run as having had
- * its streak's result once more.
+ * last_ok, last_status, last_result and latency_ms its result): the check
+ * goes into the endpoint's open streak, or ends it and begins a new one
+ * if the result, status or reason differ.  The endpoint row is written
+ * only when it stops following from what is stored: a steady endpoint
+ * costs no write, except when its latency leaves the streak's range, and
+ * in one run in 16, when it goes into the streak's mean (a sample; min
+ * and max are exact).  A run must put every configured endpoint, with a
+ * check or as uncounted (a drained endpoint is still checked,
+ * ddup-check(8), --drain): one left out would be read next run as having
+ * had its streak's result once more.
  */
 int	 state_put_endpoint(struct sqlite_state *st, const char *domain,
 	    const char *name, const char *ip, const char *url, long priority,
@@ -271,12 +271,13 @@ int	 state_prune_requests(struct sqlite_state *st, long long now);
 
 
 /*
- * The notification outbox (SPEC 10, state/sqlite_notify.c).  A run stores its
- * events, each with a delivery for each of the n [notify] sections that
- * want it, between state_begin() and state_commit(), so they are in the
- * file before anything is sent; state_prune_events() there too marks
- * the deliveries of sections no longer configured as given up and drops
- * what is done and older than keep_ms.
+ * The notification outbox (ddup.ini(5), NOTIFICATIONS;
+ * state/sqlite_notify.c).  A run stores its events, each with a delivery
+ * for each of the n [notify] sections that want it, between state_begin()
+ * and state_commit(), so they are in the file before anything is sent;
+ * state_prune_events() there too marks the deliveries of sections no
+ * longer configured as given up and drops what is done and older than
+ * keep_ms.
  */
 int	 state_add_event(struct sqlite_state *st, long long when,
 	    const char *domain,

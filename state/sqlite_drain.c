@@ -1,9 +1,10 @@
 /*
- * What the operator asked for and the checker's own network (SPEC 9):
- * drains, failback requests and the state of the controlUrl, in the
- * state file.  These are few rows, read once per run, so each call
- * prepares its statement; times are written by SQLite in the format of
- * the other tables (ISO-8601 UTC with milliseconds).
+ * What the operator asked for (ddup-check(8), DESCRIPTION: --drain,
+ * --undrain, --failback) and the checker's own network (controlUrl):
+ * drains, failback requests and the state of the controlUrl, in the state
+ * file.  These are few rows, read once per run, so each call prepares its
+ * statement; times are written by SQLite in the format of the other
+ * tables (ISO-8601 UTC with milliseconds).
  */
 
 #include <stdio.h>

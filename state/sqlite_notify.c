@@ -1,11 +1,11 @@
 /*
- * The notification outbox in the state file (SPEC 10): events, and one
- * delivery per event and [notify] section, with its attempts.  A run
- * adds its events in its own transaction; each delivery attempt is then
- * recorded in a transaction of its own, as soon as its outcome is known,
- * so a run killed at any moment loses nothing and repeats at most the
- * one delivery it was making.  Few rows per run: each call prepares its
- * statement.
+ * The notification outbox in the state file (ddup.ini(5), NOTIFICATIONS):
+ * events, and one delivery per event and [notify] section, with its
+ * attempts.  A run adds its events in its own transaction; each delivery
+ * attempt is then recorded in a transaction of its own, as soon as its
+ * outcome is known, so a run killed at any moment loses nothing and
+ * repeats at most the one delivery it was making.  Few rows per run: each
+ * call prepares its statement.
  */
 
 #include <stdio.h>

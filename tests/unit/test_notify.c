@@ -1,5 +1,6 @@
 /*
- * notify.c: the event JSON of SPEC 10, exactly, and the retry schedule.
+ * outbox.c's event JSON of ddup.ini(5), NOTIFICATIONS, exactly, and
+ * notify.c's retry schedule.
  */
 
 #include <setjmp.h>

@@ -1,8 +1,9 @@
 /*
- * state.c: round trips through a real SQLite file in a temporary folder,
- * the run lock (also against 20 runs at once), readers during runs,
- * files that are not ours (left byte for byte), modes, the end-of-run
- * cleanup, and crashes.
+ * The state (state.h) and its SQLite backend's rows (state/sqlite.h):
+ * round trips through a real SQLite file in a temporary folder, the run
+ * lock (also against 20 runs at once), readers during runs, files that
+ * are not ours (left byte for byte), modes, the end-of-run cleanup, and
+ * crashes.
  *
  * DDUP_TEST_KEEP=DIR keeps a populated state file at DIR/state.db for a
  * look with the sqlite3 CLI.
@@ -634,7 +635,7 @@ test_migrate_from_1(void **ctx)
 	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM failbacks"), 0);
 }
 
-/* --drain, --undrain, --failback and the controlUrl (SPEC 9). */
+/* --drain, --undrain, --failback and the controlUrl (ddup-check(8)). */
 static void
 test_requests(void **ctx)
 {
