@@ -1,6 +1,7 @@
 /*
- * Notifications (notify.h): the event JSON, the retry schedule, and
- * delivery of the outbox by webhook (http.c) or by program (proc.c).
+ * Notifications (notify.h): the retry schedule, and delivery of the
+ * outbox by webhook (http.c) or by program (proc.c).  The event JSON is
+ * outbox.c's.
  */
 
 #include <sys/wait.h>
@@ -9,8 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-
-#include <jansson.h>
 
 #include "config.h"
 #include "http.h"
@@ -23,76 +22,6 @@
 
 #define RETRY_GAP_MAX	(24LL * 3600 * 1000)	/* a day */
 #define ANSWER_MAX	((size_t)64 * 1024)	/* a receiver's answer is not read */
-
-/* A text, printable, or null. */
-static json_t *
-text(const char *s)
-{
-	char *copy;
-	json_t *j;
-
-	if (s == NULL)
-		return json_null();
-	copy = xstrdup(s);
-	text_printable(copy);
-	j = json_string(copy);
-	free(copy);
-	return j != NULL ? j : json_null();
-}
-
-static json_t *
-texts(const char *const *v, size_t n)
-{
-	json_t *a = json_array();
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		json_array_append_new(a, text(v[i]));
-	return a;
-}
-
-char *
-event_json(const struct event *ev)
-{
-	json_t *o, *eps, *e;
-	char when[32], *s;
-	size_t i;
-
-	o = json_object();
-	json_object_set_new(o, "event", json_string(event_type_str(ev->type)));
-	json_object_set_new(o, "domain", text(ev->domain));
-	iso_time(ev->time, when, sizeof(when));
-	json_object_set_new(o, "time", json_string(when));
-	if (ev->endpoint != NULL)
-		json_object_set_new(o, "endpoint", text(ev->endpoint));
-	json_object_set_new(o, "published", texts(ev->published,
-	    ev->npublished));
-	json_object_set_new(o, "previous", texts(ev->previous,
-	    ev->nprevious));
-	json_object_set_new(o, "tier", ev->has_tier ?
-	    json_integer(ev->tier) : json_null());
-	json_object_set_new(o, "previousTier", ev->has_previous_tier ?
-	    json_integer(ev->previous_tier) : json_null());
-	eps = json_array();
-	for (i = 0; i < ev->neps; i++) {
-		e = json_object();
-		json_object_set_new(e, "name", text(ev->eps[i].name));
-		json_object_set_new(e, "ip", text(ev->eps[i].ip));
-		json_object_set_new(e, "priority",
-		    json_integer(ev->eps[i].priority));
-		json_object_set_new(e, "healthy",
-		    json_boolean(ev->eps[i].healthy));
-		json_object_set_new(e, "state", text(ev->eps[i].state));
-		json_object_set_new(e, "lastResult",
-		    text(ev->eps[i].last_result));
-		json_array_append_new(eps, e);
-	}
-	json_object_set_new(o, "endpoints", eps);
-	json_object_set_new(o, "error", text(ev->error));
-	s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
-	json_decref(o);
-	return s;
-}
 
 long long
 notify_retry_at(long long last, long attempts, long long interval_ms)
@@ -118,12 +47,6 @@ notify_due(long long next_attempt, long attempts, long long now,
 	 */
 	return next_attempt <= now ||
 	    next_attempt > notify_retry_at(now, attempts, interval_ms);
-}
-
-int
-notify_wants(const struct notify_cfg *n, int type)
-{
-	return type >= 0 && type < EVT_COUNT && (n->events & (1u << type)) != 0;
 }
 
 /*
@@ -243,14 +166,15 @@ deliver_section(const struct config *c, const struct notify_cfg *n,
     struct state *st)
 {
 	struct st_delivery *v;
-	char who[300], err[1024], dberr[512], *body;
+	char who[300], err[1024], dberr[512], rerr[768], *body;
 	long long end, left, t;
 	size_t nv, i;
 	int ok, given_up;
 
 	snprintf(who, sizeof(who), "notify '%s'", n->name);
-	if (state_get_deliveries(st, n->name, &v, &nv) == -1) {
-		logx(LOG_ERR, NULL, NULL, "%s: %s", who, state_errmsg(st));
+	if (state_get_deliveries(st, n->name, &v, &nv, rerr,
+	    sizeof(rerr)) == -1) {
+		logx(LOG_ERR, NULL, NULL, "%s: %s", who, rerr);
 		return;
 	}
 	end = mono_ms() + n->timeout_ms;

@@ -2,15 +2,15 @@
 #define DDUP_NOTIFY_H
 
 /*
- * Notifications (SPEC 10): the event JSON, and delivery of what the
- * state file's outbox holds to the [notify] sections, by webhook or by
- * program.  A run stores its events with the rest of its state (see
- * state_add_event()) and calls notify_deliver() after the commit:
- * nothing is sent that is not already in the file, so a webhook that is
- * down or a run that is killed loses no event.
+ * Notifications (ddup.ini(5), NOTIFICATIONS): delivery of what the
+ * state's outbox holds to the [notify] sections, by webhook or by
+ * program.  A run stores its events with the rest of its state (the
+ * event JSON of outbox.h, in state_save()) and calls notify_deliver()
+ * after the commit: nothing is sent that is not already in the store,
+ * so a webhook that is down or a run that is killed loses no event.
  *
  * What is sent is the stored JSON with "id" added first: the event's
- * number in the state file, the same for every attempt, so a receiver
+ * number in the outbox, the same for every attempt, so a receiver
  * can drop one it got twice (delivery is at least once: an attempt
  * whose answer comes too late, or a run killed before it recorded the
  * answer, is made again).
@@ -27,45 +27,7 @@
 #include <stddef.h>
 
 struct config;
-struct notify_cfg;
 struct state;
-
-/* One endpoint as an event shows it. */
-struct event_ep {
-	const char	*name;
-	const char	*ip;		/* its address, or its CNAME target */
-	long		 priority;
-	int		 healthy;
-	const char	*state;		/* "active", "down", ... */
-	const char	*last_result;	/* NULL: never checked */
-};
-
-/* One event, as the run saw it. */
-struct event {
-	int		 type;		/* enum event_type (config.h) */
-	const char	*domain;
-	long long	 time;		/* ms */
-	const char	*endpoint;	/* endpoint_down/up: which; else NULL */
-	const char *const *published;	/* in DNS after the run */
-	size_t		 npublished;
-	const char *const *previous;	/* in DNS before it */
-	size_t		 nprevious;
-	int		 has_tier;
-	long		 tier;		/* priority published after the run */
-	int		 has_previous_tier;
-	long		 previous_tier;
-	const struct event_ep *eps;
-	size_t		 neps;
-	const char	*error;		/* dns_update_failed: why; else NULL */
-};
-
-/*
- * The event JSON of SPEC 10 (one line, malloc'd): event, domain, time,
- * published, previous, tier, previousTier, endpoints, error, and
- * endpoint for endpoint_down and endpoint_up.  Every text is made
- * printable first.  NULL only when jansson cannot build it.
- */
-char		*event_json(const struct event *ev);
 
 /*
  * When the next attempt is due after `attempts` failed ones, the last at
@@ -84,9 +46,6 @@ long long	 notify_retry_at(long long last, long attempts,
  */
 int		 notify_due(long long next_attempt, long attempts,
 		    long long now, long long interval_ms);
-
-/* Whether section n wants events of type (enum event_type). */
-int		 notify_wants(const struct notify_cfg *n, int type);
 
 /*
  * Sends what is due, section by section, and records each outcome in

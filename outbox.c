@@ -1,19 +1,99 @@
 /*
  * The notification outbox's part of a run's outcome: each event of
- * SPEC 10 as its JSON, with the [notify] sections that want it, stored
- * in the run's transaction before anything is sent (notify.c sends).
+ * ddup.ini(5), NOTIFICATIONS as its JSON, with the [notify] sections that
+ * want it, for the state's backend to store in the run's transaction
+ * before anything is sent (notify.c sends).  It calls no state: the
+ * backends call it.
  */
 
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "config.h"
 #include "decide.h"
 #include "log.h"
-#include "notify.h"
 #include "outbox.h"
 #include "outcome.h"
-#include "state.h"
+#include "util.h"
+
+/* A text, printable, or null. */
+static json_t *
+text(const char *s)
+{
+	char *copy;
+	json_t *j;
+
+	if (s == NULL)
+		return json_null();
+	copy = xstrdup(s);
+	text_printable(copy);
+	j = json_string(copy);
+	free(copy);
+	return j != NULL ? j : json_null();
+}
+
+static json_t *
+texts(const char *const *v, size_t n)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		json_array_append_new(a, text(v[i]));
+	return a;
+}
+
+char *
+event_json(const struct event *ev)
+{
+	json_t *o, *eps, *e;
+	char when[32], *s;
+	size_t i;
+
+	o = json_object();
+	json_object_set_new(o, "event", json_string(event_type_str(ev->type)));
+	json_object_set_new(o, "domain", text(ev->domain));
+	iso_time(ev->time, when, sizeof(when));
+	json_object_set_new(o, "time", json_string(when));
+	if (ev->endpoint != NULL)
+		json_object_set_new(o, "endpoint", text(ev->endpoint));
+	json_object_set_new(o, "published", texts(ev->published,
+	    ev->npublished));
+	json_object_set_new(o, "previous", texts(ev->previous,
+	    ev->nprevious));
+	json_object_set_new(o, "tier", ev->has_tier ?
+	    json_integer(ev->tier) : json_null());
+	json_object_set_new(o, "previousTier", ev->has_previous_tier ?
+	    json_integer(ev->previous_tier) : json_null());
+	eps = json_array();
+	for (i = 0; i < ev->neps; i++) {
+		e = json_object();
+		json_object_set_new(e, "name", text(ev->eps[i].name));
+		json_object_set_new(e, "ip", text(ev->eps[i].ip));
+		json_object_set_new(e, "priority",
+		    json_integer(ev->eps[i].priority));
+		json_object_set_new(e, "healthy",
+		    json_boolean(ev->eps[i].healthy));
+		json_object_set_new(e, "state", text(ev->eps[i].state));
+		json_object_set_new(e, "lastResult",
+		    text(ev->eps[i].last_result));
+		json_array_append_new(eps, e);
+	}
+	json_object_set_new(o, "endpoints", eps);
+	json_object_set_new(o, "error", text(ev->error));
+	s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(o);
+	return s;
+}
+
+int
+outbox_wants(const struct notify_cfg *n, int type)
+{
+	return type >= 0 && type < EVT_COUNT && (n->events & (1u << type)) != 0;
+}
+
 
 /* A set of the outcome as the event's list: addresses, then a CNAME. */
 static const char **
@@ -95,42 +175,13 @@ outbox_each(const struct outcome *o, const struct config *cfg,
 		const struct outcome_event *ev = outcome_event(o, i);
 
 		for (n = 0, j = 0; j < cfg->nnotifiers; j++)
-			if (notify_wants(&cfg->notifiers[j], ev->kind))
+			if (outbox_wants(&cfg->notifiers[j], ev->kind))
 				names[n++] = cfg->notifiers[j].name;
 		if ((body = event_body(ev)) == NULL)
 			continue;
 		rc = fn(arg, ev, body, names, n);
 		free(body);
 	}
-	free((void *)names);
-	return rc;
-}
-
-/* One event into the SQLite outbox. */
-static int
-add_event(void *arg, const struct outcome_event *ev, const char *body,
-    const char *const *names, size_t n)
-{
-	return state_add_event(arg, ev->time, ev->domain->cfg->name,
-	    event_type_str(ev->kind), ev->ep != NULL ? ev->ep->cfg->name :
-	    NULL, body, names, n);
-}
-
-int
-outbox_save(struct state *st, const struct outcome *o,
-    const struct config *cfg)
-{
-	const char **names;
-	size_t j;
-	int rc;
-
-	rc = outbox_each(o, cfg, add_event, st);
-	names = xcalloc(cfg->nnotifiers + 1, sizeof(*names));
-	for (j = 0; j < cfg->nnotifiers; j++)
-		names[j] = cfg->notifiers[j].name;
-	if (rc == 0)
-		rc = state_prune_events(st, outcome_time(o), cfg->history_ms,
-		    names, cfg->nnotifiers);
 	free((void *)names);
 	return rc;
 }

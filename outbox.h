@@ -2,16 +2,58 @@
 #define DDUP_OUTBOX_H
 
 /*
- * A run's events (outcome.h) into the notification outbox of the state
- * file, inside the run's transaction, before any delivery (SPEC 10).
+ * A run's events (outcome.h) as the notification outbox stores them
+ * (ddup.ini(5), NOTIFICATIONS): each event's JSON, with the [notify]
+ * sections that want it.  The state's backends store them inside the
+ * run's transaction, before any delivery (notify.h).
  */
 
 #include <stddef.h>
 
 struct config;
+struct notify_cfg;
 struct outcome;
 struct outcome_event;
-struct state;
+
+/* One endpoint as an event shows it. */
+struct event_ep {
+	const char	*name;
+	const char	*ip;		/* its address, or its CNAME target */
+	long		 priority;
+	int		 healthy;
+	const char	*state;		/* "active", "down", ... */
+	const char	*last_result;	/* NULL: never checked */
+};
+
+/* One event, as the run saw it. */
+struct event {
+	int		 type;		/* enum event_type (config.h) */
+	const char	*domain;
+	long long	 time;		/* ms */
+	const char	*endpoint;	/* endpoint_down/up: which; else NULL */
+	const char *const *published;	/* in DNS after the run */
+	size_t		 npublished;
+	const char *const *previous;	/* in DNS before it */
+	size_t		 nprevious;
+	int		 has_tier;
+	long		 tier;		/* priority published after the run */
+	int		 has_previous_tier;
+	long		 previous_tier;
+	const struct event_ep *eps;
+	size_t		 neps;
+	const char	*error;		/* dns_update_failed: why; else NULL */
+};
+
+/*
+ * The event JSON of ddup.ini(5), NOTIFICATIONS (one line, malloc'd):
+ * event, domain, time, published, previous, tier, previousTier,
+ * endpoints, error, and endpoint for endpoint_down and endpoint_up.  Every text is made
+ * printable first.  NULL only when jansson cannot build it.
+ */
+char		*event_json(const struct event *ev);
+
+/* Whether section n wants events of type (enum event_type). */
+int		 outbox_wants(const struct notify_cfg *n, int type);
 
 /*
  * Calls fn for each event of o that some [notify] section wants, with
@@ -23,9 +65,5 @@ typedef int	(*outbox_fn)(void *arg, const struct outcome_event *ev,
 		    const char *body, const char *const *names, size_t n);
 int	 outbox_each(const struct outcome *o, const struct config *cfg,
 	    outbox_fn fn, void *arg);
-
-/* 0, or -1 on a database error (the caller rolls back). */
-int	 outbox_save(struct state *st, const struct outcome *o,
-	    const struct config *cfg);
 
 #endif

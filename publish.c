@@ -18,8 +18,7 @@
 int
 publication_managed(const struct publication *p, int i)
 {
-	return i == RR_A ? p->cfg->has4 : i == RR_AAAA ? p->cfg->has6 :
-	    p->cfg->hascname;
+	return p->managed[i];
 }
 
 void
@@ -39,6 +38,8 @@ publication_init(struct publication *p, const struct domain_cfg *cfg,
 	for (i = 0; i < RR_NTYPES; i++) {
 		p->want[i].type = (enum rrtype)i;
 		p->want[i].ttl = cfg->pol.ttl;
+		p->managed[i] = i == RR_A ? cfg->has4 : i == RR_AAAA ?
+		    cfg->has6 : cfg->hascname;
 	}
 }
 

@@ -4,8 +4,8 @@
 /*
  * Publication of one domain: compare the sets a run wants with the sets
  * last published (on the domain's first run, with what the provider holds
- * now) and call the provider only when they differ.  SPEC section 5, last
- * paragraphs.
+ * now) and call the provider only when they differ (ddup-check(8),
+ * FAILOVER RULES).
  */
 
 #include <stddef.h>
@@ -35,6 +35,13 @@ struct publication {
 	const struct st_domain	*st;	/* the sets last published */
 	struct state		*db;	/* marks an update as under way; NULL: dry run */
 	struct rrset		 want[RR_NTYPES];	/* by enum rrtype */
+	/*
+	 * By enum rrtype: the domain manages the type (an endpoint has an
+	 * address of its family, or a CNAME), from cfg.  Data, not a call,
+	 * for the state's backends, which save what was published: they
+	 * may not call this module, which calls the state.
+	 */
+	int			 managed[RR_NTYPES];
 	struct log_tier		 tier;	/* for logs: the tier published */
 
 	/* out */
@@ -54,7 +61,7 @@ void	 publication_init(struct publication *p, const struct domain_cfg *cfg,
 void	 tier_text(const struct log_tier *t, char *buf, size_t len);
 /* Adds an endpoint of the tier to publish: its address or its CNAME. */
 void	 publication_add(struct publication *p, const struct endpoint_cfg *e);
-/* Does the domain manage type i (an enum rrtype)? */
+/* Does the domain manage type i (an enum rrtype)?  p->managed[i]. */
 int	 publication_managed(const struct publication *p, int i);
 
 /* Brings DNS to want through prov; logs the change or the failure. */

@@ -197,11 +197,12 @@ static void
 load_stored(struct run *r)
 {
 	struct st_snapshot snap;
+	char err[768];
 
 	/* What could be read is used all the same (and logged). */
-	if (state_load(r->st, r->cfg, 1, now_ms(), &snap) == -1)
-		logx(LOG_ERR, NULL, NULL, "reading the state: %s",
-		    state_errmsg(r->st));
+	if (state_load(r->st, r->cfg, 1, now_ms(), &snap, err,
+	    sizeof(err)) == -1)
+		logx(LOG_ERR, NULL, NULL, "reading the state: %s", err);
 	load(r, &snap);
 	state_snapshot_free(r->cfg, &snap);
 }
@@ -726,7 +727,8 @@ report_notifiers(struct run *r, struct report *rep)
 
 		rn->name = n->name;
 		rn->kind = n->url != NULL ? "webhook" : "program";
-		if (state_notify_counts(r->st, n->name, &r->counts[i]) == -1)
+		if (state_notify_counts(r->st, n->name, &r->counts[i], NULL,
+		    0) == -1)
 			continue;
 		rn->pending = r->counts[i].pending;
 		rn->given_up = r->counts[i].given_up;
@@ -779,9 +781,10 @@ write_dashboard(struct run *r)
 	if (r->cfg->status_html == NULL)
 		return 0;
 	report_from_outcome(&rep, r->out, r->cfg->interval_ms);
-	if (state_recent_changes(r->st, DASH_CHANGES, &sc, &n) == -1)
+	if (state_recent_changes(r->st, DASH_CHANGES, &sc, &n, err,
+	    sizeof(err)) == -1)
 		logx(LOG_ERR, NULL, NULL, "statusHtml %s: %s",
-		    r->cfg->status_html, state_errmsg(r->st));
+		    r->cfg->status_html, err);
 	rc = xcalloc(n > 0 ? n : 1, sizeof(*rc));
 	for (i = 0; i < n; i++) {
 		rc[i].when = sc[i].when;
@@ -821,9 +824,9 @@ write_metrics(struct run *r, int rc)
 
 	if (r->cfg->metrics_file == NULL)
 		return 0;
-	if (state_counters(r->st, &c, &n) == -1) {
+	if (state_counters(r->st, &c, &n, err, sizeof(err)) == -1) {
 		logx(LOG_ERR, NULL, NULL, "metricsFile %s: %s",
-		    r->cfg->metrics_file, state_errmsg(r->st));
+		    r->cfg->metrics_file, err);
 		return -1;
 	}
 	mr.duration_ms = mono_ms() - r->started;
@@ -1089,7 +1092,7 @@ do_run(struct run *r, int dry_run, int json)
 {
 	struct st_report_in	 in;
 	struct st_snapshot	 snap;
-	char			 err[512];
+	char			 err[512], dberr[768];
 	char			*results = NULL;
 	size_t			 i, first;
 	int			 rc, kind;
@@ -1124,18 +1127,18 @@ do_run(struct run *r, int dry_run, int json)
 	in.results = results = report_results(r, &in.nresults);
 	in.control_failed = r->control_failed;
 	in.dry_run = dry_run;
-	rc = state_round_begin(r->st, r->cfg, &in, &snap, &r->round);
+	rc = state_round_begin(r->st, r->cfg, &in, &snap, &r->round, dberr,
+	    sizeof(dberr));
 	free(results);
 	if (rc == -1) {
 		if (r->round.shared) {
 			/* A shared store that cannot be read: change nothing. */
-			logx(LOG_ERR, NULL, NULL, "%s", state_errmsg(r->st));
+			logx(LOG_ERR, NULL, NULL, "%s", dberr);
 			state_snapshot_free(r->cfg, &snap);
 			return RUN_STATE;
 		}
 		/* What could be read is used all the same (and logged). */
-		logx(LOG_ERR, NULL, NULL, "reading the state: %s",
-		    state_errmsg(r->st));
+		logx(LOG_ERR, NULL, NULL, "reading the state: %s", dberr);
 	}
 	load(r, &snap);
 	state_snapshot_free(r->cfg, &snap);

@@ -1,5 +1,5 @@
 /*
- * The tally of a round (SPEC 11): see vote.h.
+ * The tally of a round (ddup-check(8), SEVERAL CHECKERS): see vote.h.
  */
 
 #include <stddef.h>

@@ -2,9 +2,10 @@
 #define DDUP_VOTE_H
 
 /*
- * The vote of several checkers (SPEC 11) as a pure function: the reports
- * in the window of a round in, one result per endpoint out, for the pure
- * decide() (decide.h).  No I/O, no clock: tested by tables.
+ * The vote of several checkers (ddup-check(8), SEVERAL CHECKERS) as a
+ * pure function: the reports in the window of a round in, one result per
+ * endpoint out, for the pure decide() (decide.h).  No I/O, no clock:
+ * tested by tables.
  *
  * A report is what one run of one checker saw: one byte per endpoint of
  * the configuration, in its order (every domain's endpoints in file

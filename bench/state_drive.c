@@ -24,6 +24,7 @@
 #include "config.h"
 #include "rrset.h"
 #include "state.h"
+#include "state/sqlite.h"
 #include "util.h"
 
 #define T0	1764498356123LL		/* 2025-11-30T10:25:56.123Z */
@@ -117,7 +118,8 @@ main(int argc, char **argv)
 	c.ndomains = nd;
 	c.history_ms = 7LL * 24 * 3600 * 1000;
 
-	if (state_open(argv[1], STATE_RW, &st, err, sizeof(err)) != STATE_OK) {
+	if (state_open_checker(argv[1], NULL, STATE_RW, &st, err,
+	    sizeof(err)) != STATE_OK) {
 		fprintf(stderr, "%s\n", err);
 		goto out;
 	}
@@ -125,15 +127,16 @@ main(int argc, char **argv)
 		long long now = T0 + r * EVERY;
 
 		t = mono_s();
-		state_read_begin(st);
-		if (state_begin(st, err, sizeof(err)) == -1)
+		state_read_begin(sqlite_of(st));
+		if (state_begin(sqlite_of(st), err, sizeof(err)) == -1)
 			goto fail;
 		for (i = 0; i < n; i++) {
 			size_t	 dk = i / per;
 			int	 flaps = flap > 0 && i % 100 < (size_t)flap;
 			int	 ok = !flaps || (r / period) % 2 == 0;
 
-			if (state_get_endpoint(st, dnames[dk], names[i], ips[i],
+			if (state_get_endpoint(sqlite_of(st), dnames[dk],
+			    names[i], ips[i],
 			    urls[i], &e) == -1)
 				goto dberr;
 			if (ok) {
@@ -155,7 +158,8 @@ main(int argc, char **argv)
 			    next_rand(&seed) % 2);
 			snprintf(e.last_result, sizeof(e.last_result), "%s",
 			    ok ? "ok" : "HTTP 503");
-			if (state_put_endpoint(st, dnames[dk], names[i], ips[i],
+			if (state_put_endpoint(sqlite_of(st), dnames[dk],
+			    names[i], ips[i],
 			    urls[i], 10, &e) == -1)
 				goto dberr;
 		}
@@ -165,13 +169,14 @@ main(int argc, char **argv)
 			sd.tier = 10;
 			sd.tier_rank = 0;
 			sd.last_change = T0;
-			if (state_put_domain(st, dnames[k], "bind", 60, &sd)
+			if (state_put_domain(sqlite_of(st), dnames[k], "bind",
+			    60, &sd)
 			    == -1)
 				goto dberr;
 		}
-		if (state_finish_run(st, now, &c) == -1)
+		if (state_finish_run(sqlite_of(st), now, &c) == -1)
 			goto dberr;
-		if (state_commit(st, err, sizeof(err)) == -1)
+		if (state_commit(sqlite_of(st), err, sizeof(err)) == -1)
 			goto fail;
 		t = mono_s() - t;
 		state_last_writes(st, &rows, &pages);

@@ -1,6 +1,8 @@
 /*
- * The PostgreSQL backend (state/sqlite.h), for a `state` that is a
- * postgresql:// or postgres:// URI (SPEC 11): connecting (connect_timeout
+ * The PostgreSQL backend (state/pg.h), for a `state` that is a
+ * postgresql:// or postgres:// URI (ddup-check(8), SEVERAL CHECKERS):
+ * its table, state_pg, and the one downcast to its own open, pg_of();
+ * connecting (connect_timeout
  * 5 s unless the URI sets it), the checker's session advisory lock (a
  * second run of the same checker exits 3), the schema (made or upgraded
  * under an advisory lock, so that checkers starting together do not
@@ -22,7 +24,7 @@
 #include "log.h"
 #include "pguri.h"
 #include "state.h"
-#include "state/sqlite.h"
+#include "state/backend.h"
 #include "state/pg.h"
 #include "util.h"
 #include "vote.h"
@@ -42,6 +44,18 @@
 #define PG_LOCK_DOMAINS	"SELECT d, pg_advisory_xact_lock(hashtextextended(" \
 	"'" PG_LOCK_ROUND "' || d, 0)) FROM (SELECT d FROM " \
 	"unnest($1::text[]) AS d ORDER BY d) AS s"
+
+struct pg_state *
+pg_of(struct state *st)
+{
+	if (st->be != &state_pg) {
+		fprintf(stderr, "ddup-check: BUG: a %s state given to the "
+		    "PostgreSQL backend\n", st->be != NULL ? st->be->name :
+		    "(none)");
+		abort();
+	}
+	return (struct pg_state *)st;
+}
 
 static int
 pg_handles(const char *where)
@@ -378,7 +392,8 @@ static int
 pg_load(struct state *st, const struct config *c, int results,
     long long now, struct st_snapshot *out)
 {
-	struct pgq	*q = pgq_new(st);
+	struct pg_state	*pg = pg_of(st);
+	struct pgq	*q = pgq_new(pg);
 	char		 digest[CONFIG_DIGEST_LEN], *doms = pg_domains(c, NULL);
 	size_t		 first, fleet;
 	int		 rc = -1;
@@ -390,7 +405,7 @@ pg_load(struct state *st, const struct config *c, int results,
 	pgq_add(q, "cannot end", "COMMIT", 0, NULL);
 	if (pgq_run(q) == -1)
 		goto out;
-	if (pgd_load_parse(st, q, first, c, results, now, out) == -1)
+	if (pgd_load_parse(pg, q, first, c, results, now, out) == -1)
 		goto out;
 	config_decision_digest(c, digest);
 	pg_fleet_parse(q, fleet, c, digest, out);
@@ -446,8 +461,8 @@ pg_round_begin(struct state *st, const struct config *c,
     const struct st_report_in *in, struct st_snapshot *out,
     struct st_round *rd)
 {
-	struct pg_state	*pg = st->pg;
-	struct pgq	*q = pgq_new(st);
+	struct pg_state	*pg = pg_of(st);
+	struct pgq	*q = pgq_new(pg);
 	const PGresult	*r;
 	const char	*p[5];
 	char		 ival[32], *doms = pg_domains(c, NULL);
@@ -495,7 +510,7 @@ pg_round_begin(struct state *st, const struct config *c,
 		goto out;
 	r = pgq_result(q, slotq);
 	rd->slot = pg->slot = pg_getlld(r, 0, 0);
-	if (pgd_load_parse(st, q, first, c, in->dry_run, now_ms(), out) == -1)
+	if (pgd_load_parse(pg, q, first, c, in->dry_run, now_ms(), out) == -1)
 		goto out;
 	pg_fleet_parse(q, fleet, c, digest, out);
 	/* The round's view of the fleet: the same reports as the status's. */
@@ -533,8 +548,8 @@ pg_round_commit(struct state *st, const struct config *c,
     const struct st_round *rd, const struct st_round_dom *doms, char *err,
     size_t errlen)
 {
-	struct pg_state	*pg = st->pg;
-	struct pgq	*q = pgq_new(st);
+	struct pg_state	*pg = pg_of(st);
+	struct pgq	*q = pgq_new(pg);
 	const char	*p[7];
 	struct pg_arr	 vd = { 0 }, ve = { 0 }, vp = { 0 }, vf = { 0 },
 			 vv = { 0 };
@@ -596,7 +611,7 @@ pg_round_commit(struct state *st, const struct config *c,
 	    "ddup_report AS l WHERE l.checker = r.checker)", 1, p);
 	pgq_add(q, "cannot commit the round", "COMMIT", 0, NULL);
 	if (pgq_run(q) == -1) {
-		snprintf(err, errlen, "%s", st->err);
+		snprintf(err, errlen, "%s", pg->base.err);
 		memset(pg->decided, 0, pg->ndomains);
 		goto out;
 	}
@@ -620,8 +635,8 @@ static int
 pg_save(struct state *st, const struct config *c, const struct outcome *o,
     char *err, size_t errlen)
 {
-	struct pg_state	*pg = st->pg;
-	struct pgq	*q = pgq_new(st);
+	struct pg_state	*pg = pg_of(st);
+	struct pgq	*q = pgq_new(pg);
 	unsigned char	*mine;
 	const PGresult	*r;
 	const char	*p[3];
@@ -647,14 +662,14 @@ pg_save(struct state *st, const struct config *c, const struct outcome *o,
 		if ((i = pg_domain_index(c, pg_getstr(r, row, 0))) !=
 		    (size_t)-1 && pg->decided != NULL && pg->decided[i])
 			mine[i] = 1;
-	pgd_save_queue(st, q, c, o, mine);
+	pgd_save_queue(pg, q, c, o, mine);
 	pgq_add(q, "cannot commit the run", "COMMIT", 0, NULL);
 	if (pgq_run(q) == -1)
 		goto out;
 	rc = 0;
 out:
 	if (rc == -1)
-		snprintf(err, errlen, "%s", st->err);
+		snprintf(err, errlen, "%s", pg->base.err);
 	free(mine);
 	free(doms);
 	pgq_free(q);
@@ -670,7 +685,7 @@ static int
 pg_mark_unsure(struct state *st, const char *domain, const char *provider,
     long ttl, char *err, size_t errlen)
 {
-	struct pg_state	*pg = st->pg;
+	struct pg_state	*pg = pg_of(st);
 	struct pgq	*q;
 	size_t		 i = pg->cfg != NULL ? pg_domain_index(pg->cfg, domain) :
 			    (size_t)-1;
@@ -678,10 +693,10 @@ pg_mark_unsure(struct state *st, const char *domain, const char *provider,
 
 	if (i != (size_t)-1 && pg->marked != NULL && pg->marked[i])
 		return 0;
-	q = pgq_new(st);
+	q = pgq_new(pg);
 	pgd_mark_unsure_queue(q, domain, provider, ttl);
 	if (pgq_run(q) == -1) {
-		snprintf(err, errlen, "%s", st->err);
+		snprintf(err, errlen, "%s", pg->base.err);
 		rc = -1;
 	}
 	pgq_free(q);
@@ -703,7 +718,7 @@ pg_open(const char *where, const char *checker, int mode, struct state **out,
 	    "keepalives_count", "dbname", NULL };
 	const char *const val[] = { "5", "ddup-check", "15000", "10", "5",
 	    "3", where, NULL };
-	struct state	*st = NULL;
+	struct pg_state	*pg;
 	PGconn		*c;
 	char		 what[320];
 	long long	 rt = 0;
@@ -738,21 +753,18 @@ pg_open(const char *where, const char *checker, int mode, struct state **out,
 		rc = ready == 0 ? STATE_OK : STATE_BAD;
 		goto out;
 	}
-	st = xcalloc(1, sizeof(*st));
-	st->be = &state_pg;
-	st->lockfd = -1;
-	st->rw = mode == STATE_RW;
-	st->wrote_rows = st->wrote_pages = -1;	/* not counted here */
-	st->pg = xcalloc(1, sizeof(*st->pg));
-	st->pg->conn = c;
-	st->pg->where = xstrdup(where);
-	st->pg->checker = xstrdup(checker != NULL ? checker : "");
-	st->pg->rw = st->rw;
-	st->pg->slot = -1;
+	pg = xcalloc(1, sizeof(*pg));
+	pg->base.be = &state_pg;
+	pg->base.wrote_rows = pg->base.wrote_pages = -1; /* not counted here */
+	pg->conn = c;
+	pg->where = xstrdup(where);
+	pg->checker = xstrdup(checker != NULL ? checker : "");
+	pg->rw = mode == STATE_RW;
+	pg->slot = -1;
 	/* Those of the lock and the schema; connecting is not counted. */
-	st->pg->round_trips = rt;
+	pg->round_trips = rt;
 	c = NULL;
-	*out = st;
+	*out = &pg->base;
 	rc = STATE_OK;
 out:
 	/* The session's locks go with it. */
@@ -764,7 +776,7 @@ out:
 static void
 pg_close(struct state *st)
 {
-	struct pg_state *pg = st->pg;
+	struct pg_state *pg = pg_of(st);
 
 	logx(LOG_DEBUG, NULL, NULL, "postgresql: %lld round trips after "
 	    "connecting", pg->round_trips);
@@ -774,7 +786,65 @@ pg_close(struct state *st)
 	free(pg->decided);
 	free(pg->marked);
 	free(pg);
-	free(st);
+}
+
+/* The table's entries of state/pg_ops.c: each turns st into its open. */
+static int
+pg_request_drain(struct state *st, const char *domain, const char *endpoint,
+    long long now, long long until, char *err, size_t errlen)
+{
+	return pgd_request_drain(pg_of(st), domain, endpoint, now, until, err,
+	    errlen);
+}
+
+static int
+pg_request_undrain(struct state *st, const char *domain,
+    const char *endpoint, char *err, size_t errlen)
+{
+	return pgd_request_undrain(pg_of(st), domain, endpoint, err, errlen);
+}
+
+static int
+pg_request_failback(struct state *st, const char *domain, long long now,
+    char *err, size_t errlen)
+{
+	return pgd_request_failback(pg_of(st), domain, now, err, errlen);
+}
+
+static int
+pg_recent_changes(struct state *st, size_t max, struct st_change **out,
+    size_t *n)
+{
+	return pgd_recent_changes(pg_of(st), max, out, n);
+}
+
+static int
+pg_counters(struct state *st, struct st_counter **out, size_t *n)
+{
+	return pgd_counters(pg_of(st), out, n);
+}
+
+static int
+pg_notify_counts(struct state *st, const char *notifier,
+    struct st_notify_counts *out)
+{
+	return pgd_notify_counts(pg_of(st), notifier, out);
+}
+
+static int
+pg_get_deliveries(struct state *st, const char *notifier,
+    struct st_delivery **out, size_t *n)
+{
+	return pgd_get_deliveries(pg_of(st), notifier, out, n);
+}
+
+static int
+pg_put_delivery(struct state *st, const char *notifier,
+    const struct st_delivery *d, long long now, int ok, int given_up,
+    const char *error, char *err, size_t errlen)
+{
+	return pgd_put_delivery(pg_of(st), notifier, d, now, ok, given_up,
+	    error, err, errlen);
 }
 
 const struct state_backend state_pg = {
@@ -785,14 +855,14 @@ const struct state_backend state_pg = {
 	.load = pg_load,
 	.save = pg_save,
 	.mark_unsure = pg_mark_unsure,
-	.request_drain = pgd_request_drain,
-	.request_undrain = pgd_request_undrain,
-	.request_failback = pgd_request_failback,
-	.recent_changes = pgd_recent_changes,
-	.counters = pgd_counters,
-	.notify_counts = pgd_notify_counts,
-	.get_deliveries = pgd_get_deliveries,
-	.put_delivery = pgd_put_delivery,
+	.request_drain = pg_request_drain,
+	.request_undrain = pg_request_undrain,
+	.request_failback = pg_request_failback,
+	.recent_changes = pg_recent_changes,
+	.counters = pg_counters,
+	.notify_counts = pg_notify_counts,
+	.get_deliveries = pg_get_deliveries,
+	.put_delivery = pg_put_delivery,
 	.round_begin = pg_round_begin,
 	.round_commit = pg_round_commit,
 };

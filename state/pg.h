@@ -1,12 +1,15 @@
-#ifndef DDUP_STATE_PG_INT_H
-#define DDUP_STATE_PG_INT_H
+#ifndef DDUP_STATE_PG_H
+#define DDUP_STATE_PG_H
 
 /*
- * Private to the PostgreSQL backend: state/pg.c (connecting, the
- * schema, the checker's lock, reports and rounds of SPEC 11),
- * state/pg_q.c (batches) and state/pg_data.c (the rows: counters,
- * streaks, published sets, history, requests, the outbox, metrics
- * counters).  Everyone else uses state.h.
+ * Private to the PostgreSQL backend, state/pg*.c: state/pg.c (its
+ * table, state_pg; connecting, the schema, the checker's lock, reports
+ * and rounds of ddup-check(8), SEVERAL CHECKERS), state/pg_q.c
+ * (batches), state/pg_data.c (reading the rows: counters, streaks,
+ * published sets, requests), state/pg_save.c (writing them, with
+ * history, the outbox and the metrics counters), state/pg_ops.c (the
+ * operations of one transaction each) and state/pg_schema.c.  Everyone
+ * else uses state.h.
  *
  * A run costs a few round trips, not a few per endpoint: statements go
  * out together in a batch (libpq's pipeline mode) and their results come
@@ -19,18 +22,21 @@
 
 #include <libpq-fe.h>
 
+#include "state/backend.h"
+
 struct config;
 struct outcome;
-struct state;
 struct st_snapshot;
 
-/* What a PostgreSQL open holds; st->pg of its struct state. */
+/* A PostgreSQL open: struct state first (state/backend.h). */
 struct pg_state {
+	struct state	 base;
 	PGconn		*conn;
 	char		*where;		/* the URI, for errors (shown redacted) */
 	char		*checker;	/* this host's name in the fleet; NULL: read only */
 	int		 rw;
 	long long	 round_trips;	/* waits for the server, for the benchmark */
+	long long	 runs, last_run;	/* meta, as last read */
 
 	/* The round this run took (state/pg.c), per domain of the config. */
 	const struct config *cfg;	/* of the round */
@@ -41,12 +47,19 @@ struct pg_state {
 };
 
 /*
+ * st as the PostgreSQL open it is; aborts with a message when st is
+ * another backend's, a bug.  state/pg.c, which holds the table: the
+ * files below it take struct pg_state.
+ */
+struct pg_state	*pg_of(struct state *st);
+
+/*
  * A batch: statements sent in one go, each with text parameters (NULL:
  * SQL NULL, copied when added), results kept in order until freed.
  */
 struct pgq;
 
-struct pgq	*pgq_new(struct state *st);
+struct pgq	*pgq_new(struct pg_state *st);
 void		 pgq_free(struct pgq *q);
 /* what names the statement in an error ("cannot save the endpoints"). */
 void		 pgq_add(struct pgq *q, const char *what, const char *sql,
@@ -54,7 +67,7 @@ void		 pgq_add(struct pgq *q, const char *what, const char *sql,
 size_t		 pgq_count(const struct pgq *q);
 /*
  * Sends every statement added since the last run and waits for all the
- * answers: one round trip.  0, or -1 with state_errmsg() set to "state
+ * answers: one round trip.  0, or -1 with st->base.err set to "state
  * URI: what: the server's message" (the first statement that failed;
  * those after it in the batch are not run).  A transaction the batch
  * left open and failed is rolled back.
@@ -87,8 +100,11 @@ void		 pga_lld(struct pg_arr *a, long long v);
 const char	*pga_text(struct pg_arr *a);
 void		 pga_free(struct pg_arr *a);
 
-/* "state URI: what[: message]" into st->err, the URI without its password. */
-void		 pg_set_err(struct state *st, const char *what,
+/*
+ * "state URI: what[: message]" into st->base.err, the URI without its
+ * password.
+ */
+void		 pg_set_err(struct pg_state *st, const char *what,
 		    const char *msg);
 /*
  * The same into err, for where there is no struct state yet (the open):
@@ -106,11 +122,11 @@ void		 pg_format_err(char *err, size_t errlen, const char *where,
  * pgd_load_queue() appends the reads of a snapshot of c to q and
  * returns the index of its first statement; after pgq_run(),
  * pgd_load_parse() fills out from those results (as state_load()
- * would), -1 with st->err on a malformed answer.
+ * would), -1 with st->base.err on a malformed answer.
  */
 size_t		 pgd_load_queue(struct pgq *q, const struct config *c,
 		    int results, long long now);
-int		 pgd_load_parse(struct state *st, const struct pgq *q,
+int		 pgd_load_parse(struct pg_state *st, const struct pgq *q,
 		    size_t first, const struct config *c, int results,
 		    long long now, struct st_snapshot *out);
 /*
@@ -123,20 +139,20 @@ int		 pgd_load_parse(struct state *st, const struct pgq *q,
  * is no longer configured or too old.  The caller wraps them in its
  * transaction.
  */
-void		 pgd_save_queue(struct state *st, struct pgq *q,
+void		 pgd_save_queue(struct pg_state *st, struct pgq *q,
 		    const struct config *c, const struct outcome *o,
 		    const unsigned char *decided);
 /* Appends "the domain is unsure: an update is about to go out". */
 void		 pgd_mark_unsure_queue(struct pgq *q, const char *domain,
 		    const char *provider, long ttl);
 
-/* The backend's operations of state/sqlite.h, one transaction each. */
-int		 pgd_request_drain(struct state *st, const char *domain,
+/* The table's operations of one transaction each (state/backend.h). */
+int		 pgd_request_drain(struct pg_state *st, const char *domain,
 		    const char *endpoint, long long now, long long until,
 		    char *err, size_t errlen);
-int		 pgd_request_undrain(struct state *st, const char *domain,
+int		 pgd_request_undrain(struct pg_state *st, const char *domain,
 		    const char *endpoint, char *err, size_t errlen);
-int		 pgd_request_failback(struct state *st, const char *domain,
+int		 pgd_request_failback(struct pg_state *st, const char *domain,
 		    long long now, char *err, size_t errlen);
 
 struct st_change;
@@ -144,15 +160,15 @@ struct st_counter;
 struct st_delivery;
 struct st_notify_counts;
 
-int		 pgd_recent_changes(struct state *st, size_t max,
+int		 pgd_recent_changes(struct pg_state *st, size_t max,
 		    struct st_change **out, size_t *n);
-int		 pgd_counters(struct state *st, struct st_counter **out,
+int		 pgd_counters(struct pg_state *st, struct st_counter **out,
 		    size_t *n);
-int		 pgd_notify_counts(struct state *st, const char *notifier,
+int		 pgd_notify_counts(struct pg_state *st, const char *notifier,
 		    struct st_notify_counts *out);
-int		 pgd_get_deliveries(struct state *st, const char *notifier,
+int		 pgd_get_deliveries(struct pg_state *st, const char *notifier,
 		    struct st_delivery **out, size_t *n);
-int		 pgd_put_delivery(struct state *st, const char *notifier,
+int		 pgd_put_delivery(struct pg_state *st, const char *notifier,
 		    const struct st_delivery *d, long long now, int ok,
 		    int given_up, const char *error, char *err, size_t errlen);
 

@@ -24,7 +24,6 @@
 
 #include "config.h"
 #include "state.h"
-#include "state/sqlite.h"
 #include "state/pg.h"
 #include "util.h"
 
@@ -141,7 +140,7 @@ row_find(const PGresult *r, const char *k0, const char *k1)
 
 static void
 parse_domain(const PGresult *dr, const PGresult *pr, const char *name,
-    struct st_domain *d, struct state *st, int *rc)
+    struct st_domain *d, struct pg_state *st, int *rc)
 {
 	char what[320];
 	enum rrtype t;
@@ -242,7 +241,7 @@ parse_requests(const PGresult *dr, const PGresult *fr, const PGresult *cr,
 }
 
 int
-pgd_load_parse(struct state *st, const struct pgq *q, size_t first,
+pgd_load_parse(struct pg_state *st, const struct pgq *q, size_t first,
     const struct config *c, int results, long long now,
     struct st_snapshot *out)
 {

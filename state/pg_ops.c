@@ -1,8 +1,8 @@
 /*
  * The PostgreSQL backend's operations of one transaction each
- * (state/pg.h): the operator's requests (SPEC 9), the reads of the
- * run's outputs (DNS changes, counters, the outbox's counts) and the
- * outbox's deliveries (SPEC 10).  Each is one statement, so one round
+ * (state/pg.h): the operator's requests (ddup-check(8), DESCRIPTION),
+ * the reads of the run's outputs (DNS changes, counters, the outbox's
+ * counts) and the outbox's deliveries (ddup.ini(5), NOTIFICATIONS).  Each is one statement, so one round
  * trip: a statement of a batch with no BEGIN is a transaction of its
  * own.
  */
@@ -14,7 +14,6 @@
 #include <libpq-fe.h>
 
 #include "state.h"
-#include "state/sqlite.h"
 #include "state/pg.h"
 #include "util.h"
 
@@ -28,14 +27,14 @@
  * st->err set, and err too when given.  *q is to be freed either way.
  */
 static const PGresult *
-one(struct state *st, struct pgq **q, const char *what, const char *sql,
+one(struct pg_state *st, struct pgq **q, const char *what, const char *sql,
     int nparams, const char *const *params, char *err, size_t errlen)
 {
 	*q = pgq_new(st);
 	pgq_add(*q, what, sql, nparams, params);
 	if (pgq_run(*q) == -1) {
 		if (err != NULL)
-			snprintf(err, errlen, "%s", st->err);
+			snprintf(err, errlen, "%s", st->base.err);
 		return NULL;
 	}
 	return pgq_result(*q, 0);
@@ -43,7 +42,7 @@ one(struct state *st, struct pgq **q, const char *what, const char *sql,
 
 /* A write of one statement; 0, or -1 with err set. */
 static int
-write1(struct state *st, const char *what, const char *sql, int nparams,
+write1(struct pg_state *st, const char *what, const char *sql, int nparams,
     const char *const *params, char *err, size_t errlen)
 {
 	struct pgq *q;
@@ -56,7 +55,7 @@ write1(struct state *st, const char *what, const char *sql, int nparams,
 }
 
 int
-pgd_request_drain(struct state *st, const char *domain, const char *endpoint,
+pgd_request_drain(struct pg_state *st, const char *domain, const char *endpoint,
     long long now, long long until, char *err, size_t errlen)
 {
 	const char *p[4];
@@ -74,7 +73,7 @@ pgd_request_drain(struct state *st, const char *domain, const char *endpoint,
 }
 
 int
-pgd_request_undrain(struct state *st, const char *domain,
+pgd_request_undrain(struct pg_state *st, const char *domain,
     const char *endpoint, char *err, size_t errlen)
 {
 	const char *p[2];
@@ -86,7 +85,7 @@ pgd_request_undrain(struct state *st, const char *domain,
 }
 
 int
-pgd_request_failback(struct state *st, const char *domain, long long now,
+pgd_request_failback(struct pg_state *st, const char *domain, long long now,
     char *err, size_t errlen)
 {
 	const char *p[2];
@@ -101,7 +100,7 @@ pgd_request_failback(struct state *st, const char *domain, long long now,
 }
 
 int
-pgd_recent_changes(struct state *st, size_t max, struct st_change **out,
+pgd_recent_changes(struct pg_state *st, size_t max, struct st_change **out,
     size_t *n)
 {
 	const PGresult *r;
@@ -145,7 +144,7 @@ out:
 }
 
 int
-pgd_counters(struct state *st, struct st_counter **out, size_t *n)
+pgd_counters(struct pg_state *st, struct st_counter **out, size_t *n)
 {
 	const PGresult *r;
 	struct st_counter *v;
@@ -180,7 +179,7 @@ out:
 }
 
 int
-pgd_notify_counts(struct state *st, const char *notifier,
+pgd_notify_counts(struct pg_state *st, const char *notifier,
     struct st_notify_counts *out)
 {
 	const PGresult *r;
@@ -221,7 +220,7 @@ out:
  * event goes out twice.  They stay pending for the next run otherwise.
  */
 int
-pgd_get_deliveries(struct state *st, const char *notifier,
+pgd_get_deliveries(struct pg_state *st, const char *notifier,
     struct st_delivery **out, size_t *n)
 {
 	const PGresult *r;
@@ -264,7 +263,7 @@ out:
 }
 
 int
-pgd_put_delivery(struct state *st, const char *notifier,
+pgd_put_delivery(struct pg_state *st, const char *notifier,
     const struct st_delivery *d, long long now, int ok, int given_up,
     const char *error, char *err, size_t errlen)
 {

@@ -22,7 +22,6 @@
 
 #include "pguri.h"
 #include "state.h"
-#include "state/sqlite.h"
 #include "state/pg.h"
 #include "util.h"
 
@@ -38,7 +37,7 @@ struct pgq_stmt {
 };
 
 struct pgq {
-	struct state	*st;
+	struct pg_state	*st;
 	struct pgq_stmt	*s;
 	size_t		 n, cap;
 	size_t		 sent;		/* run (or given up) so far */
@@ -67,10 +66,9 @@ pg_format_err(char *err, size_t errlen, const char *where, const char *what,
 }
 
 void
-pg_set_err(struct state *st, const char *what, const char *msg)
+pg_set_err(struct pg_state *st, const char *what, const char *msg)
 {
-	pg_format_err(st->err, sizeof(st->err), st->pg != NULL ?
-	    st->pg->where : NULL, what, msg);
+	pg_format_err(st->base.err, sizeof(st->base.err), st->where, what, msg);
 }
 
 const char *
@@ -168,7 +166,7 @@ pga_free(struct pg_arr *a)
 }
 
 struct pgq *
-pgq_new(struct state *st)
+pgq_new(struct pg_state *st)
 {
 	struct pgq *q = xcalloc(1, sizeof(*q));
 
@@ -333,12 +331,12 @@ pgq_read(struct pgq *q, PGconn *c)
 int
 pgq_run(struct pgq *q)
 {
-	PGconn *c = q->st->pg->conn;
+	PGconn *c = q->st->conn;
 	int rc = -1, piped = 0;
 
 	if (q->sent == q->n)
 		return 0;
-	q->st->pg->round_trips++;
+	q->st->round_trips++;
 	if (PQenterPipelineMode(c) == 0 || PQsetnonblocking(c, 1) == -1) {
 		pg_set_err(q->st, q->s[q->sent].what, PQerrorMessage(c));
 		goto out;
@@ -361,7 +359,7 @@ out:
 	}
 	if (rc == -1 && PQstatus(c) == CONNECTION_OK &&
 	    PQtransactionStatus(c) != PQTRANS_IDLE) {
-		q->st->pg->round_trips++;
+		q->st->round_trips++;
 		PQclear(PQexec(c, "ROLLBACK"));
 	}
 	return rc;

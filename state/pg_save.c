@@ -26,7 +26,6 @@
 #include "outcome.h"
 #include "publish.h"
 #include "state.h"
-#include "state/sqlite.h"
 #include "state/pg.h"
 #include "util.h"
 
@@ -304,7 +303,7 @@ queue_domain(struct pgq *q, long long now, const struct outcome_domain *od)
 	queue_domain_row(q, od);
 	if (p != NULL && od->synced)
 		for (k = 0; k < RR_NTYPES; k++) {
-			if (!publication_managed(p, (int)k))
+			if (!p->managed[k])
 				continue;
 			list = rrset_join(&p->want[k]);
 			v[0] = od->cfg->name;
@@ -451,14 +450,14 @@ queue_prune(struct pgq *q, const struct config *c, long long now)
 }
 
 static void
-queue_control(struct state *st, struct pgq *q, const struct config *c,
+queue_control(struct pg_state *st, struct pgq *q, const struct config *c,
     const struct outcome *o)
 {
 	const struct outcome_control *ctl = outcome_control(o);
 	const char *p[3], *checker;
 	char buf[32], result[160];
 
-	checker = st->pg->checker != NULL ? st->pg->checker : c->checker;
+	checker = st->checker != NULL ? st->checker : c->checker;
 	if (ctl->url == NULL || checker == NULL)
 		return;
 	p[0] = checker;
@@ -478,7 +477,7 @@ queue_control(struct state *st, struct pgq *q, const struct config *c,
 }
 
 void
-pgd_save_queue(struct state *st, struct pgq *q, const struct config *c,
+pgd_save_queue(struct pg_state *st, struct pgq *q, const struct config *c,
     const struct outcome *o, const unsigned char *decided)
 {
 	struct event_arg ea;

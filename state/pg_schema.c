@@ -15,14 +15,15 @@ const char *const pg_migrations[] = {
 	"CREATE TABLE ddup_meta (key text PRIMARY KEY, value text NOT NULL);"
 	"INSERT INTO ddup_meta VALUES ('schema_version', '1')",
 	/*
-	 * 2: the state of SPEC 6 (what the SQLite file holds) and the
-	 * rounds of SPEC 11.  Times are timestamptz, written from the
-	 * run's clock as SQLite's are; a round's slot is the database's.
-	 * A streak's last and checks are kept up to date by every check
-	 * (a row per check would be the SQLite file's history without
-	 * its streaks); ddup_endpoint.streak is the open one, NULL once
-	 * a run did not count the endpoint (its next check begins a new
-	 * streak).  meta keeps runs and last_run.
+	 * 2: the state of ddup-check(8), STATE FILE (what the SQLite file
+	 * holds) and the rounds of SEVERAL CHECKERS.  Times are
+	 * timestamptz, written from the run's clock as SQLite's are; a
+	 * round's slot is the database's.  A streak's last and checks are
+	 * kept up to date by every check (a row per check would be the
+	 * SQLite file's history without its streaks);
+	 * ddup_endpoint.streak is the open one, NULL once a run did not
+	 * count the endpoint (its next check begins a new streak).  meta
+	 * keeps runs and last_run.
 	 */
 	"CREATE TABLE ddup_domain ("
 	"  name text PRIMARY KEY,"
@@ -103,7 +104,7 @@ const char *const pg_migrations[] = {
 	"  checker text PRIMARY KEY,"
 	"  since timestamptz NOT NULL,"
 	"  result text NOT NULL);"
-	"CREATE TABLE ddup_event ("		/* the outbox of SPEC 10 */
+	"CREATE TABLE ddup_event ("		/* the outbox, ddup.ini(5) */
 	"  id bigserial PRIMARY KEY,"		/* the order of delivery */
 	"  time timestamptz NOT NULL,"
 	"  domain text NOT NULL,"

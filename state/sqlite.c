@@ -1,12 +1,15 @@
 /*
- * The SQLite backend (state/sqlite.h): the state file of SPEC 6.  Its load
- * and save are built from the row functions of state/sqlite_data.c,
- * state/sqlite_drain.c and state/sqlite_notify.c (through outbox.c), in one read
- * transaction and one write transaction: in process, a row costs no
- * round trip.
+ * The SQLite backend (state/sqlite.h): the state file of ddup-check(8),
+ * STATE FILE.  Its table, state_sqlite, and the one downcast to its own
+ * open, sqlite_of(): the files below take struct sqlite_state, so that
+ * none of them uses this one.  Its load and save are built from the row
+ * functions of state/sqlite_data.c, state/sqlite_drain.c and
+ * state/sqlite_notify.c, in one read transaction and one write
+ * transaction: in process, a row costs no round trip.
  */
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "config.h"
@@ -15,8 +18,22 @@
 #include "pguri.h"
 #include "publish.h"
 #include "state.h"
+#include "state/backend.h"
 #include "state/sqlite.h"
 #include "util.h"
+
+struct sqlite_state *
+sqlite_of(struct state *st)
+{
+	if (st == NULL)
+		return NULL;
+	if (st->be != &state_sqlite) {
+		fprintf(stderr, "ddup-check: BUG: a %s state given to the "
+		    "SQLite backend\n", st->be != NULL ? st->be->name : "(none)");
+		abort();
+	}
+	return (struct sqlite_state *)st;
+}
 
 /* Every path; a URI is some other backend's. */
 static int
@@ -26,9 +43,33 @@ sqlite_handles(const char *where)
 }
 
 static int
-sqlite_load(struct state *st, const struct config *c, int results,
+sqlite_open(const char *where, const char *checker, int mode,
+    struct state **out, char *err, size_t errlen)
+{
+	struct sqlite_state *st = NULL;
+	int rc;
+
+	(void)checker;		/* one file, one checker: its lock is the file's */
+	rc = st_sqlite_open(where, mode, &st, err, errlen);
+	*out = NULL;
+	if (st != NULL) {
+		st->base.be = &state_sqlite;
+		*out = &st->base;
+	}
+	return rc;
+}
+
+static void
+sqlite_close(struct state *st)
+{
+	st_sqlite_close(sqlite_of(st));
+}
+
+static int
+sqlite_load(struct state *base, const struct config *c, int results,
     long long now, struct st_snapshot *out)
 {
+	struct sqlite_state *st = sqlite_of(base);
 	struct st_endpoint se;
 	size_t i, j, k = 0;
 	int rc = 0;
@@ -73,7 +114,7 @@ sqlite_load(struct state *st, const struct config *c, int results,
 
 /* One endpoint's row after the run; -1 on a database error. */
 static int
-save_endpoint(struct state *st, long long now,
+save_endpoint(struct sqlite_state *st, long long now,
     const struct outcome_domain *od,
     const struct outcome_ep *e)
 {
@@ -138,7 +179,7 @@ pub_stored(const struct st_domain *st, int k, const struct rrset *want)
 
 /* One domain's rows after the run; -1 on a database error. */
 static int
-save_domain(struct state *st, long long now,
+save_domain(struct sqlite_state *st, long long now,
     const struct outcome_domain *od)
 {
 	const struct publication *p = od->pub;
@@ -165,7 +206,7 @@ save_domain(struct state *st, long long now,
 	sd.unsure = od->unsure;
 	if (od->synced)
 		for (k = 0; k < RR_NTYPES; k++)
-			if (publication_managed(p, (int)k) &&
+			if (p->managed[k] &&
 			    !pub_stored(p->st, (int)k, &p->want[k]) &&
 			    state_put_published(st, od->cfg->name,
 			    p->want[k].type, &p->want[k]) == -1)
@@ -191,11 +232,46 @@ save_domain(struct state *st, long long now,
 	return 0;
 }
 
+/* One event into the outbox, with a delivery for each of names. */
+static int
+add_event(void *arg, const struct outcome_event *ev, const char *body,
+    const char *const *names, size_t n)
+{
+	return state_add_event(arg, ev->time, ev->domain->cfg->name,
+	    event_type_str(ev->kind), ev->ep != NULL ? ev->ep->cfg->name :
+	    NULL, body, names, n);
+}
+
+/*
+ * The run's events into the outbox (ddup.ini(5), NOTIFICATIONS), and
+ * what is delivered and old enough out of it; 0, or -1 on a database
+ * error (the caller rolls back).
+ */
+static int
+save_outbox(struct sqlite_state *st, const struct outcome *o,
+    const struct config *cfg)
+{
+	const char **names;
+	size_t j;
+	int rc;
+
+	rc = outbox_each(o, cfg, add_event, st);
+	names = xcalloc(cfg->nnotifiers + 1, sizeof(*names));
+	for (j = 0; j < cfg->nnotifiers; j++)
+		names[j] = cfg->notifiers[j].name;
+	if (rc == 0)
+		rc = state_prune_events(st, outcome_time(o), cfg->history_ms,
+		    names, cfg->nnotifiers);
+	free((void *)names);
+	return rc;
+}
+
 /* Everything the run learnt, in one transaction. */
 static int
-sqlite_save(struct state *st, const struct config *cfg,
+sqlite_save(struct state *base, const struct config *cfg,
     const struct outcome *o, char *err, size_t errlen)
 {
+	struct sqlite_state *st = sqlite_of(base);
 	const struct outcome_control *c = outcome_control(o);
 	long long	 now = outcome_time(o);
 	size_t		 i;
@@ -209,32 +285,102 @@ sqlite_save(struct state *st, const struct config *cfg,
 	    == -1)
 		goto dberr;
 	/* Before anything is sent: none is lost to a run killed then. */
-	if (outbox_save(st, o, cfg) == -1)
+	if (save_outbox(st, o, cfg) == -1)
 		goto dberr;
 	if (state_finish_run(st, now, cfg) == -1 ||
 	    state_prune_requests(st, now) == -1)
 		goto dberr;
 	return state_commit(st, err, errlen);
 dberr:
-	snprintf(err, errlen, "%s", state_errmsg(st));
+	snprintf(err, errlen, "%s", st->base.err);
 	state_rollback(st);
 	return -1;
+}
+
+/* The table's entries: each turns st into the SQLite open it is. */
+static int
+sqlite_mark_unsure(struct state *st, const char *domain,
+    const char *provider, long ttl, char *err, size_t errlen)
+{
+	return st_sqlite_mark_unsure(sqlite_of(st), domain, provider, ttl, err,
+	    errlen);
+}
+
+static int
+sqlite_request_drain(struct state *st, const char *domain,
+    const char *endpoint, long long now, long long until, char *err,
+    size_t errlen)
+{
+	return st_sqlite_request_drain(sqlite_of(st), domain, endpoint, now,
+	    until, err, errlen);
+}
+
+static int
+sqlite_request_undrain(struct state *st, const char *domain,
+    const char *endpoint, char *err, size_t errlen)
+{
+	return st_sqlite_request_undrain(sqlite_of(st), domain, endpoint, err,
+	    errlen);
+}
+
+static int
+sqlite_request_failback(struct state *st, const char *domain, long long now,
+    char *err, size_t errlen)
+{
+	return st_sqlite_request_failback(sqlite_of(st), domain, now, err,
+	    errlen);
+}
+
+static int
+sqlite_recent_changes(struct state *st, size_t max, struct st_change **out,
+    size_t *n)
+{
+	return st_sqlite_recent_changes(sqlite_of(st), max, out, n);
+}
+
+static int
+sqlite_counters(struct state *st, struct st_counter **out, size_t *n)
+{
+	return st_sqlite_counters(sqlite_of(st), out, n);
+}
+
+static int
+sqlite_notify_counts(struct state *st, const char *notifier,
+    struct st_notify_counts *out)
+{
+	return st_sqlite_notify_counts(sqlite_of(st), notifier, out);
+}
+
+static int
+sqlite_get_deliveries(struct state *st, const char *notifier,
+    struct st_delivery **out, size_t *n)
+{
+	return st_sqlite_get_deliveries(sqlite_of(st), notifier, out, n);
+}
+
+static int
+sqlite_put_delivery(struct state *st, const char *notifier,
+    const struct st_delivery *d, long long now, int ok, int given_up,
+    const char *error, char *err, size_t errlen)
+{
+	return st_sqlite_put_delivery(sqlite_of(st), notifier, d, now, ok,
+	    given_up, error, err, errlen);
 }
 
 const struct state_backend state_sqlite = {
 	.name = "sqlite",
 	.handles = sqlite_handles,
-	.open = st_sqlite_open,
-	.close = st_sqlite_close,
+	.open = sqlite_open,
+	.close = sqlite_close,
 	.load = sqlite_load,
 	.save = sqlite_save,
-	.mark_unsure = st_sqlite_mark_unsure,
-	.request_drain = st_sqlite_request_drain,
-	.request_undrain = st_sqlite_request_undrain,
-	.request_failback = st_sqlite_request_failback,
-	.recent_changes = st_sqlite_recent_changes,
-	.counters = st_sqlite_counters,
-	.notify_counts = st_sqlite_notify_counts,
-	.get_deliveries = st_sqlite_get_deliveries,
-	.put_delivery = st_sqlite_put_delivery,
+	.mark_unsure = sqlite_mark_unsure,
+	.request_drain = sqlite_request_drain,
+	.request_undrain = sqlite_request_undrain,
+	.request_failback = sqlite_request_failback,
+	.recent_changes = sqlite_recent_changes,
+	.counters = sqlite_counters,
+	.notify_counts = sqlite_notify_counts,
+	.get_deliveries = sqlite_get_deliveries,
+	.put_delivery = sqlite_put_delivery,
 };

@@ -14,7 +14,7 @@
 #include "util.h"
 
 int
-state_count(struct state *st, const char *domain, const char *endpoint,
+state_count(struct sqlite_state *st, const char *domain, const char *endpoint,
     const char *name, long long add)
 {
 	sqlite3_stmt	*s = NULL;
@@ -51,7 +51,7 @@ col_text(sqlite3_stmt *s, int i)
 }
 
 int
-st_sqlite_counters(struct state *st, struct st_counter **out, size_t *n)
+st_sqlite_counters(struct sqlite_state *st, struct st_counter **out, size_t *n)
 {
 	sqlite3_stmt	*s = NULL;
 	struct st_counter *v = NULL;
@@ -97,47 +97,3 @@ out:
 	return rc;
 }
 
-struct counter_key {
-	const char	*domain, *endpoint, *name;
-};
-
-/* The order of the SELECT above: byte order of each field in turn. */
-static int
-counter_cmp(const void *key, const void *elem)
-{
-	const struct counter_key *a = key;
-	const struct st_counter *b = elem;
-	int c;
-
-	if ((c = strcmp(a->domain, b->domain)) != 0)
-		return c;
-	if ((c = strcmp(a->endpoint, b->endpoint)) != 0)
-		return c;
-	return strcmp(a->name, b->name);
-}
-
-long long
-state_counter(const struct st_counter *v, size_t n, const char *domain,
-    const char *endpoint, const char *name)
-{
-	struct counter_key key = { domain, endpoint, name };
-	const struct st_counter *hit;
-
-	if (v == NULL || n == 0)
-		return 0;
-	hit = bsearch(&key, v, n, sizeof(*v), counter_cmp);
-	return hit != NULL ? hit->value : 0;
-}
-
-void
-state_counters_free(struct st_counter *v, size_t n)
-{
-	size_t i;
-
-	for (i = 0; v != NULL && i < n; i++) {
-		free(v[i].domain);
-		free(v[i].endpoint);
-		free(v[i].name);
-	}
-	free(v);
-}

@@ -184,7 +184,8 @@ bind_time(sqlite3_stmt *s, int i, long long ms)
 
 /* Runs a statement that returns no rows, then makes it ready for reuse. */
 static int
-run_stmt(struct state *st, sqlite3_stmt *s, int bind_rc, const char *what)
+run_stmt(struct sqlite_state *st, sqlite3_stmt *s, int bind_rc,
+    const char *what)
 {
 	int	 rc = -1;
 
@@ -205,7 +206,7 @@ run_stmt(struct state *st, sqlite3_stmt *s, int bind_rc, const char *what)
 }
 
 int
-st_prepare(struct state *st)
+st_prepare(struct sqlite_state *st)
 {
 	int	 i, n;
 
@@ -288,31 +289,9 @@ row_from(sqlite3_stmt *s, struct st_row *r, const struct st_row *prev)
 	}
 }
 
-static void
-row_free(struct st_row *r)
-{
-	if (r->own_reason)
-		free(r->reason);
-	free(r->name);
-	memset(r, 0, sizeof(*r));
-}
-
-void
-st_forget_rows(struct state *st)
-{
-	size_t	 i;
-
-	for (i = 0; st->rows != NULL && i < st->nrows; i++)
-		row_free(&st->rows[i]);
-	free(st->rows);
-	st->rows = NULL;
-	st->nrows = 0;
-	st->inserted = 0;
-}
-
 /* Every endpoint row, in one SELECT. */
 static int
-load_rows(struct state *st)
+load_rows(struct sqlite_state *st)
 {
 	sqlite3_stmt	*s = st->stmt[S_LOAD_EP];
 	size_t		 cap = 64;
@@ -359,11 +338,11 @@ row_cmp(const char *domain, const char *name, const struct st_row *r)
 
 /*
  * The stored row of an endpoint: from the loaded rows, or, for one added
- * since they were loaded, from the file into *tmp (row_free() it).
+ * since they were loaded, from the file into *tmp (st_row_free() it).
  * Returns NULL with *err 0 when there is none, with *err 1 on error.
  */
 static struct st_row *
-find_row(struct state *st, const char *domain, const char *name,
+find_row(struct sqlite_state *st, const char *domain, const char *name,
     struct st_row *tmp, int *err)
 {
 	sqlite3_stmt	*s;
@@ -419,8 +398,8 @@ find_row(struct state *st, const char *domain, const char *name,
  * open streak: the counter of that result grew by one per run.
  */
 static void
-derive_counters(const struct state *st, const struct st_row *r, long *failures,
-    long *passes)
+derive_counters(const struct sqlite_state *st, const struct st_row *r,
+    long *failures, long *passes)
 {
 	long long since = st->runs - r->counted;
 
@@ -435,7 +414,8 @@ derive_counters(const struct state *st, const struct st_row *r, long *failures,
 }
 
 int
-state_get_endpoint(struct state *st, const char *domain, const char *name,
+state_get_endpoint(struct sqlite_state *st, const char *domain,
+    const char *name,
     const char *ip, const char *url, struct st_endpoint *out)
 {
 	struct st_row	 tmp, *r;
@@ -468,13 +448,13 @@ state_get_endpoint(struct state *st, const char *domain, const char *name,
 		out->last_result[len] = '\0';
 	}
  out:
-	row_free(&tmp);
+	st_row_free(&tmp);
 	return 0;
 }
 
 /* Fills d->pub from the published rows of domain. */
 static int
-get_published(struct state *st, const char *domain, struct st_domain *d)
+get_published(struct sqlite_state *st, const char *domain, struct st_domain *d)
 {
 	sqlite3_stmt	*s = st->stmt[S_GET_PUB];
 	const char	*type, *list;
@@ -516,7 +496,8 @@ get_published(struct state *st, const char *domain, struct st_domain *d)
 }
 
 int
-state_get_domain(struct state *st, const char *domain, struct st_domain *out)
+state_get_domain(struct sqlite_state *st, const char *domain,
+    struct st_domain *out)
 {
 	sqlite3_stmt	*s;
 	const char	*v;
@@ -564,44 +545,15 @@ state_get_domain(struct state *st, const char *domain, struct st_domain *out)
 	return rc;
 }
 
-void
-state_domain_free(struct st_domain *d)
-{
-	int t;
-
-	for (t = 0; t < RR_NTYPES; t++) {
-		rrset_clear(&d->pub[t]);
-		d->has_pub[t] = 0;
-	}
-	free(d->last_error);
-	d->last_error = NULL;
-}
-
-char *
-st_error_dup(const char *v)
-{
-	size_t	 len;
-	char	*s;
-
-	if (v == NULL || v[0] == '\0')
-		return NULL;
-	/* Cut as the 512-byte buffer it replaces did. */
-	len = strnlen(v, ST_ERROR_MAX - 1);
-	s = xmalloc(len + 1);
-	memcpy(s, v, len);
-	s[len] = '\0';
-	return s;
-}
-
 long long
-state_last_run(struct state *st)
+state_last_run(struct sqlite_state *st)
 {
 	return st != NULL ? st->last_run : 0;
 }
 
 /* Ends streak id at the last run (its last check). */
 static int
-close_streak(struct state *st, long long id)
+close_streak(struct sqlite_state *st, long long id)
 {
 	sqlite3_stmt	*s = st->stmt[S_CLOSE_STREAK];
 	int		 b = 0;
@@ -614,7 +566,7 @@ close_streak(struct state *st, long long id)
 
 /* Begins a streak with this check; *id is its row. */
 static int
-open_streak(struct state *st, const char *domain, const char *name,
+open_streak(struct sqlite_state *st, const char *domain, const char *name,
     const char *ip, const struct st_endpoint *e, long long *id)
 {
 	sqlite3_stmt	*s = st->stmt[S_OPEN_STREAK];
@@ -646,7 +598,7 @@ open_streak(struct state *st, const char *domain, const char *name,
  * jitter.
  */
 static int
-streak_latency(struct state *st, struct st_row *r, long x)
+streak_latency(struct sqlite_state *st, struct st_row *r, long x)
 {
 	sqlite3_stmt	*s = st->stmt[S_STREAK_LATENCY];
 	int		 b = 0, sample;
@@ -708,7 +660,8 @@ row_update(struct st_row *r, const struct st_endpoint *e, long priority,
 }
 
 int
-state_put_endpoint(struct state *st, const char *domain, const char *name,
+state_put_endpoint(struct sqlite_state *st, const char *domain,
+    const char *name,
     const char *ip, const char *url, long priority,
     const struct st_endpoint *e)
 {
@@ -804,12 +757,13 @@ state_put_endpoint(struct state *st, const char *domain, const char *name,
 		row_update(r, e, priority, counted, streak, srun);
 	rc = 0;
  out:
-	row_free(&tmp);
+	st_row_free(&tmp);
 	return rc;
 }
 
 int
-state_put_domain(struct state *st, const char *domain, const char *provider,
+state_put_domain(struct sqlite_state *st, const char *domain,
+    const char *provider,
     long ttl, const struct st_domain *d)
 {
 	sqlite3_stmt	*s;
@@ -836,7 +790,8 @@ state_put_domain(struct state *st, const char *domain, const char *provider,
 }
 
 int
-st_sqlite_mark_unsure(struct state *st, const char *domain, const char *provider,
+st_sqlite_mark_unsure(struct sqlite_state *st, const char *domain,
+    const char *provider,
     long ttl, char *err, size_t errlen)
 {
 	sqlite3_stmt	*s;
@@ -850,14 +805,15 @@ st_sqlite_mark_unsure(struct state *st, const char *domain, const char *provider
 	b |= sqlite3_bind_int64(s, 3, ttl);
 	if (run_stmt(st, s, b, "domain") == -1) {
 		state_rollback(st);
-		snprintf(err, errlen, "%s", st->err);
+		snprintf(err, errlen, "%s", st->base.err);
 		return -1;
 	}
 	return state_commit(st, err, errlen);
 }
 
 int
-state_put_published(struct state *st, const char *domain, enum rrtype type,
+state_put_published(struct sqlite_state *st, const char *domain,
+    enum rrtype type,
     const struct rrset *set)
 {
 	sqlite3_stmt	*s;
@@ -890,7 +846,7 @@ state_put_published(struct state *st, const char *domain, enum rrtype type,
 }
 
 int
-state_add_change(struct state *st, long long when, const char *domain,
+state_add_change(struct sqlite_state *st, long long when, const char *domain,
     enum rrtype type, long ttl, const char *old_set, const char *new_set,
     long tier, long rank, const char *location, int ok, const char *error)
 {
@@ -919,7 +875,7 @@ state_add_change(struct state *st, long long when, const char *domain,
 
 /* Fills the temporary tables with what the configuration holds. */
 static int
-load_config(struct state *st, const struct config *c)
+load_config(struct sqlite_state *st, const struct config *c)
 {
 	const struct domain_cfg	*d;
 	sqlite3_stmt		*s;
@@ -986,7 +942,7 @@ config_digest(const struct config *c, char *buf, size_t len)
 }
 
 static int
-put_meta(struct state *st, const char *key, const char *value)
+put_meta(struct sqlite_state *st, const char *key, const char *value)
 {
 	sqlite3_stmt	*s = st->stmt[S_PUT_META];
 	int		 b = 0;
@@ -997,7 +953,7 @@ put_meta(struct state *st, const char *key, const char *value)
 }
 
 static int
-get_meta(struct state *st, const char *key, char *buf, size_t len)
+get_meta(struct sqlite_state *st, const char *key, char *buf, size_t len)
 {
 	sqlite3_stmt	*s = st->stmt[S_GET_META];
 	const char	*v;
@@ -1024,7 +980,7 @@ get_meta(struct state *st, const char *key, char *buf, size_t len)
 }
 
 int
-st_read_meta(struct state *st)
+st_read_meta(struct sqlite_state *st)
 {
 	char	 buf[80], *end;
 
@@ -1048,7 +1004,7 @@ st_read_meta(struct state *st)
  * before version 10 of the schema, or for a text without a file.
  */
 static int
-note_config(struct state *st, const struct config *c, int dropped_dom,
+note_config(struct sqlite_state *st, const struct config *c, int dropped_dom,
     int dropped_ep)
 {
 	char	 path[4096];
@@ -1070,7 +1026,7 @@ note_config(struct state *st, const struct config *c, int dropped_dom,
 }
 
 int
-state_finish_run(struct state *st, long long now, const struct config *c)
+state_finish_run(struct sqlite_state *st, long long now, const struct config *c)
 {
 	static const int drops[] = { S_DROP_EP, S_DROP_DOM, S_DROP_PUB };
 	sqlite3_stmt	*s;
@@ -1122,11 +1078,4 @@ state_finish_run(struct state *st, long long now, const struct config *c)
 	s = st->stmt[S_PRUNE_CHANGES];
 	b = cut > 0 ? bind_time(s, 1, cut) : bind_text(s, 1, "");
 	return run_stmt(st, s, b, "pruning change history");
-}
-
-void
-state_last_writes(struct state *st, long long *rows, long long *pages)
-{
-	*rows = st != NULL ? st->wrote_rows : 0;
-	*pages = st != NULL ? st->wrote_pages : 0;
 }

@@ -1,9 +1,10 @@
 /*
- * What the operator asked for and the checker's own network (SPEC 9):
- * drains, failback requests and the state of the controlUrl, in the
- * state file.  These are few rows, read once per run, so each call
- * prepares its statement; times are written by SQLite in the format of
- * the other tables (ISO-8601 UTC with milliseconds).
+ * What the operator asked for (ddup-check(8), DESCRIPTION: --drain,
+ * --undrain, --failback) and the checker's own network (controlUrl):
+ * drains, failback requests and the state of the controlUrl, in the state
+ * file.  These are few rows, read once per run, so each call prepares its
+ * statement; times are written by SQLite in the format of the other
+ * tables (ISO-8601 UTC with milliseconds).
  */
 
 #include <stdio.h>
@@ -26,7 +27,7 @@
  * bound.  -1 with st->err set.
  */
 static int
-exec1(struct state *st, const char *sql, const char *what,
+exec1(struct sqlite_state *st, const char *sql, const char *what,
     const char *t1, const char *t2, long long n3, long long n4)
 {
 	sqlite3_stmt	*s = NULL;
@@ -57,13 +58,14 @@ out:
 
 /* A request in a transaction of its own. */
 static int
-request(struct state *st, const char *sql, const char *what, const char *t1,
+request(struct sqlite_state *st, const char *sql, const char *what,
+    const char *t1,
     const char *t2, long long n3, long long n4, char *err, size_t errlen)
 {
 	if (state_begin(st, err, errlen) == -1)
 		return -1;
 	if (exec1(st, sql, what, t1, t2, n3, n4) == -1) {
-		snprintf(err, errlen, "%s", st->err);
+		snprintf(err, errlen, "%s", st->base.err);
 		state_rollback(st);
 		return -1;
 	}
@@ -71,7 +73,7 @@ request(struct state *st, const char *sql, const char *what, const char *t1,
 }
 
 int
-st_sqlite_request_drain(struct state *st, const char *domain,
+st_sqlite_request_drain(struct sqlite_state *st, const char *domain,
     const char *endpoint, long long now, long long until, char *err,
     size_t errlen)
 {
@@ -84,7 +86,7 @@ st_sqlite_request_drain(struct state *st, const char *domain,
 }
 
 int
-st_sqlite_request_undrain(struct state *st, const char *domain,
+st_sqlite_request_undrain(struct sqlite_state *st, const char *domain,
     const char *endpoint, char *err, size_t errlen)
 {
 	return request(st, "DELETE FROM drains WHERE domain = ?1 AND"
@@ -93,7 +95,8 @@ st_sqlite_request_undrain(struct state *st, const char *domain,
 }
 
 int
-st_sqlite_request_failback(struct state *st, const char *domain, long long now,
+st_sqlite_request_failback(struct sqlite_state *st, const char *domain,
+    long long now,
     char *err, size_t errlen)
 {
 	return request(st, "INSERT INTO failbacks (domain, time)"
@@ -122,7 +125,7 @@ col_dup(sqlite3_stmt *s, int i)
 }
 
 static int
-get_drains(struct state *st, long long now, struct st_requests *out)
+get_drains(struct sqlite_state *st, long long now, struct st_requests *out)
 {
 	sqlite3_stmt	*s = NULL;
 	struct st_drain	*d;
@@ -160,7 +163,7 @@ out:
 }
 
 static int
-get_failbacks(struct state *st, struct st_requests *out)
+get_failbacks(struct sqlite_state *st, struct st_requests *out)
 {
 	sqlite3_stmt	*s = NULL;
 	size_t		 cap = 0;
@@ -187,7 +190,7 @@ out:
 }
 
 static int
-get_control(struct state *st, struct st_requests *out)
+get_control(struct sqlite_state *st, struct st_requests *out)
 {
 	sqlite3_stmt	*s = NULL;
 	const char	*v;
@@ -215,7 +218,8 @@ out:
 }
 
 int
-state_get_requests(struct state *st, long long now, struct st_requests *out)
+state_get_requests(struct sqlite_state *st, long long now,
+    struct st_requests *out)
 {
 	memset(out, 0, sizeof(*out));
 	if (st == NULL)
@@ -228,48 +232,8 @@ state_get_requests(struct state *st, long long now, struct st_requests *out)
 	return 0;
 }
 
-void
-state_requests_free(struct st_requests *r)
-{
-	size_t i;
-
-	for (i = 0; i < r->ndrains; i++) {
-		free(r->drains[i].domain);
-		free(r->drains[i].endpoint);
-	}
-	free(r->drains);
-	for (i = 0; i < r->nfailbacks; i++)
-		free(r->failbacks[i]);
-	free(r->failbacks);
-	memset(r, 0, sizeof(*r));
-}
-
-const struct st_drain *
-state_find_drain(const struct st_requests *r, const char *domain,
-    const char *endpoint)
-{
-	size_t i;
-
-	for (i = 0; i < r->ndrains; i++)
-		if (strcmp(r->drains[i].domain, domain) == 0 &&
-		    strcmp(r->drains[i].endpoint, endpoint) == 0)
-			return &r->drains[i];
-	return NULL;
-}
-
 int
-state_has_failback(const struct st_requests *r, const char *domain)
-{
-	size_t i;
-
-	for (i = 0; i < r->nfailbacks; i++)
-		if (strcmp(r->failbacks[i], domain) == 0)
-			return 1;
-	return 0;
-}
-
-int
-state_clear_failback(struct state *st, const char *domain)
+state_clear_failback(struct sqlite_state *st, const char *domain)
 {
 	if (st_need_tx(st, "failback") == -1)
 		return -1;
@@ -278,7 +242,7 @@ state_clear_failback(struct state *st, const char *domain)
 }
 
 int
-state_put_control(struct state *st, long long since, const char *result)
+state_put_control(struct sqlite_state *st, long long since, const char *result)
 {
 	if (st_need_tx(st, "control URL") == -1)
 		return -1;
@@ -298,7 +262,7 @@ state_put_control(struct state *st, long long since, const char *result)
 }
 
 int
-state_prune_requests(struct state *st, long long now)
+state_prune_requests(struct sqlite_state *st, long long now)
 {
 	if (st_need_tx(st, "drains") == -1)
 		return -1;

@@ -23,7 +23,8 @@ col_text(sqlite3_stmt *s, int i)
 }
 
 int
-st_sqlite_recent_changes(struct state *st, size_t max, struct st_change **out,
+st_sqlite_recent_changes(struct sqlite_state *st, size_t max,
+    struct st_change **out,
     size_t *n)
 {
 	sqlite3_stmt	*s = NULL;
@@ -74,19 +75,4 @@ out:
 	state_changes_free(v, len);
 	sqlite3_finalize(s);
 	return rc;
-}
-
-void
-state_changes_free(struct st_change *v, size_t n)
-{
-	size_t i;
-
-	for (i = 0; v != NULL && i < n; i++) {
-		free(v[i].domain);
-		free(v[i].type);
-		free(v[i].old_set);
-		free(v[i].new_set);
-		free(v[i].error);
-	}
-	free(v);
 }

@@ -1,11 +1,11 @@
 /*
- * The notification outbox in the state file (SPEC 10): events, and one
- * delivery per event and [notify] section, with its attempts.  A run
- * adds its events in its own transaction; each delivery attempt is then
- * recorded in a transaction of its own, as soon as its outcome is known,
- * so a run killed at any moment loses nothing and repeats at most the
- * one delivery it was making.  Few rows per run: each call prepares its
- * statement.
+ * The notification outbox in the state file (ddup.ini(5), NOTIFICATIONS):
+ * events, and one delivery per event and [notify] section, with its
+ * attempts.  A run adds its events in its own transaction; each delivery
+ * attempt is then recorded in a transaction of its own, as soon as its
+ * outcome is known, so a run killed at any moment loses nothing and
+ * repeats at most the one delivery it was making.  Few rows per run: each
+ * call prepares its statement.
  */
 
 #include <stdio.h>
@@ -23,7 +23,8 @@
 			"'unixepoch')"
 
 static int
-prepare(struct state *st, const char *sql, sqlite3_stmt **s, const char *what)
+prepare(struct sqlite_state *st, const char *sql, sqlite3_stmt **s,
+    const char *what)
 {
 	if (sqlite3_prepare_v2(st->db, sql, -1, s, NULL) != SQLITE_OK) {
 		st_db_err(st, st->db, what);
@@ -33,7 +34,7 @@ prepare(struct state *st, const char *sql, sqlite3_stmt **s, const char *what)
 }
 
 static int
-done(struct state *st, sqlite3_stmt *s, int bound, const char *what)
+done(struct sqlite_state *st, sqlite3_stmt *s, int bound, const char *what)
 {
 	if (bound != SQLITE_OK || sqlite3_step(s) != SQLITE_DONE) {
 		st_db_err(st, st->db, what);
@@ -43,7 +44,7 @@ done(struct state *st, sqlite3_stmt *s, int bound, const char *what)
 }
 
 int
-state_add_event(struct state *st, long long when, const char *domain,
+state_add_event(struct sqlite_state *st, long long when, const char *domain,
     const char *event, const char *endpoint, const char *body,
     const char *const *notifiers, size_t n)
 {
@@ -86,7 +87,7 @@ out:
 }
 
 int
-state_prune_events(struct state *st, long long now, long long keep_ms,
+state_prune_events(struct sqlite_state *st, long long now, long long keep_ms,
     const char *const *notifiers, size_t n)
 {
 	sqlite3_stmt *s = NULL, *u = NULL;
@@ -159,7 +160,7 @@ col_ms(sqlite3_stmt *s, int i)
 }
 
 int
-st_sqlite_get_deliveries(struct state *st, const char *notifier,
+st_sqlite_get_deliveries(struct sqlite_state *st, const char *notifier,
     struct st_delivery **out, size_t *nout)
 {
 	sqlite3_stmt *s = NULL;
@@ -210,18 +211,8 @@ out:
 	return rc;
 }
 
-void
-state_deliveries_free(struct st_delivery *v, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		free(v[i].body);
-	free(v);
-}
-
 int
-st_sqlite_put_delivery(struct state *st, const char *notifier,
+st_sqlite_put_delivery(struct sqlite_state *st, const char *notifier,
     const struct st_delivery *d, long long now, int ok, int given_up,
     const char *error, char *err, size_t errlen)
 {
@@ -254,14 +245,14 @@ st_sqlite_put_delivery(struct state *st, const char *notifier,
 	sqlite3_finalize(s);
 	return state_commit(st, err, errlen);
 fail:
-	snprintf(err, errlen, "%s", st->err);
+	snprintf(err, errlen, "%s", st->base.err);
 	sqlite3_finalize(s);
 	state_rollback(st);
 	return -1;
 }
 
 int
-st_sqlite_notify_counts(struct state *st, const char *notifier,
+st_sqlite_notify_counts(struct sqlite_state *st, const char *notifier,
     struct st_notify_counts *out)
 {
 	sqlite3_stmt *s = NULL;

@@ -86,11 +86,12 @@ const char *const state_migrations[] = {
 	"  value TEXT\n"
 	") STRICT;\n",
 	/*
-	 * 2: a tier is a location rank and a priority (SPEC 9); tier
-	 * stays the priority.  tier_rank: 0 the domain's own location,
-	 * then its failover locations in order, then the others;
-	 * tier_location: that location's name, NULL for the others.  Both
-	 * NULL for a domain without a location.
+	 * 2: a tier is a location rank and a priority (ddup.ini(5),
+	 * POLICIES: location, failoverLocations); tier stays the
+	 * priority.  tier_rank: 0 the domain's own location, then its
+	 * failover locations in order, then the others; tier_location:
+	 * that location's name, NULL for the others.  Both NULL for a
+	 * domain without a location.
 	 */
 	"ALTER TABLE domains ADD COLUMN tier_rank INTEGER;\n"
 	"ALTER TABLE domains ADD COLUMN tier_location TEXT;\n"
@@ -136,13 +137,14 @@ const char *const state_migrations[] = {
 	"ALTER TABLE changes_3 RENAME TO changes;\n"
 	"CREATE INDEX changes_time ON changes (time);\n",
 	/*
-	 * 4: history as streaks of equal results (SPEC 6), so a steady
-	 * state adds no row.  A run writes the counters of an endpoint only
-	 * when they stop following from its streak: failures and passes are
-	 * as of run `counted`, and every run since then had the result of
-	 * the endpoint's open streak.  The checks rows become streaks; the
-	 * latest one of each endpoint, if it holds the endpoint's last
-	 * check, stays open and goes on.
+	 * 4: history as streaks of equal results (ddup-check(8), STATE
+	 * FILE), so a steady state adds no row.  A run writes the
+	 * counters of an endpoint only when they stop following from its
+	 * streak: failures and passes are as of run `counted`, and every
+	 * run since then had the result of the endpoint's open streak.
+	 * The checks rows become streaks; the latest one of each
+	 * endpoint, if it holds the endpoint's last check, stays open and
+	 * goes on.
 	 */
 	"CREATE TABLE streaks (        -- history, kept for `history`\n"
 	"  id INTEGER PRIMARY KEY,\n"
@@ -269,9 +271,10 @@ const char *const state_migrations[] = {
 	"  round(100 * sum(n * ok) / sum(n), 3) AS uptime_pct\n"
 	"FROM share GROUP BY domain, endpoint, day;\n",
 	/*
-	 * 5: what the operator asked for (SPEC 9), acted on by the next
-	 * run.  The state of the controlUrl is kept in meta
-	 * (control_failed_since, control_result).
+	 * 5: what the operator asked for (ddup-check(8), --drain,
+	 * --undrain, --failback), acted on by the next run.  The state of
+	 * the controlUrl is kept in meta (control_failed_since,
+	 * control_result).
 	 */
 	"CREATE TABLE drains (         -- ddup-check --drain: out of DNS\n"
 	"  domain TEXT NOT NULL,\n"
@@ -319,12 +322,12 @@ const char *const state_migrations[] = {
 	"CREATE INDEX streaks_endpoint ON streaks (domain, endpoint, first);\n"
 	"CREATE INDEX streaks_last ON streaks (last) WHERE last IS NOT NULL;\n",
 	/*
-	 * 7: the notification outbox (SPEC 10).  An event is written in
-	 * the transaction of the run that saw it, with one delivery per
-	 * [notify] section that wants it, before anything is sent; each
-	 * attempt's outcome is written once it is known.  No secret is
-	 * kept: the body is the event JSON, the error names the notifier's
-	 * url or program, never a header.
+	 * 7: the notification outbox (ddup.ini(5), NOTIFICATIONS).  An
+	 * event is written in the transaction of the run that saw it,
+	 * with one delivery per [notify] section that wants it, before
+	 * anything is sent; each attempt's outcome is written once it is
+	 * known.  No secret is kept: the body is the event JSON, the
+	 * error names the notifier's url or program, never a header.
 	 */
 	"CREATE TABLE events (         -- what happened, as sent\n"
 	"  id INTEGER PRIMARY KEY,     -- the order they are delivered in\n"

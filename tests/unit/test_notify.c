@@ -1,5 +1,6 @@
 /*
- * notify.c: the event JSON of SPEC 10, exactly, and the retry schedule.
+ * outbox.c's event JSON of ddup.ini(5), NOTIFICATIONS, exactly, and
+ * notify.c's retry schedule.
  */
 
 #include <setjmp.h>
@@ -13,6 +14,7 @@
 
 #include "config.h"
 #include "notify.h"
+#include "outbox.h"
 #include "util.h"
 
 /* 2026-11-30T10:25:56Z */
@@ -159,12 +161,12 @@ test_wants(void **state)
 	(void)state;
 	memset(&n, 0, sizeof(n));
 	n.events = (1u << EVT_ENDPOINT_DOWN) | (1u << EVT_DNS_UPDATED);
-	assert_true(notify_wants(&n, EVT_ENDPOINT_DOWN));
-	assert_true(notify_wants(&n, EVT_DNS_UPDATED));
-	assert_false(notify_wants(&n, EVT_ENDPOINT_UP));
-	assert_false(notify_wants(&n, EVT_ALL_UNHEALTHY));
-	assert_false(notify_wants(&n, -1));
-	assert_false(notify_wants(&n, EVT_COUNT));
+	assert_true(outbox_wants(&n, EVT_ENDPOINT_DOWN));
+	assert_true(outbox_wants(&n, EVT_DNS_UPDATED));
+	assert_false(outbox_wants(&n, EVT_ENDPOINT_UP));
+	assert_false(outbox_wants(&n, EVT_ALL_UNHEALTHY));
+	assert_false(outbox_wants(&n, -1));
+	assert_false(outbox_wants(&n, EVT_COUNT));
 }
 
 int

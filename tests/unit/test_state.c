@@ -1,8 +1,9 @@
 /*
- * state.c: round trips through a real SQLite file in a temporary folder,
- * the run lock (also against 20 runs at once), readers during runs,
- * files that are not ours (left byte for byte), modes, the end-of-run
- * cleanup, and crashes.
+ * The state (state.h) and its SQLite backend's rows (state/sqlite.h):
+ * round trips through a real SQLite file in a temporary folder, the run
+ * lock (also against 20 runs at once), readers during runs, files that
+ * are not ours (left byte for byte), modes, the end-of-run cleanup, and
+ * crashes.
  *
  * DDUP_TEST_KEEP=DIR keeps a populated state file at DIR/state.db for a
  * look with the sqlite3 CLI.
@@ -184,7 +185,7 @@ open_ok(const char *path, int mode)
 	char		 err[512] = "";
 	int		 rc;
 
-	rc = state_open(path, mode, &st, err, sizeof(err));
+	rc = state_open_checker(path, NULL, mode, &st, err, sizeof(err));
 	if (rc != STATE_OK)
 		fail_msg("state_open %s: %d %s", path, rc, err);
 	assert_non_null(st);
@@ -196,7 +197,7 @@ begin(struct state *st)
 {
 	char	 err[512] = "";
 
-	if (state_begin(st, err, sizeof(err)) != 0)
+	if (state_begin(sqlite_of(st), err, sizeof(err)) != 0)
 		fail_msg("state_begin: %s", err);
 }
 
@@ -205,7 +206,7 @@ commit(struct state *st)
 {
 	char	 err[512] = "";
 
-	if (state_commit(st, err, sizeof(err)) != 0)
+	if (state_commit(sqlite_of(st), err, sizeof(err)) != 0)
 		fail_msg("state_commit: %s", err);
 }
 
@@ -226,7 +227,7 @@ put_check(struct state *st, const char *dom, const char *name,
 	e.last_status = status;
 	e.latency_ms = latency;
 	snprintf(e.last_result, sizeof(e.last_result), "%s", reason);
-	assert_int_equal(state_put_endpoint(st, dom, name, ip,
+	assert_int_equal(state_put_endpoint(sqlite_of(st), dom, name, ip,
 	    "https://x.example/health", 10, &e), 0);
 }
 
@@ -244,7 +245,7 @@ put_passing(struct state *st, const char *dom, const char *name,
 	e.last_status = 200;
 	e.latency_ms = 42;
 	snprintf(e.last_result, sizeof(e.last_result), "ok");
-	assert_int_equal(state_put_endpoint(st, dom, name, ip,
+	assert_int_equal(state_put_endpoint(sqlite_of(st), dom, name, ip,
 	    "https://x.example/health", 10, &e), 0);
 }
 
@@ -271,7 +272,7 @@ static struct config pop_cfg = {
 static void
 finish(struct state *st, long long when, const struct config *c)
 {
-	assert_int_equal(state_finish_run(st, when, c), 0);
+	assert_int_equal(state_finish_run(sqlite_of(st), when, c), 0);
 }
 
 static void
@@ -284,7 +285,8 @@ put_pub(struct state *st, const char *dom, enum rrtype type,
 	set.type = type;
 	assert_int_equal(rrset_parse(&set, list), 0);
 	set.ttl = 300;
-	assert_int_equal(state_put_published(st, dom, type, &set), 0);
+	assert_int_equal(state_put_published(sqlite_of(st), dom, type, &set),
+	    0);
 	rrset_clear(&set);
 }
 
@@ -315,14 +317,15 @@ populate(const char *path)
 	d.tier_rank = 1;
 	snprintf(d.tier_location, sizeof(d.tier_location), "boston");
 	d.last_change = T0 - 60000;
-	assert_int_equal(state_put_domain(st, "www.example.org", "ns1", 300,
-	    &d), 0);
+	assert_int_equal(state_put_domain(sqlite_of(st), "www.example.org",
+	    "ns1", 300, &d), 0);
 	put_pub(st, "www.example.org", RR_A, "192.0.2.9 192.0.2.1");
 	put_pub(st, "www.example.org", RR_AAAA, "");
-	assert_int_equal(state_add_change(st, T0 - 60000, "www.example.org",
-	    RR_A, 300, "", "192.0.2.1 192.0.2.9", 10, 1, "boston", 1, NULL),
-	    0);
-	assert_int_equal(state_add_change(st, T0 - 60000, "www.example.org",
+	assert_int_equal(state_add_change(sqlite_of(st), T0 - 60000,
+	    "www.example.org",
+	    RR_A, 300, "", "192.0.2.1 192.0.2.9", 10, 1, "boston", 1, NULL), 0);
+	assert_int_equal(state_add_change(sqlite_of(st), T0 - 60000,
+	    "www.example.org",
 	    RR_AAAA, 300, "2001:db8::2", "", 10, 1, "boston", 0,
 	    "ns1: REFUSED"), 0);
 	finish(st, T0, &pop_cfg);
@@ -336,7 +339,8 @@ check_populated(struct state *st)
 	struct st_endpoint	 e;
 	struct st_domain	 d;
 
-	assert_int_equal(state_get_endpoint(st, "www.example.org", "web1",
+	assert_int_equal(state_get_endpoint(sqlite_of(st), "www.example.org",
+	    "web1",
 	    "192.0.2.1", "https://x.example/health", &e), 0);
 	assert_true(e.found);
 	assert_int_equal(e.failures, 0);
@@ -348,7 +352,8 @@ check_populated(struct state *st)
 	assert_int_equal(e.latency_ms, 42);
 	assert_string_equal(e.last_result, "ok");
 
-	assert_int_equal(state_get_endpoint(st, "www.example.org", "web2",
+	assert_int_equal(state_get_endpoint(sqlite_of(st), "www.example.org",
+	    "web2",
 	    "2001:db8::2", "https://x.example/health", &e), 0);
 	assert_true(e.found);
 	assert_int_equal(e.failures, 2);
@@ -357,7 +362,8 @@ check_populated(struct state *st)
 	assert_int_equal(e.last_status, 503);
 	assert_string_equal(e.last_result, "HTTP 503");
 
-	assert_int_equal(state_get_domain(st, "www.example.org", &d), 0);
+	assert_int_equal(state_get_domain(sqlite_of(st), "www.example.org", &d),
+	    0);
 	assert_true(d.found);
 	assert_true(d.has_tier);
 	assert_int_equal(d.tier, 10);
@@ -375,7 +381,8 @@ check_populated(struct state *st)
 	assert_int_equal(d.pub[1].addrs.n, 0);
 	state_domain_free(&d);
 
-	assert_int_equal(state_get_domain(st, "other.example.org", &d), 0);
+	assert_int_equal(state_get_domain(sqlite_of(st), "other.example.org",
+	    &d), 0);
 	assert_false(d.found);
 	assert_false(d.has_pub[0]);
 	assert_false(d.has_pub[1]);
@@ -393,22 +400,24 @@ test_roundtrip(void **ctx)
 	populate(f->path);
 	st = open_ok(f->path, STATE_RW);
 	check_populated(st);
-	assert_true(state_last_run(st) == T0);
+	assert_true(state_last_run(sqlite_of(st)) == T0);
 
 	/* Overwrites, and fields that mean "none". */
 	begin(st);
 	memset(&d, 0, sizeof(d));
 	d.unhealthy = 1;
 	d.last_error = error;
-	assert_int_equal(state_put_domain(st, "www.example.org", "ns2", 60,
-	    &d), 0);
-	assert_int_equal(state_put_published(st, "www.example.org", RR_AAAA,
+	assert_int_equal(state_put_domain(sqlite_of(st), "www.example.org",
+	    "ns2", 60, &d), 0);
+	assert_int_equal(state_put_published(sqlite_of(st), "www.example.org",
+	    RR_AAAA,
 	    NULL), 0);
 	commit(st);
 	state_close(st);
 
 	st = open_ok(f->path, STATE_RO);
-	assert_int_equal(state_get_domain(st, "www.example.org", &d), 0);
+	assert_int_equal(state_get_domain(sqlite_of(st), "www.example.org", &d),
+	    0);
 	assert_true(d.found);
 	assert_false(d.has_tier);
 	assert_true(d.last_change == 0);
@@ -426,10 +435,11 @@ test_roundtrip(void **ctx)
 	memset(longer, 'x', sizeof(longer) - 1);
 	longer[sizeof(longer) - 1] = '\0';
 	d.last_error = longer;
-	assert_int_equal(state_put_domain(st, "www.example.org", "ns2", 60,
-	    &d), 0);
+	assert_int_equal(state_put_domain(sqlite_of(st), "www.example.org",
+	    "ns2", 60, &d), 0);
 	commit(st);
-	assert_int_equal(state_get_domain(st, "www.example.org", &d), 0);
+	assert_int_equal(state_get_domain(sqlite_of(st), "www.example.org", &d),
+	    0);
 	assert_non_null(d.last_error);
 	assert_int_equal(strlen(d.last_error), 511);
 	state_domain_free(&d);
@@ -459,17 +469,21 @@ test_redefined(void **ctx)
 
 	populate(f->path);
 	st = open_ok(f->path, STATE_RO);
-	assert_int_equal(state_get_endpoint(st, "www.example.org", "web1",
+	assert_int_equal(state_get_endpoint(sqlite_of(st), "www.example.org",
+	    "web1",
 	    "192.0.2.77", "https://x.example/health", &e), 0);
 	assert_false(e.found);
 	assert_int_equal(e.failures, 0);
-	assert_int_equal(state_get_endpoint(st, "www.example.org", "web1",
+	assert_int_equal(state_get_endpoint(sqlite_of(st), "www.example.org",
+	    "web1",
 	    "192.0.2.1", "https://y.example/health", &e), 0);
 	assert_false(e.found);
-	assert_int_equal(state_get_endpoint(st, "www.example.org", "nope",
+	assert_int_equal(state_get_endpoint(sqlite_of(st), "www.example.org",
+	    "nope",
 	    "192.0.2.1", "https://x.example/health", &e), 0);
 	assert_false(e.found);
-	assert_int_equal(state_get_endpoint(st, "www.example.org", "web1",
+	assert_int_equal(state_get_endpoint(sqlite_of(st), "www.example.org",
+	    "web1",
 	    "192.0.2.1", "https://x.example/health", &e), 0);
 	assert_true(e.found);
 	state_close(st);
@@ -485,7 +499,8 @@ test_lock(void **ctx)
 
 	a = open_ok(f->path, STATE_RW);
 	/* flock locks belong to the open file description: this conflicts. */
-	assert_int_equal(state_open(f->path, STATE_RW, &b, err, sizeof(err)),
+	assert_int_equal(state_open_checker(f->path, NULL, STATE_RW, &b, err,
+	    sizeof(err)),
 	    STATE_LOCKED);
 	assert_null(b);
 	assert_non_null(strstr(err, f->path));
@@ -499,12 +514,14 @@ test_lock(void **ctx)
 	put_ep(a, "d.example", "e", "192.0.2.3", 0);
 	b = open_ok(f->path, STATE_RO);
 	commit(a);
-	assert_int_equal(state_get_endpoint(b, "d.example", "e", "192.0.2.3",
+	assert_int_equal(state_get_endpoint(sqlite_of(b), "d.example", "e",
+	    "192.0.2.3",
 	    "https://x.example/health", &e), 0);
 	assert_false(e.found);
 	state_close(b);
 	b = open_ok(f->path, STATE_RO);
-	assert_int_equal(state_get_endpoint(b, "d.example", "e", "192.0.2.3",
+	assert_int_equal(state_get_endpoint(sqlite_of(b), "d.example", "e",
+	    "192.0.2.3",
 	    "https://x.example/health", &e), 0);
 	assert_true(e.found);
 	/* A run can go on (and checkpoint) while a reader is open. */
@@ -533,7 +550,7 @@ refused(const char *path, const char *want)
 	assert_non_null(before);
 	for (mode = STATE_RW; mode <= STATE_RO; mode++) {
 		err[0] = '\0';
-		assert_int_equal(state_open(path, mode, &st, err,
+		assert_int_equal(state_open_checker(path, NULL, mode, &st, err,
 		    sizeof(err)), STATE_BAD);
 		assert_null(st);
 		assert_non_null(strstr(err, path));
@@ -588,7 +605,8 @@ test_migrate_from_1(void **ctx)
 	raw_exec(f->path, sql);
 
 	st = open_ok(f->path, STATE_RW);
-	assert_int_equal(state_get_domain(st, "www.example.org", &d), 0);
+	assert_int_equal(state_get_domain(sqlite_of(st), "www.example.org", &d),
+	    0);
 	assert_true(d.found && d.has_tier);
 	assert_int_equal(d.tier, 10);
 	assert_int_equal(d.tier_rank, -1);
@@ -596,9 +614,10 @@ test_migrate_from_1(void **ctx)
 	begin(st);
 	d.tier_rank = 2;
 	snprintf(d.tier_location, sizeof(d.tier_location), "london");
-	assert_int_equal(state_put_domain(st, "www.example.org", "ns1", 60,
-	    &d), 0);
-	assert_int_equal(state_add_change(st, T0, "www.example.org", RR_A, 60,
+	assert_int_equal(state_put_domain(sqlite_of(st), "www.example.org",
+	    "ns1", 60, &d), 0);
+	assert_int_equal(state_add_change(sqlite_of(st), T0, "www.example.org",
+	    RR_A, 60,
 	    "192.0.2.1", "192.0.2.2", 0, 2, "london", 1, NULL), 0);
 	commit(st);
 	state_domain_free(&d);
@@ -616,7 +635,7 @@ test_migrate_from_1(void **ctx)
 	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM failbacks"), 0);
 }
 
-/* --drain, --undrain, --failback and the controlUrl (SPEC 9). */
+/* --drain, --undrain, --failback and the controlUrl (ddup-check(8)). */
 static void
 test_requests(void **ctx)
 {
@@ -652,7 +671,7 @@ test_requests(void **ctx)
 	assert_int_equal(state_request_failback(st, "www.example.org", T0 + 1,
 	    err, sizeof(err)), 0);
 
-	assert_int_equal(state_get_requests(st, T0 + 1000, &r), 0);
+	assert_int_equal(state_get_requests(sqlite_of(st), T0 + 1000, &r), 0);
 	assert_int_equal(r.ndrains, 3);
 	assert_int_equal(r.nfailbacks, 2);
 	dr = state_find_drain(&r, "www.example.org", "web1");
@@ -668,7 +687,8 @@ test_requests(void **ctx)
 	state_requests_free(&r);
 
 	/* An hour later web2's drain has run out. */
-	assert_int_equal(state_get_requests(st, T0 + 3600 * 1000, &r), 0);
+	assert_int_equal(state_get_requests(sqlite_of(st), T0 + 3600 * 1000,
+	    &r), 0);
 	assert_int_equal(r.ndrains, 2);
 	assert_null(state_find_drain(&r, "www.example.org", "web2"));
 	state_requests_free(&r);
@@ -678,14 +698,18 @@ test_requests(void **ctx)
 	put_ep(st, "www.example.org", "web1", "192.0.2.1", 0);
 	put_ep(st, "www.example.org", "web2", "192.0.2.2", 0);
 	memset(&d, 0, sizeof(d));
-	assert_int_equal(state_put_domain(st, "www.example.org", "ns1", 60,
-	    &d), 0);
-	assert_int_equal(state_clear_failback(st, "www.example.org"), 0);
-	assert_int_equal(state_put_control(st, T0 + 5000, "HTTP 503"), 0);
-	assert_int_equal(state_finish_run(st, T0 + 3600 * 1000, &c), 0);
-	assert_int_equal(state_prune_requests(st, T0 + 3600 * 1000), 0);
+	assert_int_equal(state_put_domain(sqlite_of(st), "www.example.org",
+	    "ns1", 60, &d), 0);
+	assert_int_equal(state_clear_failback(sqlite_of(st), "www.example.org"),
+	    0);
+	assert_int_equal(state_put_control(sqlite_of(st), T0 + 5000,
+	    "HTTP 503"), 0);
+	assert_int_equal(state_finish_run(sqlite_of(st), T0 + 3600 * 1000, &c),
+	    0);
+	assert_int_equal(state_prune_requests(sqlite_of(st), T0 + 3600 * 1000),
+	    0);
 	commit(st);
-	assert_int_equal(state_get_requests(st, T0, &r), 0);
+	assert_int_equal(state_get_requests(sqlite_of(st), T0, &r), 0);
 	assert_int_equal(r.ndrains, 1);
 	assert_non_null(state_find_drain(&r, "www.example.org", "web1"));
 	assert_int_equal(r.nfailbacks, 0);
@@ -695,19 +719,21 @@ test_requests(void **ctx)
 
 	/* The next run, the configuration unchanged: the drain stays. */
 	begin(st);
-	assert_int_equal(state_finish_run(st, T0 + 3700 * 1000, &c), 0);
-	assert_int_equal(state_prune_requests(st, T0 + 3700 * 1000), 0);
+	assert_int_equal(state_finish_run(sqlite_of(st), T0 + 3700 * 1000, &c),
+	    0);
+	assert_int_equal(state_prune_requests(sqlite_of(st), T0 + 3700 * 1000),
+	    0);
 	commit(st);
-	assert_int_equal(state_get_requests(st, T0, &r), 0);
+	assert_int_equal(state_get_requests(sqlite_of(st), T0, &r), 0);
 	assert_int_equal(r.ndrains, 1);
 	state_requests_free(&r);
 
 	assert_int_equal(state_request_undrain(st, "www.example.org", "web1",
 	    err, sizeof(err)), 0);
 	begin(st);
-	assert_int_equal(state_put_control(st, 0, NULL), 0);
+	assert_int_equal(state_put_control(sqlite_of(st), 0, NULL), 0);
 	commit(st);
-	assert_int_equal(state_get_requests(st, T0, &r), 0);
+	assert_int_equal(state_get_requests(sqlite_of(st), T0, &r), 0);
 	assert_int_equal(r.ndrains, 0);
 	assert_true(r.control_since == 0);
 	state_requests_free(&r);
@@ -784,7 +810,8 @@ test_migrate_typed_records(void **ctx)
 	    " 1, 'london')");
 
 	st = open_ok(f->path, STATE_RW);
-	assert_int_equal(state_get_domain(st, "www.example.org", &d), 0);
+	assert_int_equal(state_get_domain(sqlite_of(st), "www.example.org", &d),
+	    0);
 	assert_true(d.has_pub[RR_A] && d.has_pub[RR_AAAA]);
 	assert_false(d.has_pub[RR_CNAME]);
 	assert_int_equal(d.pub[RR_A].type, RR_A);
@@ -800,19 +827,23 @@ test_migrate_typed_records(void **ctx)
 	assert_int_equal(rrset_parse(&cn, "lb.example.net"), 0);
 	cn.ttl = 1;
 	cn.proxied = 1;
-	assert_int_equal(state_put_published(st, "www.example.org", RR_CNAME,
+	assert_int_equal(state_put_published(sqlite_of(st), "www.example.org",
+	    RR_CNAME,
 	    &cn), 0);
 	/* A set of one type is not stored as another. */
-	assert_int_equal(state_put_published(st, "www.example.org", RR_A,
+	assert_int_equal(state_put_published(sqlite_of(st), "www.example.org",
+	    RR_A,
 	    &cn), -1);
-	assert_int_equal(state_add_change(st, T0, "www.example.org", RR_CNAME,
+	assert_int_equal(state_add_change(sqlite_of(st), T0, "www.example.org",
+	    RR_CNAME,
 	    1, "", "lb.example.net", 0, -1, NULL, 1, NULL), 0);
 	commit(st);
 	rrset_clear(&cn);
 	state_close(st);
 
 	st = open_ok(f->path, STATE_RO);
-	assert_int_equal(state_get_domain(st, "www.example.org", &d), 0);
+	assert_int_equal(state_get_domain(sqlite_of(st), "www.example.org", &d),
+	    0);
 	assert_true(d.has_pub[RR_CNAME]);
 	assert_string_equal(d.pub[RR_CNAME].target, "lb.example.net");
 	assert_int_equal(d.pub[RR_CNAME].ttl, 1);
@@ -866,21 +897,22 @@ test_outbox(void **ctx)
 	    state_schema_version);
 	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM domains"), 1);
 	begin(st);
-	assert_int_equal(state_add_event(st, T0, "www.example.org",
+	assert_int_equal(state_add_event(sqlite_of(st), T0, "www.example.org",
 	    "dns_updated", NULL, "{\"event\":\"dns_updated\"}", both, 2), 0);
-	assert_int_equal(state_add_event(st, T0, "www.example.org",
+	assert_int_equal(state_add_event(sqlite_of(st), T0, "www.example.org",
 	    "endpoint_down", "web1", "{\"event\":\"endpoint_down\"}", both,
 	    1), 0);
 	/* Nobody wants it: not stored. */
-	assert_int_equal(state_add_event(st, T0, "www.example.org",
+	assert_int_equal(state_add_event(sqlite_of(st), T0, "www.example.org",
 	    "endpoint_up", "web1", "{}", both, 0), 0);
 	commit(st);
 	/* Outside a transaction, nothing is stored. */
-	assert_int_equal(state_add_event(st, T0, "x", "dns_updated", NULL,
+	assert_int_equal(state_add_event(sqlite_of(st), T0, "x", "dns_updated",
+	    NULL,
 	    "{}", both, 1), -1);
 	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM events"), 2);
 
-	assert_int_equal(state_get_deliveries(st, "ops", &v, &n), 0);
+	assert_int_equal(state_get_deliveries(st, "ops", &v, &n, NULL, 0), 0);
 	assert_int_equal(n, 2);
 	assert_true(v[0].event < v[1].event);
 	assert_string_equal(v[0].body, "{\"event\":\"dns_updated\"}");
@@ -891,7 +923,7 @@ test_outbox(void **ctx)
 	v[0].next_attempt = T0 + 15000;
 	assert_int_equal(state_put_delivery(st, "ops", &v[0], T0 + 1, 0, 0,
 	    "notify 'ops' at http://127.0.0.1:9/: 503", err, sizeof(err)), 0);
-	assert_int_equal(state_notify_counts(st, "ops", &nc), 0);
+	assert_int_equal(state_notify_counts(st, "ops", &nc, NULL, 0), 0);
 	assert_int_equal(nc.pending, 2);
 	assert_int_equal(nc.given_up, 0);
 	assert_int_equal(nc.oldest_pending, T0);
@@ -899,7 +931,7 @@ test_outbox(void **ctx)
 	    "notify 'ops' at http://127.0.0.1:9/: 503");
 	state_deliveries_free(v, n);
 
-	assert_int_equal(state_get_deliveries(st, "ops", &v, &n), 0);
+	assert_int_equal(state_get_deliveries(st, "ops", &v, &n, NULL, 0), 0);
 	assert_int_equal(n, 2);
 	assert_int_equal(v[0].attempts, 1);
 	assert_int_equal(v[0].next_attempt, T0 + 15000);
@@ -911,10 +943,10 @@ test_outbox(void **ctx)
 	assert_int_equal(state_put_delivery(st, "ops", &v[1], T0 + 3, 1, 0,
 	    NULL, err, sizeof(err)), 0);
 	state_deliveries_free(v, n);
-	assert_int_equal(state_get_deliveries(st, "ops", &v, &n), 0);
+	assert_int_equal(state_get_deliveries(st, "ops", &v, &n, NULL, 0), 0);
 	assert_int_equal(n, 0);
 	state_deliveries_free(v, n);
-	assert_int_equal(state_notify_counts(st, "ops", &nc), 0);
+	assert_int_equal(state_notify_counts(st, "ops", &nc, NULL, 0), 0);
 	assert_int_equal(nc.pending, 0);
 	assert_int_equal(nc.given_up, 1);
 	assert_int_equal(nc.oldest_pending, 0);
@@ -922,9 +954,10 @@ test_outbox(void **ctx)
 
 	/* pager is no longer configured: its event is given up. */
 	begin(st);
-	assert_int_equal(state_prune_events(st, T0 + 4, 86400000, both, 1), 0);
+	assert_int_equal(state_prune_events(sqlite_of(st), T0 + 4, 86400000,
+	    both, 1), 0);
 	commit(st);
-	assert_int_equal(state_notify_counts(st, "pager", &nc), 0);
+	assert_int_equal(state_notify_counts(st, "pager", &nc, NULL, 0), 0);
 	assert_int_equal(nc.pending, 0);
 	assert_int_equal(nc.given_up, 1);
 	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM undelivered"),
@@ -934,7 +967,8 @@ test_outbox(void **ctx)
 	    " LIKE 'no [notify] section%'"), 1);
 	/* Older than history and done with: gone. */
 	begin(st);
-	assert_int_equal(state_prune_events(st, T0 + 2 * 86400000LL, 86400000,
+	assert_int_equal(state_prune_events(sqlite_of(st), T0 + 2 * 86400000LL,
+	    86400000,
 	    both, 2), 0);
 	commit(st);
 	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM events"), 0);
@@ -986,7 +1020,8 @@ test_missing_parents(void **ctx)
 
 	/* Every missing level is created, each private. */
 	snprintf(path, sizeof(path), "%s/a/b/c/ddup.db", f->dir);
-	assert_int_equal(state_open(path, STATE_RW, &st, err, sizeof(err)),
+	assert_int_equal(state_open_checker(path, NULL, STATE_RW, &st, err,
+	    sizeof(err)),
 	    STATE_OK);
 	assert_non_null(st);
 	state_close(st);
@@ -1001,7 +1036,8 @@ test_missing_parents(void **ctx)
 	assert_int_equal(sb.st_mode & 07777, 0700);
 	/* A file where a folder should be is reported, naming it. */
 	snprintf(path, sizeof(path), "%s/a/b/c/ddup.db/x/ddup.db", f->dir);
-	assert_int_equal(state_open(path, STATE_RW, &st, err, sizeof(err)),
+	assert_int_equal(state_open_checker(path, NULL, STATE_RW, &st, err,
+	    sizeof(err)),
 	    STATE_BAD);
 	assert_null(st);
 	assert_non_null(strstr(err, "ddup.db/x"));
@@ -1017,12 +1053,14 @@ test_ro_missing(void **ctx)
 	struct stat		 sb;
 	char			 path[200], err[512] = "";
 
-	assert_int_equal(state_open(f->path, STATE_RO, &st, err, sizeof(err)),
+	assert_int_equal(state_open_checker(f->path, NULL, STATE_RO, &st, err,
+	    sizeof(err)),
 	    STATE_OK);
 	assert_null(st);
 	assert_int_equal(stat(f->path, &sb), -1);
 	snprintf(path, sizeof(path), "%s/sub/ddup.db", f->dir);
-	assert_int_equal(state_open(path, STATE_RO, &st, err, sizeof(err)),
+	assert_int_equal(state_open_checker(path, NULL, STATE_RO, &st, err,
+	    sizeof(err)),
 	    STATE_OK);
 	assert_null(st);
 	snprintf(path, sizeof(path), "%s/sub", f->dir);
@@ -1040,7 +1078,8 @@ test_ro_missing(void **ctx)
 
 	/* A zero-size file (a run stopped before writing) is empty too. */
 	write_file(f->path, "", 0);
-	assert_int_equal(state_open(f->path, STATE_RO, &st, err, sizeof(err)),
+	assert_int_equal(state_open_checker(f->path, NULL, STATE_RO, &st, err,
+	    sizeof(err)),
 	    STATE_OK);
 	assert_null(st);
 	st = open_ok(f->path, STATE_RW);
@@ -1080,7 +1119,8 @@ test_load(void **ctx)
 	populate(f->path);
 	for (results = 0; results <= 1; results++) {
 		st = open_ok(f->path, results ? STATE_RO : STATE_RW);
-		assert_int_equal(state_load(st, &c, results, T0, &snap), 0);
+		assert_int_equal(state_load(st, &c, results, T0, &snap, NULL,
+		    0), 0);
 		assert_true(snap.last_run == T0);
 		assert_true(snap.doms[0].found);
 		assert_int_equal(snap.doms[0].tier, 10);
@@ -1108,7 +1148,7 @@ test_load(void **ctx)
 		state_close(st);
 	}
 	/* No state at all. */
-	assert_int_equal(state_load(NULL, &c, 1, T0, &snap), 0);
+	assert_int_equal(state_load(NULL, &c, 1, T0, &snap, NULL, 0), 0);
 	assert_true(snap.last_run == 0);
 	assert_false(snap.doms[0].found);
 	assert_false(snap.eps[1].found);
@@ -1177,9 +1217,9 @@ test_finish_run(void **ctx)
 	    200, "ok", 7);
 	put_pub(st, "gone.example.org", RR_A, "192.0.2.5");
 	memset(&d, 0, sizeof(d));
-	assert_int_equal(state_put_domain(st, "gone.example.org", "ns1", 300,
-	    &d), 0);
-	assert_int_equal(state_add_change(st, T0 - 400 * DAY,
+	assert_int_equal(state_put_domain(sqlite_of(st), "gone.example.org",
+	    "ns1", 300, &d), 0);
+	assert_int_equal(state_add_change(sqlite_of(st), T0 - 400 * DAY,
 	    "gone.example.org", RR_A, 300, "", "192.0.2.5", -1, -1, NULL, 1,
 	    NULL), 0);
 	finish(st, T0 + 500, &c_then);
@@ -1199,22 +1239,27 @@ test_finish_run(void **ctx)
 	state_close(st);
 
 	st = open_ok(f->path, STATE_RO);
-	assert_true(state_last_run(st) == T0 + 1000);
-	assert_int_equal(state_get_endpoint(st, "www.example.org", "web1",
+	assert_true(state_last_run(sqlite_of(st)) == T0 + 1000);
+	assert_int_equal(state_get_endpoint(sqlite_of(st), "www.example.org",
+	    "web1",
 	    "192.0.2.1", "https://x.example/health", &e), 0);
 	assert_true(e.found);
-	assert_int_equal(state_get_endpoint(st, "www.example.org", "web2",
+	assert_int_equal(state_get_endpoint(sqlite_of(st), "www.example.org",
+	    "web2",
 	    "2001:db8::2", "https://x.example/health", &e), 0);
 	assert_false(e.found);
-	assert_int_equal(state_get_endpoint(st, "gone.example.org", "web1",
+	assert_int_equal(state_get_endpoint(sqlite_of(st), "gone.example.org",
+	    "web1",
 	    "192.0.2.5", "https://x.example/health", &e), 0);
 	assert_false(e.found);
-	assert_int_equal(state_get_domain(st, "gone.example.org", &d), 0);
+	assert_int_equal(state_get_domain(sqlite_of(st), "gone.example.org",
+	    &d), 0);
 	assert_false(d.found);
 	assert_false(d.has_pub[0]);
 	state_domain_free(&d);
 	/* AAAA is no longer managed: only the A set stays. */
-	assert_int_equal(state_get_domain(st, "www.example.org", &d), 0);
+	assert_int_equal(state_get_domain(sqlite_of(st), "www.example.org", &d),
+	    0);
 	assert_true(d.found);
 	assert_true(d.has_pub[0]);
 	assert_false(d.has_pub[1]);
@@ -1266,22 +1311,23 @@ test_unsure(void **ctx)
 	begin(st);
 	assert_int_equal(state_mark_unsure(st, "d.example", "p", 60, err,
 	    sizeof(err)), -1);
-	state_rollback(st);
+	state_rollback(sqlite_of(st));
 	assert_int_equal(state_mark_unsure(st, "d.example", "p", 60, err,
 	    sizeof(err)), 0);
 	state_close(st);	/* as a killed run would leave it */
 
 	st = open_ok(f->path, STATE_RW);
-	assert_int_equal(state_get_domain(st, "d.example", &d), 0);
+	assert_int_equal(state_get_domain(sqlite_of(st), "d.example", &d), 0);
 	assert_true(d.found);
 	assert_true(d.unsure);
 	assert_false(d.has_tier);
 	d.unsure = 0;
 	begin(st);
-	assert_int_equal(state_put_domain(st, "d.example", "p", 60, &d), 0);
+	assert_int_equal(state_put_domain(sqlite_of(st), "d.example", "p", 60,
+	    &d), 0);
 	commit(st);
 	state_domain_free(&d);
-	assert_int_equal(state_get_domain(st, "d.example", &d), 0);
+	assert_int_equal(state_get_domain(sqlite_of(st), "d.example", &d), 0);
 	assert_false(d.unsure);
 	state_domain_free(&d);
 	state_close(st);
@@ -1299,8 +1345,9 @@ test_rollback(void **ctx)
 	begin(st);
 	put_ep(st, "d.example", "e", "192.0.2.3", 0);
 	put_pub(st, "d.example", RR_A, "192.0.2.3");
-	state_rollback(st);
-	assert_int_equal(state_get_endpoint(st, "d.example", "e", "192.0.2.3",
+	state_rollback(sqlite_of(st));
+	assert_int_equal(state_get_endpoint(sqlite_of(st), "d.example", "e",
+	    "192.0.2.3",
 	    "https://x.example/health", &e), 0);
 	assert_false(e.found);
 	/* A transaction left open at close is rolled back too. */
@@ -1309,10 +1356,11 @@ test_rollback(void **ctx)
 	state_close(st);
 
 	st = open_ok(f->path, STATE_RO);
-	assert_int_equal(state_get_endpoint(st, "d.example", "e", "192.0.2.3",
+	assert_int_equal(state_get_endpoint(sqlite_of(st), "d.example", "e",
+	    "192.0.2.3",
 	    "https://x.example/health", &e), 0);
 	assert_false(e.found);
-	assert_int_equal(state_get_domain(st, "d.example", &d), 0);
+	assert_int_equal(state_get_domain(sqlite_of(st), "d.example", &d), 0);
 	assert_false(d.has_pub[0]);
 	state_domain_free(&d);
 	state_close(st);
@@ -1329,16 +1377,18 @@ test_needs_tx(void **ctx)
 
 	memset(&e, 0, sizeof(e));
 	st = open_ok(f->path, STATE_RW);
-	assert_int_equal(state_put_endpoint(st, "d", "e", "192.0.2.1", "u", 1,
+	assert_int_equal(state_put_endpoint(sqlite_of(st), "d", "e",
+	    "192.0.2.1", "u", 1,
 	    &e), -1);
 	assert_non_null(strstr(state_errmsg(st), "no transaction"));
-	assert_int_equal(state_commit(st, err, sizeof(err)), -1);
+	assert_int_equal(state_commit(sqlite_of(st), err, sizeof(err)), -1);
 	state_close(st);
 
 	st = open_ok(f->path, STATE_RO);
-	assert_int_equal(state_begin(st, err, sizeof(err)), -1);
+	assert_int_equal(state_begin(sqlite_of(st), err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "read-only"));
-	assert_int_equal(state_put_endpoint(st, "d", "e", "192.0.2.1", "u", 1,
+	assert_int_equal(state_put_endpoint(sqlite_of(st), "d", "e",
+	    "192.0.2.1", "u", 1,
 	    &e), -1);
 	assert_non_null(strstr(state_errmsg(st), "read-only"));
 	state_close(st);
@@ -1360,12 +1410,14 @@ test_crash(void **ctx)
 		if (pid == 0) {
 			/* No cmocka asserts here: they belong to the parent. */
 			memset(&e, 0, sizeof(e));
-			if (state_open(f->path, STATE_RW, &st, NULL, 0) != 0 ||
-			    state_begin(st, NULL, 0) != 0 ||
-			    state_put_endpoint(st, "d.example",
+			if (state_open_checker(f->path, NULL, STATE_RW, &st,
+			    NULL, 0) != 0 ||
+			    state_begin(sqlite_of(st), NULL, 0) != 0 ||
+			    state_put_endpoint(sqlite_of(st), "d.example",
 			    commit_it ? "kept" : "lost", "192.0.2.3",
 			    "https://x.example/health", 1, &e) != 0 ||
-			    (commit_it && state_commit(st, NULL, 0) != 0))
+			    (commit_it && state_commit(sqlite_of(st), NULL,
+			    0) != 0))
 				_exit(1);
 			kill(getpid(), SIGKILL);
 			_exit(1);
@@ -1374,10 +1426,10 @@ test_crash(void **ctx)
 		assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
 	}
 	st = open_ok(f->path, STATE_RW);
-	assert_int_equal(state_get_endpoint(st, "d.example", "kept",
+	assert_int_equal(state_get_endpoint(sqlite_of(st), "d.example", "kept",
 	    "192.0.2.3", "https://x.example/health", &e), 0);
 	assert_true(e.found);
-	assert_int_equal(state_get_endpoint(st, "d.example", "lost",
+	assert_int_equal(state_get_endpoint(sqlite_of(st), "d.example", "lost",
 	    "192.0.2.3", "https://x.example/health", &e), 0);
 	assert_false(e.found);
 	state_close(st);
@@ -1438,7 +1490,8 @@ test_hot_journal(void **ctx)
 	assert_true(sb.st_size > 0);
 
 	/* Read-only: the state before that first run, which is none. */
-	assert_int_equal(state_open(f->path, STATE_RO, &st, err, sizeof(err)),
+	assert_int_equal(state_open_checker(f->path, NULL, STATE_RO, &st, err,
+	    sizeof(err)),
 	    STATE_OK);
 	assert_null(st);
 	/* A run rolls it back and sets the file up. */
@@ -1514,14 +1567,15 @@ test_ro_during_run(void **ctx)
 		close(go[1]);
 		memset(&e, 0, sizeof(e));
 		e.failures = 5;
-		if (state_open(f->path, STATE_RW, &st, NULL, 0) != STATE_OK ||
-		    state_begin(st, NULL, 0) != 0 ||
-		    state_put_endpoint(st, "www.example.org", "web1",
+		if (state_open_checker(f->path, NULL, STATE_RW, &st, NULL,
+		    0) != STATE_OK ||
+		    state_begin(sqlite_of(st), NULL, 0) != 0 ||
+		    state_put_endpoint(sqlite_of(st), "www.example.org", "web1",
 		    "192.0.2.1", "https://x.example/health", 10, &e) != 0 ||
 		    write(ready[1], &c, 1) != 1)
 			_exit(1);
 		wait_eof(go[0]);
-		if (state_commit(st, NULL, 0) != 0)
+		if (state_commit(sqlite_of(st), NULL, 0) != 0)
 			_exit(1);
 		state_close(st);
 		_exit(0);
@@ -1544,7 +1598,8 @@ test_ro_during_run(void **ctx)
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	close(ready[0]);
 	st = open_ok(f->path, STATE_RO);
-	assert_int_equal(state_get_endpoint(st, "www.example.org", "web1",
+	assert_int_equal(state_get_endpoint(sqlite_of(st), "www.example.org",
+	    "web1",
 	    "192.0.2.1", "https://x.example/health", &e), 0);
 	assert_true(e.found);
 	assert_int_equal(e.failures, 5);
@@ -1574,11 +1629,14 @@ test_ro_while_runs(void **ctx)
 		for (i = 1; i <= 60; i++) {
 			memset(&e, 0, sizeof(e));
 			e.failures = i;
-			if (state_open(f->path, STATE_RW, &st, NULL, 0)
-			    != STATE_OK || state_begin(st, NULL, 0) != 0 ||
-			    state_put_endpoint(st, "www.example.org", "web1",
+			if (state_open_checker(f->path, NULL, STATE_RW, &st,
+			    NULL, 0)
+			    != STATE_OK || state_begin(sqlite_of(st), NULL,
+			    0) != 0 ||
+			    state_put_endpoint(sqlite_of(st), "www.example.org",
+			    "web1",
 			    "192.0.2.1", "https://x.example/health", 10, &e)
-			    != 0 || state_commit(st, NULL, 0) != 0)
+			    != 0 || state_commit(sqlite_of(st), NULL, 0) != 0)
 				_exit(1);
 			state_close(st);
 		}
@@ -1588,11 +1646,12 @@ test_ro_while_runs(void **ctx)
 		done = waitpid(pid, &status, WNOHANG) == pid;
 		st = NULL;
 		err[0] = '\0';
-		if (state_open(f->path, STATE_RO, &st, err, sizeof(err))
+		if (state_open_checker(f->path, NULL, STATE_RO, &st, err,
+		    sizeof(err))
 		    != STATE_OK)
 			fail_msg("read-only open %d: %s", reads, err);
 		assert_non_null(st);
-		if (state_get_endpoint(st, "www.example.org", "web1",
+		if (state_get_endpoint(sqlite_of(st), "www.example.org", "web1",
 		    "192.0.2.1", "https://x.example/health", &e) != 0)
 			fail_msg("read %d: %s", reads, state_errmsg(st));
 		state_close(st);
@@ -1647,7 +1706,8 @@ test_concurrent_runs(void **ctx)
 			st = NULL;
 			err[0] = '\0';
 			r.ms = mono_ms();
-			r.rc = state_open(f->path, STATE_RW, &st, err,
+			r.rc = state_open_checker(f->path, NULL, STATE_RW, &st,
+			    err,
 			    sizeof(err));
 			r.ms = mono_ms() - r.ms;
 			r.busy = strstr(err, "database is locked") != NULL ||
@@ -1732,7 +1792,8 @@ test_many_checks(void **ctx)
 		for (i = 0; i < 10000; i++) {
 			int flap = run == 2 && i % 100 == 0;
 
-			assert_int_equal(state_get_endpoint(st, "d.example",
+			assert_int_equal(state_get_endpoint(sqlite_of(st),
+			    "d.example",
 			    names[i], "192.0.2.1", "u", &e), 0);
 			e.failures = flap ? 1 : 0;
 			e.passes = flap ? 0 : run + 1;
@@ -1742,7 +1803,8 @@ test_many_checks(void **ctx)
 			e.latency_ms = 1 + i % 2;
 			snprintf(e.last_result, sizeof(e.last_result), "%s",
 			    flap ? "HTTP 503" : "ok");
-			assert_int_equal(state_put_endpoint(st, "d.example",
+			assert_int_equal(state_put_endpoint(sqlite_of(st),
+			    "d.example",
 			    names[i], "192.0.2.1", "u", 1, &e), 0);
 		}
 		finish(st, T0 + run * 30000, &c);
@@ -1761,7 +1823,7 @@ test_many_checks(void **ctx)
 		if (t > bound_ms(5000))
 			fail_msg("10000 checks took %lld ms", t);
 	}
-	assert_int_equal(state_get_endpoint(st, "d.example", "ep1",
+	assert_int_equal(state_get_endpoint(sqlite_of(st), "d.example", "ep1",
 	    "192.0.2.1", "u", &e), 0);
 	assert_int_equal(e.passes, 3);
 	state_close(st);
@@ -1784,22 +1846,24 @@ test_recent_changes(void **ctx)
 	char		 set[32];
 
 	st = open_ok(f->path, STATE_RW);
-	assert_int_equal(state_recent_changes(st, 20, &c, &n), 0);
+	assert_int_equal(state_recent_changes(st, 20, &c, &n, NULL, 0), 0);
 	assert_int_equal(n, 0);
 	state_changes_free(c, n);
 	begin(st);
 	for (i = 0; i < 25; i++) {
 		snprintf(set, sizeof(set), "192.0.2.%zu", i + 1);
-		assert_int_equal(state_add_change(st, T0 + (long long)i * 1000,
+		assert_int_equal(state_add_change(sqlite_of(st),
+		    T0 + (long long)i * 1000,
 		    "www.example.org", RR_A, 60, i == 0 ? "" : "192.0.2.99",
 		    set, (long)i, -1, NULL, i != 24, i == 24 ? "ns1: REFUSED" :
 		    NULL), 0);
 	}
 	/* Two in the same millisecond: the one added last is the newer. */
-	assert_int_equal(state_add_change(st, T0 + 24000, "www.example.org",
+	assert_int_equal(state_add_change(sqlite_of(st), T0 + 24000,
+	    "www.example.org",
 	    RR_AAAA, 60, "", "2001:db8::1", -1, -1, NULL, 1, NULL), 0);
 	commit(st);
-	assert_int_equal(state_recent_changes(st, 20, &c, &n), 0);
+	assert_int_equal(state_recent_changes(st, 20, &c, &n, NULL, 0), 0);
 	assert_int_equal(n, 20);
 	assert_true(c[0].when == T0 + 24000);
 	assert_string_equal(c[0].type, "AAAA");
@@ -1818,7 +1882,7 @@ test_recent_changes(void **ctx)
 	state_changes_free(c, n);
 	state_close(st);
 	/* A missing file reads as no change. */
-	assert_int_equal(state_recent_changes(NULL, 20, &c, &n), 0);
+	assert_int_equal(state_recent_changes(NULL, 20, &c, &n, NULL, 0), 0);
 	assert_int_equal(n, 0);
 	assert_null(c);
 }
@@ -1857,7 +1921,7 @@ test_counters(void **ctx)
 	st = open_ok(f->path, STATE_RW);
 	assert_int_equal(raw_int(f->path, "PRAGMA user_version"),
 	    state_schema_version);
-	assert_int_equal(state_counters(st, &c, &n), 0);
+	assert_int_equal(state_counters(st, &c, &n, NULL, 0), 0);
 	assert_int_equal(n, 2);
 	assert_int_equal(state_counter(c, n, "www.example.org", "web1",
 	    "checks_pass"), 4);
@@ -1868,14 +1932,15 @@ test_counters(void **ctx)
 	state_counters_free(c, n);
 
 	/* Counting needs a transaction; two updates, one failure. */
-	assert_int_equal(state_count(st, "www.example.org", "", "dns_ok", 1),
+	assert_int_equal(state_count(sqlite_of(st), "www.example.org", "",
+	    "dns_ok", 1),
 	    -1);
 	begin(st);
-	assert_int_equal(state_count(st, "www.example.org", "", "dns_ok", 1),
-	    0);
-	assert_int_equal(state_count(st, "www.example.org", "", "dns_ok", 1),
-	    0);
-	assert_int_equal(state_count(st, "www.example.org", "",
+	assert_int_equal(state_count(sqlite_of(st), "www.example.org", "",
+	    "dns_ok", 1), 0);
+	assert_int_equal(state_count(sqlite_of(st), "www.example.org", "",
+	    "dns_ok", 1), 0);
+	assert_int_equal(state_count(sqlite_of(st), "www.example.org", "",
 	    "dns_failed", 1), 0);
 	commit(st);
 	state_close(st);
@@ -1883,7 +1948,7 @@ test_counters(void **ctx)
 	/* Both streaks pruned: their checks stay counted. */
 	raw_exec(f->path, "DELETE FROM streaks");
 	st = open_ok(f->path, STATE_RO);
-	assert_int_equal(state_counters(st, &c, &n), 0);
+	assert_int_equal(state_counters(st, &c, &n, NULL, 0), 0);
 	assert_int_equal(n, 4);
 	assert_int_equal(state_counter(c, n, "www.example.org", "web1",
 	    "checks_pass"), 4);
@@ -1895,7 +1960,7 @@ test_counters(void **ctx)
 	    "dns_failed"), 1);
 	state_counters_free(c, n);
 	state_close(st);
-	assert_int_equal(state_counters(NULL, &c, &n), 0);
+	assert_int_equal(state_counters(NULL, &c, &n, NULL, 0), 0);
 	assert_int_equal(n, 0);
 	assert_int_equal(state_counter(NULL, 0, "a", "", "dns_ok"), 0);
 }
