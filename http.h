@@ -136,6 +136,11 @@ enum perr	 http_status_error(const struct http_req *rq,
  * empty value).  Any text; it never overflows.
  */
 long long	 http_retry_after(const char *v, time_t now);
+/*
+ * Sleeps ms milliseconds (nothing for 0 or less), resumed after a
+ * signal: the wait of a Retry-After, or of a provider polling a job.
+ */
+void		 http_sleep_ms(long long ms);
 /* The class of an HTTP status that is not a success. */
 enum perr	 http_status_class(long status);
 

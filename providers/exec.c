@@ -143,11 +143,7 @@ judge(const struct execp *ep, const struct proc_result *o, const char *what,
 
 	proc_first_line(o, line, sizeof(line));
 	if (o->timed_out) {
-		if (ep->timeout_ms % 1000 == 0)
-			snprintf(why, sizeof(why), "%llds", ep->timeout_ms /
-			    1000);
-		else
-			snprintf(why, sizeof(why), "%lldms", ep->timeout_ms);
+		format_duration(ep->timeout_ms, why, sizeof(why));
 		snprintf(err, errlen, "program %s (%s): still running after "
 		    "timeout %s: killed", ep->command, what, why);
 		/* Like an API that does not answer: not asked again this run. */

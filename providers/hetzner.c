@@ -29,7 +29,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <time.h>
 
 #include <curl/curl.h>
 #include <jansson.h>
@@ -240,17 +239,6 @@ hz_call(struct hz *hz, const char *method, const char *url, const char *body,
 	return e;
 }
 
-static void
-sleep_ms(long long ms)
-{
-	struct timespec ts;
-
-	ts.tv_sec = (time_t)(ms / 1000);
-	ts.tv_nsec = (long)(ms % 1000) * 1000000L;
-	while (nanosleep(&ts, &ts) == -1)
-		;
-}
-
 /* A write whose answer carries an action, waited for to its end. */
 static enum perr
 hz_write(struct hz *hz, const char *method, const char *url, const char *body,
@@ -288,7 +276,7 @@ hz_write(struct hz *hz, const char *method, const char *url, const char *body,
 			e = PERR_TEMP;
 			break;
 		}
-		sleep_ms(HZ_POLL_MS);
+		http_sleep_ms(HZ_POLL_MS);
 		http_resp_free(&rs);
 		snprintf(aurl, sizeof(aurl), "%s/zones/actions/%lld", hz->base,
 		    id);

@@ -350,15 +350,6 @@ fail:
 	return NULL;
 }
 
-static void
-fmt_ms(long long ms, char *buf, size_t len)
-{
-	if (ms % 1000 == 0)
-		snprintf(buf, len, "%llds", ms / 1000);
-	else
-		snprintf(buf, len, "%lldms", ms);
-}
-
 /* Results of the socket I/O of one exchange. */
 enum r2_io {
 	R2_IO_OK,
@@ -573,7 +564,7 @@ r2_send(const struct r2 *r2, ldns_pkt *q, int tcp, ldns_pkt **ans,
 	}
 	io = r2_exchange(r2, tcp, wire, len, &reply, &rlen, &e);
 	if (io == R2_IO_TIMEOUT) {
-		fmt_ms(r2->timeout_ms, tmo, sizeof(tmo));
+		format_duration(r2->timeout_ms, tmo, sizeof(tmo));
 		snprintf(err, errlen, "server %s: timeout: no answer within "
 		    "%s (%s)", r2->label, tmo, proto);
 		goto out;
