@@ -1,7 +1,8 @@
 /*
- * The provider table and the thin layer that calls through it.  Adding a
- * provider: one file in providers/, one line in this table, one line in
- * the Makefile's SRCS.
+ * The thin layer the core calls a provider through, and the helpers the
+ * providers share for their keys.  The table of providers is in
+ * providers/list.c, which no provider uses, so the uses run one way:
+ * the core -> the table -> each provider -> this file.
  */
 
 #include <ctype.h>
@@ -16,59 +17,20 @@
 #include "redact.h"
 #include "util.h"
 
-static const struct provider_ops *const providers[] = {
-	&rfc2136_ops,
-	&powerdns_ops,
-	&exec_ops,
-	&azure_ops,
-	&ovh_ops,
-	&cloudflare_ops,
-	&desec_ops,
-	&gandi_ops,
-	&hetzner_ops,
-	&digitalocean_ops,
-	&route53_ops,
-	NULL
-};
-
 struct provider {
 	const struct provider_ops *ops;
 	void		*priv;
 };
 
-const struct provider_ops *
-provider_lookup(const char *type)
+const char *
+provider_cfg_get(const struct provider_cfg *pc, const char *key)
 {
 	size_t i;
 
-	for (i = 0; providers[i] != NULL; i++)
-		if (strcasecmp(providers[i]->type, type) == 0)
-			return providers[i];
+	for (i = 0; i < pc->nkv; i++)
+		if (strcasecmp(pc->kv[i].key, key) == 0)
+			return pc->kv[i].value;
 	return NULL;
-}
-
-const struct provider_ops *
-provider_at(size_t i)
-{
-	size_t	 n = sizeof(providers) / sizeof(providers[0]) - 1;
-
-	return i < n ? providers[i] : NULL;
-}
-
-const char *
-provider_types(void)
-{
-	static char list[256];
-	size_t i, len;
-
-	/* From the table, so a new provider cannot be left out. */
-	if (list[0] == '\0')
-		for (i = 0; providers[i] != NULL; i++) {
-			len = strlen(list);
-			snprintf(list + len, sizeof(list) - len, "%s%s",
-			    i > 0 ? ", " : "", providers[i]->type);
-		}
-	return list;
 }
 
 int

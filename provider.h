@@ -4,9 +4,12 @@
 /*
  * The DNS provider interface.  Each provider is one file in providers/
  * that defines one const struct provider_ops, listed once in the table
- * in provider.c.  The core never looks inside a provider: it asks it to
- * read a name's current RRsets and to replace them, and gets back a
- * classified error so the core (not the provider) decides what to do.
+ * in providers/list.c (which defines provider_lookup(), provider_at()
+ * and provider_types()).  The core never looks inside a provider: it
+ * asks it to read a name's current RRsets and to replace them, and gets
+ * back a classified error so the core (not the provider) decides what
+ * to do.  provider.c holds the rest: the calls through the ops, and the
+ * helpers the providers share.
  */
 
 #include <stddef.h>
