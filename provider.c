@@ -64,16 +64,38 @@ provider_check_header_secret(const struct provider_cfg *pc, const char *name,
 }
 
 int
-provider_check_zone(const struct provider_cfg *pc, const char **key,
-    char *err, size_t errlen)
+provider_zone_ok(const char *v)
 {
-	const char *v = provider_cfg_get(pc, "zone");
+	size_t len = strlen(v), label = 0, i;
 
-	if (v != NULL && (v[0] == '\0' || v[0] == '.' || strlen(v) > 253 ||
-	    strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-	    "0123456789-.") != strlen(v) || strstr(v, "..") != NULL)) {
-		*key = "zone";
-		snprintf(err, errlen, "zone: \"%s\" is not a DNS zone name", v);
+	/* A trailing dot is the root's: "example.com." is a zone name. */
+	if (len > 1 && v[len - 1] == '.')
+		len--;
+	if (len == 0 || len > 253)
+		return 0;
+	for (i = 0; i < len; i++) {
+		if (v[i] == '.') {
+			if (label == 0)
+				return 0;
+			label = 0;
+		} else if (strchr("abcdefghijklmnopqrstuvwxyz"
+		    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-", v[i]) == NULL ||
+		    ++label > 63)
+			return 0;
+	}
+	return label > 0;
+}
+
+int
+provider_check_zone(const struct provider_cfg *pc, const char *name,
+    const char **key, char *err, size_t errlen)
+{
+	const char *v = provider_cfg_get(pc, name);
+
+	if (v != NULL && !provider_zone_ok(v)) {
+		*key = name;
+		snprintf(err, errlen, "%s: \"%s\" is not a DNS zone name", name,
+		    v);
 		return -1;
 	}
 	return 0;
@@ -86,7 +108,8 @@ provider_check_token_zone(const struct provider_cfg *pc, const char **key,
 	const char *v;
 
 	if (provider_check_header_secret(pc, "apiToken", key, err,
-	    errlen) == -1 || provider_check_zone(pc, key, err, errlen) == -1)
+	    errlen) == -1 || provider_check_zone(pc, "zone", key, err,
+	    errlen) == -1)
 		return -1;
 	*key = "baseUrl";
 	v = provider_cfg_get(pc, "baseUrl");
@@ -98,14 +121,21 @@ provider_check_token_zone(const struct provider_cfg *pc, const char **key,
 	return 0;
 }
 
+void
+provider_lower(char *s)
+{
+	for (; *s != '\0'; s++)
+		*s = (char)tolower((unsigned char)*s);
+}
+
 char *
 provider_zone_name(const char *zone)
 {
 	char	*z = xstrdup(zone);
 	size_t	 len;
 
-	for (len = 0; z[len] != '\0'; len++)
-		z[len] = (char)tolower((unsigned char)z[len]);
+	provider_lower(z);
+	len = strlen(z);
 	if (len > 1 && z[len - 1] == '.')
 		z[len - 1] = '\0';
 	return z;

@@ -138,18 +138,26 @@ int		 provider_check_header_secret(const struct provider_cfg *pc,
 		    const char *name, const char **key, char *err,
 		    size_t errlen);
 /*
- * The `zone` key, when given, is a DNS zone name: letters, digits, '-'
- * and '.', no empty label, at most 253 bytes.  0, or -1 with err set
- * and *key = "zone".
+ * The one rule for a zone's DNS name: labels of letters, digits and '-'
+ * (at most 63 bytes each, none empty), at most 253 bytes, an optional
+ * final dot.  1 when v is one.
+ */
+int		 provider_zone_ok(const char *v);
+/*
+ * The key name (zone, zoneName), when given, is a DNS zone name
+ * (provider_zone_ok()).  0, or -1 with err set and *key = name.
  */
 int		 provider_check_zone(const struct provider_cfg *pc,
-		    const char **key, char *err, size_t errlen);
+		    const char *name, const char **key, char *err,
+		    size_t errlen);
 /*
  * The check() of an API with a bearer token: apiToken, zone, an
  * optional baseUrl and timeout (Hetzner, DigitalOcean).
  */
 int		 provider_check_token_zone(const struct provider_cfg *pc,
 		    const char **key, char *err, size_t errlen);
+/* Lower-cases s in place (ASCII: DNS names compare so). */
+void		 provider_lower(char *s);
 /* The zone as the APIs name it: lower case, without its final dot. */
 char		*provider_zone_name(const char *zone);
 
