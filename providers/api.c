@@ -69,8 +69,11 @@ api_begin(struct api *a)
 char *
 api_relname(const struct api *a, const char *fqdn)
 {
-	char *s = provider_zone_name(fqdn);
+	char *s = a->def->keep_case ? xstrdup(fqdn) : provider_zone_name(fqdn);
 	size_t flen = strlen(s), zlen = a->zone != NULL ? strlen(a->zone) : 0;
+
+	if (a->def->keep_case && flen > 1 && s[flen - 1] == '.')
+		s[--flen] = '\0';
 
 	/* The configuration checked that fqdn is in the zone. */
 	s[flen > zlen ? flen - zlen - 1 : 0] = '\0';

@@ -80,6 +80,8 @@ struct api_def {
 			    size_t outlen);
 	const char	*auth_hint;	/* for 401/403 */
 	const char	*notfound_hint;	/* for 404 */
+	/* Names relative to the zone keep their case (DigitalOcean's). */
+	int		 keep_case;
 };
 
 /* The common part: the first member of every HTTP provider's state. */
@@ -104,8 +106,8 @@ void		 api_free(struct api *a);
 void		 api_begin(struct api *a);
 /*
  * The name fqdn (inside the zone: the configuration checked it) as the
- * APIs name it relative to the zone: lower case, "" for the apex;
- * malloc'd.
+ * APIs name it relative to the zone: lower case (unless keep_case),
+ * "" for the apex; malloc'd.
  */
 char		*api_relname(const struct api *a, const char *fqdn);
 /*
