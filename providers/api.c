@@ -21,14 +21,11 @@ api_create(size_t size, const struct api_def *def,
 {
 	struct api *a = xcalloc(1, size);
 	const char *v;
-	size_t len;
 
 	a->def = def;
 	v = provider_cfg_get(pc, "baseUrl");
-	a->base = xstrdup(v != NULL ? v : def->base_url != NULL ?
+	api_set_base(a, v != NULL ? v : def->base_url != NULL ?
 	    def->base_url : "");
-	for (len = strlen(a->base); len > 0 && a->base[len - 1] == '/'; len--)
-		a->base[len - 1] = '\0';
 	if (def->auth_key != NULL) {
 		v = provider_cfg_get(pc, def->auth_key);
 		a->auth_hdr = xconcat(def->auth, v != NULL ? v : "", "", "",
@@ -46,6 +43,17 @@ api_create(size_t size, const struct api_def *def,
 		return NULL;
 	}
 	return a;
+}
+
+void
+api_set_base(struct api *a, const char *url)
+{
+	size_t len;
+
+	free(a->base);
+	a->base = xstrdup(url);
+	for (len = strlen(a->base); len > 0 && a->base[len - 1] == '/'; len--)
+		a->base[len - 1] = '\0';
 }
 
 void

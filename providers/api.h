@@ -100,6 +100,8 @@ struct api {
  */
 void		*api_create(size_t size, const struct api_def *def,
 		    const struct provider_cfg *pc, char *err, size_t errlen);
+/* Another base URL than baseUrl (OVH's endpoint names one). */
+void		 api_set_base(struct api *a, const char *url);
 /* Frees the common part and the whole state (what api_create gave). */
 void		 api_free(struct api *a);
 /* A read or a replace starts: its deadline is `timeout` from now. */
