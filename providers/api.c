@@ -45,15 +45,22 @@ api_create(size_t size, const struct api_def *def,
 	return a;
 }
 
+char *
+api_url_trimmed(const char *url)
+{
+	char *s = xstrdup(url);
+	size_t len;
+
+	for (len = strlen(s); len > 0 && s[len - 1] == '/'; len--)
+		s[len - 1] = '\0';
+	return s;
+}
+
 void
 api_set_base(struct api *a, const char *url)
 {
-	size_t len;
-
 	free(a->base);
-	a->base = xstrdup(url);
-	for (len = strlen(a->base); len > 0 && a->base[len - 1] == '/'; len--)
-		a->base[len - 1] = '\0';
+	a->base = api_url_trimmed(url);
 }
 
 void

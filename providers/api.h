@@ -100,6 +100,8 @@ struct api {
  */
 void		*api_create(size_t size, const struct api_def *def,
 		    const struct provider_cfg *pc, char *err, size_t errlen);
+/* url without the slashes it ends with (paths are appended), malloc'd. */
+char		*api_url_trimmed(const char *url);
 /* Another base URL than baseUrl (OVH's endpoint names one). */
 void		 api_set_base(struct api *a, const char *url);
 /* Frees the common part and the whole state (what api_create gave). */
