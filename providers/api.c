@@ -95,6 +95,16 @@ api_relname(const struct api *a, const char *fqdn)
 	return s;
 }
 
+char *
+api_absname(const char *fqdn)
+{
+	char *s = provider_zone_name(fqdn), *abs;
+
+	abs = xconcat(s, ".", "", "", "");
+	free(s);
+	return abs;
+}
+
 enum perr
 api_call(const struct api *a, const struct http_req *rq,
     struct http_resp *rs, char *err, size_t errlen)

@@ -114,6 +114,8 @@ void		 api_begin(struct api *a);
  * "" for the apex; malloc'd.
  */
 char		*api_relname(const struct api *a, const char *fqdn);
+/* fqdn as some APIs write names: lower case, with the final dot. */
+char		*api_absname(const char *fqdn);
 /*
  * http_call() with what is common filled in where rq leaves it empty:
  * who, the headers (the credential's, Accept and, with a body,

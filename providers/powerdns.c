@@ -263,17 +263,6 @@ out:
 	return rv;
 }
 
-/* "app.example.test." */
-static char *
-abs_name(const char *fqdn)
-{
-	char *s = provider_zone_name(fqdn), *abs;
-
-	abs = xconcat(s, ".", "", "", "");
-	free(s);
-	return abs;
-}
-
 static enum perr
 powerdns_read(void *priv, const char *fqdn, struct rrset *sets, size_t nsets,
     char *err, size_t errlen)
@@ -290,7 +279,7 @@ powerdns_read(void *priv, const char *fqdn, struct rrset *sets, size_t nsets,
 		sets[i].ttl = 0;
 		addrset_free(&sets[i].addrs);
 	}
-	name = abs_name(fqdn);
+	name = api_absname(fqdn);
 	if ((esc = curl_easy_escape(NULL, name, 0)) == NULL) {
 		snprintf(err, errlen, "PowerDNS: out of memory");
 		goto out;
@@ -364,7 +353,7 @@ powerdns_replace(void *priv, const char *fqdn, const struct rrset *sets,
 
 	api_begin(&pd->api);
 	memset(&rs, 0, sizeof(rs));
-	name = abs_name(fqdn);
+	name = api_absname(fqdn);
 	if ((json = patch_body(name, sets, nsets)) == NULL) {
 		snprintf(err, errlen, "PowerDNS: cannot build the request for "
 		    "%s", fqdn);
