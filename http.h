@@ -29,8 +29,9 @@
  * its Content-Type among the headers, or libcurl sends the form type.
  *
  * A provider sets .deadline to mono_ms() plus its timeout when an
- * operation (a read, a replace) starts, and passes it to every call of
- * that operation: each request gets what is left of it (so the timeout
+ * operation (a read, a replace) starts (the HTTP providers by
+ * api_begin() and api_call(), providers/api.h), and passes it to every
+ * call of that operation: each request gets what is left of it (so the timeout
  * bounds the whole operation, however many pages it reads), one made
  * after it fails at once, and a 429 that asks for a wait which fits is
  * waited out here, for every provider alike.

@@ -121,6 +121,13 @@ const struct provider_ops *provider_lookup(const char *type);
 const struct provider_ops *provider_at(size_t i);
 /* "rfc2136, powerdns" for error messages. */
 const char	*provider_types(void);
+/*
+ * The value of a provider's own key (matched case-insensitively), or
+ * NULL.  Defined here, in provider.c; config.h declares it too, beside
+ * struct provider_cfg.
+ */
+const char	*provider_cfg_get(const struct provider_cfg *pc,
+		    const char *key);
 /* "authentication failed", "not found", ... */
 const char	*perr_str(enum perr e);
 /*
