@@ -12,7 +12,6 @@
 #include <strings.h>
 
 #include "config.h"
-#include "http.h"
 #include "provider.h"
 #include "redact.h"
 #include "util.h"
@@ -98,26 +97,6 @@ provider_check_zone(const struct provider_cfg *pc, const char *name,
 		    v);
 		return -1;
 	}
-	return 0;
-}
-
-int
-provider_check_token_zone(const struct provider_cfg *pc, const char **key,
-    char *err, size_t errlen)
-{
-	const char *v;
-
-	if (provider_check_header_secret(pc, "apiToken", key, err,
-	    errlen) == -1 || provider_check_zone(pc, "zone", key, err,
-	    errlen) == -1)
-		return -1;
-	*key = "baseUrl";
-	v = provider_cfg_get(pc, "baseUrl");
-	if (v != NULL && http_check_base_url("baseUrl", v, err, errlen) == -1)
-		return -1;
-	if (provider_check_timeout(pc, key, err, errlen) == -1)
-		return -1;
-	*key = NULL;
 	return 0;
 }
 

@@ -157,12 +157,6 @@ int		 provider_zone_ok(const char *v);
 int		 provider_check_zone(const struct provider_cfg *pc,
 		    const char *name, const char **key, char *err,
 		    size_t errlen);
-/*
- * The check() of an API with a bearer token: apiToken, zone, an
- * optional baseUrl and timeout (Hetzner, DigitalOcean).
- */
-int		 provider_check_token_zone(const struct provider_cfg *pc,
-		    const char **key, char *err, size_t errlen);
 /* Lower-cases s in place (ASCII: DNS names compare so). */
 void		 provider_lower(char *s);
 /* The zone as the APIs name it: lower case, without its final dot. */

@@ -56,6 +56,47 @@ api_url_trimmed(const char *url)
 	return s;
 }
 
+int
+api_check_url_timeout(const struct provider_cfg *pc, const char **key,
+    char *err, size_t errlen)
+{
+	const char *v;
+
+	*key = "baseUrl";
+	v = provider_cfg_get(pc, "baseUrl");
+	if (v != NULL && http_check_base_url("baseUrl", v, err, errlen) == -1)
+		return -1;
+	if (provider_check_timeout(pc, key, err, errlen) == -1)
+		return -1;
+	*key = NULL;
+	return 0;
+}
+
+int
+api_check_token_word(const struct provider_cfg *pc, const char *name,
+    const char **key, char *err, size_t errlen)
+{
+	const char *v = provider_cfg_get(pc, name);
+
+	*key = name;
+	if (v == NULL || v[0] == '\0' || strpbrk(v, " \t\r\n") != NULL) {
+		snprintf(err, errlen, "%s is empty or has white space", name);
+		return -1;
+	}
+	return 0;
+}
+
+int
+api_check_token_zone(const struct provider_cfg *pc, const char **key,
+    char *err, size_t errlen)
+{
+	if (provider_check_header_secret(pc, "apiToken", key, err,
+	    errlen) == -1 || provider_check_zone(pc, "zone", key, err,
+	    errlen) == -1)
+		return -1;
+	return api_check_url_timeout(pc, key, err, errlen);
+}
+
 void
 api_set_base(struct api *a, const char *url)
 {

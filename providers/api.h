@@ -95,6 +95,24 @@ struct api {
 };
 
 /*
+ * For a provider's check(), no I/O; each gives 0, or -1 with err set
+ * and *key at the key at fault.  The optional baseUrl (http.h's rule)
+ * and timeout; *key = NULL after.
+ */
+int		 api_check_url_timeout(const struct provider_cfg *pc,
+		    const char **key, char *err, size_t errlen);
+/* A token that must be one word: not empty, no white space. */
+int		 api_check_token_word(const struct provider_cfg *pc,
+		    const char *name, const char **key, char *err,
+		    size_t errlen);
+/*
+ * The whole check() of an API with a bearer token: apiToken, zone, an
+ * optional baseUrl and timeout (Hetzner, DigitalOcean).
+ */
+int		 api_check_token_zone(const struct provider_cfg *pc,
+		    const char **key, char *err, size_t errlen);
+
+/*
  * A provider's state of size bytes (struct api first, the rest zeroed)
  * with the common part filled from pc; NULL with err set.
  */

@@ -699,14 +699,7 @@ cloudflare_check(const struct provider_cfg *pc, const char **key, char *err,
 		    v);
 		return -1;
 	}
-	*key = "baseUrl";
-	v = provider_cfg_get(pc, "baseUrl");
-	if (v != NULL && http_check_base_url("baseUrl", v, err, errlen) == -1)
-		return -1;
-	if (provider_check_timeout(pc, key, err, errlen) == -1)
-		return -1;
-	*key = NULL;
-	return 0;
+	return api_check_url_timeout(pc, key, err, errlen);
 }
 
 static void

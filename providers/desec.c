@@ -114,12 +114,8 @@ desec_check(const struct provider_cfg *pc, const char **key, char *err,
 	const char *v;
 	long min;
 
-	*key = "apiToken";
-	v = provider_cfg_get(pc, "apiToken");
-	if (v[0] == '\0' || strpbrk(v, " \t\r\n") != NULL) {
-		snprintf(err, errlen, "apiToken is empty or has white space");
+	if (api_check_token_word(pc, "apiToken", key, err, errlen) == -1)
 		return -1;
-	}
 	if (provider_check_zone(pc, "zone", key, err, errlen) == -1)
 		return -1;
 	*key = "minimumTtl";
@@ -130,14 +126,7 @@ desec_check(const struct provider_cfg *pc, const char **key, char *err,
 		    DS_MAX_TTL, v);
 		return -1;
 	}
-	*key = "baseUrl";
-	v = provider_cfg_get(pc, "baseUrl");
-	if (v != NULL && http_check_base_url("baseUrl", v, err, errlen) == -1)
-		return -1;
-	if (provider_check_timeout(pc, key, err, errlen) == -1)
-		return -1;
-	*key = NULL;
-	return 0;
+	return api_check_url_timeout(pc, key, err, errlen);
 }
 
 static void
