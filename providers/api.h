@@ -2,7 +2,8 @@
 #define DDUP_PROVIDERS_API_H
 
 /*
- * Private to providers/: the base of the HTTP providers (the JSON ones
+ * Private to providers/ (and tests/unit/test_http.c, which tests its
+ * error-text parser): the base of the HTTP providers (the JSON ones
  * and Route 53).  What every such API has is kept here once: its base
  * URL, the credential's header, the zone (one rule for its name), the
  * `timeout` as a deadline for each read or replace (doc/design.md,
