@@ -3,11 +3,12 @@
 
 /*
  * Private to providers/ (and tests/unit/test_http.c, which tests its
- * error-text parser): the base of the HTTP providers (the JSON ones
- * and Route 53).  What every such API has is kept here once: its base
- * URL, the credential's header, the zone (one rule for its name), the
- * `timeout` as a deadline for each read or replace (doc/design.md,
- * provider timeouts), the name relative to the zone, and where in an
+ * error-text parser, and the fuzz targets that include a provider's
+ * source): the base of the HTTP providers (the JSON ones and Route
+ * 53).  What every such API has is kept here once: its base URL, the
+ * credential's header, the zone (one rule for its name), the `timeout`
+ * as a deadline for each read or replace (doc/design.md, "Publishing
+ * DNS, every provider"), the name relative to the zone, and where in an
  * error body the API's own message is.  A provider embeds struct api as
  * its first member and keeps only what is its own:
  *
