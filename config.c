@@ -143,17 +143,6 @@ out:
 	return c;
 }
 
-const char *
-provider_cfg_get(const struct provider_cfg *pc, const char *key)
-{
-	size_t i;
-
-	for (i = 0; i < pc->nkv; i++)
-		if (strcasecmp(pc->kv[i].key, key) == 0)
-			return pc->kv[i].value;
-	return NULL;
-}
-
 void
 config_free(struct config *c)
 {

@@ -33,9 +33,7 @@ struct provider_cfg {
 	char		*dir;		/* the configuration file's folder */
 };
 
-/* The value of key (case-insensitive), or NULL when not given. */
-const char	*provider_cfg_get(const struct provider_cfg *pc,
-		    const char *key);
+/* provider_cfg_get(), the value of a key, is provider.h's. */
 /* The line of key, or the section's line when not given. */
 int		 provider_cfg_line(const struct provider_cfg *pc,
 		    const char *key);

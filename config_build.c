@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "config_int.h"
+#include "provider.h"
 #include "util.h"
 
 /* The keys of the top of the file s, and into h the defaults of every domain. */

@@ -111,14 +111,6 @@ wait_fits(const struct http_req *rq, const struct http_resp *rs)
 	    mono_ms() + rs->retry_after * 1000 < rq->deadline;
 }
 
-/* A duration as the configuration writes it: "2s", "1500ms". */
-static void
-dur(long long ms, char *buf, size_t len)
-{
-	snprintf(buf, len, "%lld%s", ms % 1000 == 0 ? ms / 1000 : ms,
-	    ms % 1000 == 0 ? "s" : "ms");
-}
-
 /* The url as messages quote it. */
 static const char *
 shown(const struct http_req *rq)
@@ -195,7 +187,7 @@ transfer_error(const struct http_req *rq, const struct http_resp *rs,
 		    "larger than %zu bytes", rq->who, shown(rq), rs->max);
 		e = PERR_INVALID;
 	} else if (cc == CURLE_OPERATION_TIMEDOUT) {
-		dur(rq->timeout_ms, tmo, sizeof(tmo));
+		format_duration(rq->timeout_ms, tmo, sizeof(tmo));
 		snprintf(err, errlen, "%s at %s: no answer within %s", rq->who,
 		    shown(rq), tmo);
 		e = PERR_NET;
@@ -390,8 +382,8 @@ out:
 	return rv;
 }
 
-static void
-sleep_ms(long long ms)
+void
+http_sleep_ms(long long ms)
 {
 	struct timespec ts;
 
@@ -424,7 +416,7 @@ http_call(const struct http_req *rq, struct http_resp *rs, char *err,
 		if (rq->deadline > 0) {
 			if ((left = rq->deadline - mono_ms()) <= 0) {
 				resp_init(rq, rs);
-				dur(rq->timeout_ms, when, sizeof(when));
+				format_duration(rq->timeout_ms, when, sizeof(when));
 				snprintf(err, errlen, "%s at %s: timeout after "
 				    "%s, before this request was sent",
 				    rq->who, shown(rq), when);
@@ -438,7 +430,7 @@ http_call(const struct http_req *rq, struct http_resp *rs, char *err,
 		e = http_once(rq, tmo, rs, err, errlen);
 		if (e != PERR_RATELIMIT || !wait_fits(rq, rs))
 			break;
-		sleep_ms(rs->retry_after * 1000);
+		http_sleep_ms(rs->retry_after * 1000);
 		http_resp_free(rs);
 	}
 	return e;

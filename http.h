@@ -29,8 +29,9 @@
  * its Content-Type among the headers, or libcurl sends the form type.
  *
  * A provider sets .deadline to mono_ms() plus its timeout when an
- * operation (a read, a replace) starts, and passes it to every call of
- * that operation: each request gets what is left of it (so the timeout
+ * operation (a read, a replace) starts (the HTTP providers by
+ * api_begin() and api_call(), providers/api.h), and passes it to every
+ * call of that operation: each request gets what is left of it (so the timeout
  * bounds the whole operation, however many pages it reads), one made
  * after it fails at once, and a 429 that asks for a wait which fits is
  * waited out here, for every provider alike.
@@ -136,6 +137,11 @@ enum perr	 http_status_error(const struct http_req *rq,
  * empty value).  Any text; it never overflows.
  */
 long long	 http_retry_after(const char *v, time_t now);
+/*
+ * Sleeps ms milliseconds (nothing for 0 or less), resumed after a
+ * signal: the wait of a Retry-After, or of a provider polling a job.
+ */
+void		 http_sleep_ms(long long ms);
 /* The class of an HTTP status that is not a success. */
 enum perr	 http_status_class(long status);
 

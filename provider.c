@@ -1,7 +1,8 @@
 /*
- * The provider table and the thin layer that calls through it.  Adding a
- * provider: one file in providers/, one line in this table, one line in
- * the Makefile's SRCS.
+ * The thin layer the core calls a provider through, and the helpers the
+ * providers share for their keys.  The table of providers is in
+ * providers/list.c, which no provider uses, so the uses run one way:
+ * the core -> the table -> each provider -> this file.
  */
 
 #include <ctype.h>
@@ -11,64 +12,24 @@
 #include <strings.h>
 
 #include "config.h"
-#include "http.h"
 #include "provider.h"
 #include "redact.h"
 #include "util.h"
-
-static const struct provider_ops *const providers[] = {
-	&rfc2136_ops,
-	&powerdns_ops,
-	&exec_ops,
-	&azure_ops,
-	&ovh_ops,
-	&cloudflare_ops,
-	&desec_ops,
-	&gandi_ops,
-	&hetzner_ops,
-	&digitalocean_ops,
-	&route53_ops,
-	NULL
-};
 
 struct provider {
 	const struct provider_ops *ops;
 	void		*priv;
 };
 
-const struct provider_ops *
-provider_lookup(const char *type)
+const char *
+provider_cfg_get(const struct provider_cfg *pc, const char *key)
 {
 	size_t i;
 
-	for (i = 0; providers[i] != NULL; i++)
-		if (strcasecmp(providers[i]->type, type) == 0)
-			return providers[i];
+	for (i = 0; i < pc->nkv; i++)
+		if (strcasecmp(pc->kv[i].key, key) == 0)
+			return pc->kv[i].value;
 	return NULL;
-}
-
-const struct provider_ops *
-provider_at(size_t i)
-{
-	size_t	 n = sizeof(providers) / sizeof(providers[0]) - 1;
-
-	return i < n ? providers[i] : NULL;
-}
-
-const char *
-provider_types(void)
-{
-	static char list[256];
-	size_t i, len;
-
-	/* From the table, so a new provider cannot be left out. */
-	if (list[0] == '\0')
-		for (i = 0; providers[i] != NULL; i++) {
-			len = strlen(list);
-			snprintf(list + len, sizeof(list) - len, "%s%s",
-			    i > 0 ? ", " : "", providers[i]->type);
-		}
-	return list;
 }
 
 int
@@ -102,38 +63,48 @@ provider_check_header_secret(const struct provider_cfg *pc, const char *name,
 }
 
 int
-provider_check_zone(const struct provider_cfg *pc, const char **key,
-    char *err, size_t errlen)
+provider_zone_ok(const char *v)
 {
-	const char *v = provider_cfg_get(pc, "zone");
+	size_t len = strlen(v), label = 0, i;
 
-	if (v != NULL && (v[0] == '\0' || v[0] == '.' || strlen(v) > 253 ||
-	    strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-	    "0123456789-.") != strlen(v) || strstr(v, "..") != NULL)) {
-		*key = "zone";
-		snprintf(err, errlen, "zone: \"%s\" is not a DNS zone name", v);
+	/* A trailing dot is the root's: "example.com." is a zone name. */
+	if (len > 1 && v[len - 1] == '.')
+		len--;
+	if (len == 0 || len > 253)
+		return 0;
+	for (i = 0; i < len; i++) {
+		if (v[i] == '.') {
+			if (label == 0)
+				return 0;
+			label = 0;
+		} else if (strchr("abcdefghijklmnopqrstuvwxyz"
+		    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-", v[i]) == NULL ||
+		    ++label > 63)
+			return 0;
+	}
+	return label > 0;
+}
+
+int
+provider_check_zone(const struct provider_cfg *pc, const char *name,
+    const char **key, char *err, size_t errlen)
+{
+	const char *v = provider_cfg_get(pc, name);
+
+	if (v != NULL && !provider_zone_ok(v)) {
+		*key = name;
+		snprintf(err, errlen, "%s: \"%s\" is not a DNS zone name", name,
+		    v);
 		return -1;
 	}
 	return 0;
 }
 
-int
-provider_check_token_zone(const struct provider_cfg *pc, const char **key,
-    char *err, size_t errlen)
+void
+provider_lower(char *s)
 {
-	const char *v;
-
-	if (provider_check_header_secret(pc, "apiToken", key, err,
-	    errlen) == -1 || provider_check_zone(pc, key, err, errlen) == -1)
-		return -1;
-	*key = "baseUrl";
-	v = provider_cfg_get(pc, "baseUrl");
-	if (v != NULL && http_check_base_url("baseUrl", v, err, errlen) == -1)
-		return -1;
-	if (provider_check_timeout(pc, key, err, errlen) == -1)
-		return -1;
-	*key = NULL;
-	return 0;
+	for (; *s != '\0'; s++)
+		*s = (char)tolower((unsigned char)*s);
 }
 
 char *
@@ -142,8 +113,8 @@ provider_zone_name(const char *zone)
 	char	*z = xstrdup(zone);
 	size_t	 len;
 
-	for (len = 0; z[len] != '\0'; len++)
-		z[len] = (char)tolower((unsigned char)z[len]);
+	provider_lower(z);
+	len = strlen(z);
 	if (len > 1 && z[len - 1] == '.')
 		z[len - 1] = '\0';
 	return z;

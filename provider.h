@@ -4,9 +4,12 @@
 /*
  * The DNS provider interface.  Each provider is one file in providers/
  * that defines one const struct provider_ops, listed once in the table
- * in provider.c.  The core never looks inside a provider: it asks it to
- * read a name's current RRsets and to replace them, and gets back a
- * classified error so the core (not the provider) decides what to do.
+ * in providers/list.c (which defines provider_lookup(), provider_at()
+ * and provider_types()).  The core never looks inside a provider: it
+ * asks it to read a name's current RRsets and to replace them, and gets
+ * back a classified error so the core (not the provider) decides what
+ * to do.  provider.c holds the rest: the calls through the ops, and the
+ * helpers the providers share.
  */
 
 #include <stddef.h>
@@ -118,6 +121,13 @@ const struct provider_ops *provider_lookup(const char *type);
 const struct provider_ops *provider_at(size_t i);
 /* "rfc2136, powerdns" for error messages. */
 const char	*provider_types(void);
+/*
+ * The value of a provider's own key (matched case-insensitively), or
+ * NULL.  Defined here, in provider.c; config.h declares it too, beside
+ * struct provider_cfg.
+ */
+const char	*provider_cfg_get(const struct provider_cfg *pc,
+		    const char *key);
 /* "authentication failed", "not found", ... */
 const char	*perr_str(enum perr e);
 /*
@@ -135,18 +145,20 @@ int		 provider_check_header_secret(const struct provider_cfg *pc,
 		    const char *name, const char **key, char *err,
 		    size_t errlen);
 /*
- * The `zone` key, when given, is a DNS zone name: letters, digits, '-'
- * and '.', no empty label, at most 253 bytes.  0, or -1 with err set
- * and *key = "zone".
+ * The one rule for a zone's DNS name: labels of letters, digits and '-'
+ * (at most 63 bytes each, none empty), at most 253 bytes, an optional
+ * final dot.  1 when v is one.
+ */
+int		 provider_zone_ok(const char *v);
+/*
+ * The key name (zone, zoneName), when given, is a DNS zone name
+ * (provider_zone_ok()).  0, or -1 with err set and *key = name.
  */
 int		 provider_check_zone(const struct provider_cfg *pc,
-		    const char **key, char *err, size_t errlen);
-/*
- * The check() of an API with a bearer token: apiToken, zone, an
- * optional baseUrl and timeout (Hetzner, DigitalOcean).
- */
-int		 provider_check_token_zone(const struct provider_cfg *pc,
-		    const char **key, char *err, size_t errlen);
+		    const char *name, const char **key, char *err,
+		    size_t errlen);
+/* Lower-cases s in place (ASCII: DNS names compare so). */
+void		 provider_lower(char *s);
 /* The zone as the APIs name it: lower case, without its final dot. */
 char		*provider_zone_name(const char *zone);
 

@@ -55,6 +55,15 @@ parse_duration(const char *s, long long *ms)
 	return 0;
 }
 
+void
+format_duration(long long ms, char *buf, size_t len)
+{
+	if (ms % 1000 == 0)
+		snprintf(buf, len, "%llds", ms / 1000);
+	else
+		snprintf(buf, len, "%lldms", ms);
+}
+
 int
 parse_long(const char *s, long min, long max, long *out)
 {

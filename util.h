@@ -51,6 +51,8 @@ int	 parse_duration(const char *s, long long *ms);
  * years, so that a time plus or minus a few of them cannot overflow.
  */
 #define DURATION_MAX_MS	(3650LL * 86400 * 1000)
+/* A duration as the configuration writes it: "2s", "1500ms". */
+void	 format_duration(long long ms, char *buf, size_t len);
 /* Decimal integer in [min, max], surrounding white space not allowed. */
 int	 parse_long(const char *s, long min, long max, long *out);
 /* "true", "yes", "on", "1" or their opposites, any case. */

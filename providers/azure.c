@@ -21,7 +21,6 @@
  * only in the Authorization header: neither is in a URL or a message.
  */
 
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +32,7 @@
 #include "config.h"
 #include "http.h"
 #include "provider.h"
+#include "providers/api.h"
 #include "util.h"
 
 #define AZ_API_VERSION	"2018-05-01"
@@ -53,16 +53,13 @@ static const struct provider_key azure_keys[] = {
 };
 
 struct azure {
+	struct api	 api;		/* api.auth_hdr: once logged in */
 	char		*zone_url;	/* .../dnsZones/ZONE */
 	char		*token_url;	/* .../TENANT/oauth2/v2.0/token */
 	char		*form;		/* the token request: holds the secret */
-	char		*auth_hdr;	/* "Authorization: Bearer ...", once had */
 	/* A login refused is refused for the whole run: asked once. */
 	enum perr	 login_e;
 	char		 login_err[512];
-	char		*zone;		/* lower case, no trailing dot */
-	long long	 timeout_ms;
-	long long	 deadline;	/* mono_ms() bound of this operation's waits */
 	/* What read() saw, for If-Match: etag per type ("" none). */
 	char		*seen_name;
 	int		 seen[2];
@@ -74,36 +71,30 @@ struct azure {
  * or {"code", "message"}, or the identity platform's {"error":
  * "invalid_client", "error_description": "AADSTS..."}.
  */
+static const struct api_errtext azure_err = {
+	.form = {
+		{ .code = "error", .msg = "error_description", .final = 1 },
+		{ .in = "error", .in_or_body = 1, .code = "code",
+		    .msg = "message" },
+	},
+	/* AADSTS texts go on with trace and correlation ids. */
+	.first_line = 1,
+};
+
 static int
 azure_errtext(const char *buf, size_t len, char *out, size_t outlen)
 {
-	json_t *root, *e, *code, *msg;
-	json_error_t je;
-	int rv = -1;
-
-	if ((root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je)) == NULL)
-		return -1;
-	e = json_object_get(root, "error");
-	if (json_is_string(e)) {
-		code = e;
-		msg = json_object_get(root, "error_description");
-	} else {
-		if (!json_is_object(e))
-			e = root;
-		code = json_object_get(e, "code");
-		msg = json_object_get(e, "message");
-	}
-	if (json_is_string(code) && json_is_string(msg)) {
-		/* AADSTS texts go on with trace and correlation ids. */
-		snprintf(out, outlen, "%s: %.*s", json_string_value(code),
-		    (int)strcspn(json_string_value(msg), "\r\n"),
-		    json_string_value(msg));
-		text_printable(out);
-		rv = 0;
-	}
-	json_decref(root);
-	return rv;
+	return api_errtext(&azure_err, buf, len, out, outlen);
 }
+
+/* The token is had by a login (azure_login()), not configured. */
+static const struct api_def azure_api = {
+	.who = "Azure DNS",
+	.base_url = "https://management.azure.com",
+	.zone_key = "zoneName",
+	.errtext = azure_errtext,
+	.keep_case = 1,
+};
 
 /* The "code" of an ARM error answer into out ("" when none). */
 static void
@@ -254,7 +245,11 @@ azure_check(const struct provider_cfg *pc, const char **key, char *err,
 	for (i = 0; ids[i] != NULL; i++) {
 		*key = ids[i];
 		v = provider_cfg_get(pc, ids[i]);
-		if (v[0] == '\0' || strpbrk(v, "/?#%& \t\r\n") != NULL ||
+		if (strcmp(ids[i], "zoneName") == 0) {
+			if (provider_check_zone(pc, ids[i], key, err,
+			    errlen) == -1)
+				return -1;
+		} else if (v[0] == '\0' || strpbrk(v, "/?#%& \t\r\n") != NULL ||
 		    strcmp(v, ".") == 0 || strcmp(v, "..") == 0) {
 			snprintf(err, errlen, "%s: \"%s\" is empty or holds a "
 			    "character it cannot have", ids[i], v);
@@ -282,22 +277,8 @@ azure_free(void *priv)
 	free(az->zone_url);
 	free(az->token_url);
 	free_secret(az->form);
-	free_secret(az->auth_hdr);
-	free(az->zone);
 	free(az->seen_name);
-	free(az);
-}
-
-/* v without the slashes it ends with, malloc'd. */
-static char *
-trimmed(const char *v)
-{
-	char *s = xstrdup(v);
-	size_t len;
-
-	for (len = strlen(s); len > 0 && s[len - 1] == '/'; len--)
-		s[len - 1] = '\0';
-	return s;
+	api_free(&az->api);
 }
 
 static void *
@@ -306,30 +287,18 @@ azure_create(const struct provider_cfg *pc, char *err, size_t errlen)
 	struct azure *az;
 	const char *v;
 	char *base, *p1 = NULL, *id = NULL, *sec = NULL, *scope = NULL;
-	size_t i, len;
+	size_t len;
 
-	az = xcalloc(1, sizeof(*az));
-	az->zone = xstrdup(provider_cfg_get(pc, "zoneName"));
-	len = strlen(az->zone);
-	if (len > 1 && az->zone[len - 1] == '.')
-		az->zone[len - 1] = '\0';
-	for (i = 0; az->zone[i] != '\0'; i++)
-		az->zone[i] = (char)tolower((unsigned char)az->zone[i]);
-	v = provider_cfg_get(pc, "timeout");
-	if (parse_duration(v != NULL ? v : "10s", &az->timeout_ms) == -1) {
-		snprintf(err, errlen, "timeout: not a duration");
-		goto fail;
-	}
-	v = provider_cfg_get(pc, "baseUrl");
-	base = trimmed(v != NULL ? v : "https://management.azure.com");
-	p1 = xconcat(base, "/subscriptions/", provider_cfg_get(pc,
+	if ((az = api_create(sizeof(*az), &azure_api, pc, err, errlen)) ==
+	    NULL)
+		return NULL;
+	p1 = xconcat(az->api.base, "/subscriptions/", provider_cfg_get(pc,
 	    "subscriptionId"), "/resourceGroups/", provider_cfg_get(pc,
 	    "resourceGroupName"));
 	az->zone_url = xconcat(p1, "/providers/Microsoft.Network/dnsZones/",
-	    az->zone, "", "");
-	free(base);
+	    az->api.zone, "", "");
 	v = provider_cfg_get(pc, "authorityUrl");
-	base = trimmed(v != NULL ? v : "https://login.microsoftonline.com");
+	base = api_url_trimmed(v != NULL ? v : "https://login.microsoftonline.com");
 	az->token_url = xconcat(base, "/", provider_cfg_get(pc, "tenantId"),
 	    "/oauth2/v2.0/token", "");
 	free(base);
@@ -367,23 +336,19 @@ azure_login(struct azure *az, char *err, size_t errlen)
 	    "Content-Type: application/x-www-form-urlencoded", NULL };
 	struct http_req rq = {
 		.who = "Azure login", .method = "POST", .url = az->token_url,
-		.headers = hdrs, .body = az->form,
-		.body_len = strlen(az->form), .timeout_ms = az->timeout_ms,
-		.deadline = az->deadline, .want = 200,
-		.errtext = azure_errtext,
+		.headers = hdrs, .body = az->form, .want = 200,
 	};
 	struct http_resp rs;
 	char why[256], *tok = NULL;
-	size_t len;
 	enum perr e;
 
-	if (az->auth_hdr != NULL)
+	if (az->api.auth_hdr != NULL)
 		return PERR_OK;
 	if (az->login_e != PERR_OK) {
 		snprintf(err, errlen, "%s", az->login_err);
 		return az->login_e;
 	}
-	e = http_call(&rq, &rs, err, errlen);
+	e = api_call(&az->api, &rq, &rs, err, errlen);
 	/*
 	 * The identity platform answers 400 for an unknown tenant or
 	 * client, 401 for a wrong secret: either way the credentials.
@@ -402,9 +367,7 @@ azure_login(struct azure *az, char *err, size_t errlen)
 		e = PERR_INVALID;
 		goto out;
 	}
-	len = strlen(tok) + 32;
-	az->auth_hdr = xmalloc(len);
-	snprintf(az->auth_hdr, len, "Authorization: Bearer %s", tok);
+	az->api.auth_hdr = xconcat("Authorization: Bearer ", tok, "", "", "");
 	free_secret(tok);
 out:
 	if (e == PERR_AUTH) {
@@ -421,19 +384,9 @@ out:
 static char *
 set_url(const struct azure *az, const char *fqdn, enum rrtype type)
 {
-	size_t flen = strlen(fqdn), zlen = strlen(az->zone);
-	char *rel, *esc, *url;
+	char *rel = api_relname(&az->api, fqdn), *esc, *url;
 
-	if (flen > 0 && fqdn[flen - 1] == '.')
-		flen--;
-	if (flen == zlen && strncasecmp(fqdn, az->zone, zlen) == 0)
-		rel = xstrdup("@");
-	else {
-		/* The core checked that fqdn is in the zone. */
-		rel = xstrdup(fqdn);
-		rel[flen > zlen ? flen - zlen - 1 : flen] = '\0';
-	}
-	esc = curl_easy_escape(NULL, rel, 0);
+	esc = curl_easy_escape(NULL, rel[0] != '\0' ? rel : "@", 0);
 	url = xconcat(az->zone_url, type == RR_AAAA ? "/AAAA/" : "/A/",
 	    esc != NULL ? esc : "@", "?api-version=", AZ_API_VERSION);
 	curl_free(esc);
@@ -447,28 +400,25 @@ azure_read(void *priv, const char *fqdn, struct rrset *sets, size_t nsets,
 {
 	struct azure *az = priv;
 	const char *hdrs[] = { NULL, "Accept: application/json", NULL };
-	struct http_req rq = { .who = "Azure DNS", .method = "GET",
-	    .headers = hdrs, .timeout_ms = az->timeout_ms, .want = 200,
-	    .deadline = mono_ms() + az->timeout_ms,
-	    .errtext = azure_errtext };
+	struct http_req rq = { .method = "GET", .headers = hdrs, .want = 200 };
 	struct http_resp rs;
 	char why[256], code[64], *url = NULL;
 	size_t i;
 	int k;
 	enum perr e;
 
-	az->deadline = rq.deadline;
+	api_begin(&az->api);
 	free(az->seen_name);
 	az->seen_name = xstrdup(fqdn);
 	az->seen[0] = az->seen[1] = 0;
 	if ((e = azure_login(az, err, errlen)) != PERR_OK)
 		return e;
-	hdrs[0] = az->auth_hdr;
+	hdrs[0] = az->api.auth_hdr;
 	for (i = 0; i < nsets && e == PERR_OK; i++) {
 		k = sets[i].type == RR_AAAA;
 		rrset_clear(&sets[i]);
 		rq.url = url = set_url(az, fqdn, sets[i].type);
-		e = http_call(&rq, &rs, err, errlen);
+		e = api_call(&az->api, &rq, &rs, err, errlen);
 		if (e == PERR_AUTH)
 			str_append(err, errlen, " (clientId needs a role on the "
 			    "zone: DNS Zone Contributor)");
@@ -523,23 +473,20 @@ azure_replace(void *priv, const char *fqdn, const struct rrset *sets,
 	struct azure *az = priv;
 	const char *hdrs[5];
 	char cond[AZ_ETAG_MAX + 16], *url, *json;
-	struct http_req rq = { .who = "Azure DNS", .headers = hdrs,
-	    .timeout_ms = az->timeout_ms,
-	    .deadline = mono_ms() + az->timeout_ms,
-	    .errtext = azure_errtext };
+	struct http_req rq = { .headers = hdrs };
 	struct http_resp rs;
 	size_t i, h;
 	int k, seen;
 	enum perr e;
 
-	az->deadline = rq.deadline;
+	api_begin(&az->api);
 	if ((e = azure_login(az, err, errlen)) != PERR_OK)
 		return e;
 	seen = az->seen_name != NULL && strcasecmp(az->seen_name, fqdn) == 0;
 	for (i = 0; i < nsets && e == PERR_OK; i++) {
 		k = sets[i].type == RR_AAAA;
 		h = 0;
-		hdrs[h++] = az->auth_hdr;
+		hdrs[h++] = az->api.auth_hdr;
 		hdrs[h++] = "Accept: application/json";
 		/* Only what this run read is a condition worth setting. */
 		if (seen && az->seen[k]) {
@@ -572,7 +519,7 @@ azure_replace(void *priv, const char *fqdn, const struct rrset *sets,
 		}
 		hdrs[h] = NULL;
 		rq.url = url = set_url(az, fqdn, sets[i].type);
-		e = http_call(&rq, &rs, err, errlen);
+		e = api_call(&az->api, &rq, &rs, err, errlen);
 		/* Changed since this run read it: the next run reads again. */
 		if (rs.status == 412)
 			e = PERR_TEMP;

@@ -24,7 +24,6 @@
  * untrusted: every parser takes (buffer, length) and is fuzzed.
  */
 
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +36,7 @@
 #include "config.h"
 #include "http.h"
 #include "provider.h"
+#include "providers/api.h"
 #include "rrset.h"
 #include "util.h"
 
@@ -73,54 +73,38 @@ struct cflist {
 };
 
 struct cf {
-	char		*base;		/* no trailing slash */
-	char		*auth_hdr;	/* "Authorization: Bearer ..." */
-	char		*zone;		/* name, lower case; NULL: given by id */
+	struct api	 api;		/* api.zone NULL: given by id */
 	char		*zone_id;	/* NULL until looked up */
-	long long	 timeout_ms;
-	long long	 budget_end;	/* mono_ms() bound of this operation's waits */
 	int		 no_batch;	/* the API answered batch 404/405 */
 };
 
 /* ---------------------------------------------------------------- parsers */
 
 /* "7003 No route for the URI" and the first error_chain entry, if any. */
+static const struct api_errtext cf_err = {
+	.prefix = "Cloudflare error ",
+	.form = { { .in = "errors", .in_first = 1, .code = "code",
+	    .code_num = 1, .msg = "message" } },
+	.chain = "error_chain",
+	.hint_code = 10000,
+	.hint = " (check apiToken: it needs Zone.DNS edit on the zone)",
+};
+
 static int
 cf_errtext(const char *buf, size_t len, char *out, size_t outlen)
 {
-	json_t *root, *errs, *e, *code, *msg, *chain, *c0, *ccode, *cmsg;
-	json_error_t je;
-	size_t n;
-	int rv = -1;
-
-	if ((root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je)) == NULL)
-		return -1;
-	errs = json_is_object(root) ? json_object_get(root, "errors") : NULL;
-	e = json_is_array(errs) ? json_array_get(errs, 0) : NULL;
-	code = json_is_object(e) ? json_object_get(e, "code") : NULL;
-	msg = json_is_object(e) ? json_object_get(e, "message") : NULL;
-	if (!json_is_integer(code) || !json_is_string(msg))
-		goto out;
-	snprintf(out, outlen, "Cloudflare error %lld: %s",
-	    (long long)json_integer_value(code), json_string_value(msg));
-	chain = json_object_get(e, "error_chain");
-	c0 = json_is_array(chain) ? json_array_get(chain, 0) : NULL;
-	ccode = json_is_object(c0) ? json_object_get(c0, "code") : NULL;
-	cmsg = json_is_object(c0) ? json_object_get(c0, "message") : NULL;
-	if (json_is_integer(ccode) && json_is_string(cmsg) &&
-	    (n = strlen(out)) + 1 < outlen)
-		snprintf(out + n, outlen - n, " (%lld: %s)",
-		    (long long)json_integer_value(ccode),
-		    json_string_value(cmsg));
-	if (json_integer_value(code) == 10000 && (n = strlen(out)) + 1 < outlen)
-		snprintf(out + n, outlen - n, " (check apiToken: it needs "
-		    "Zone.DNS edit on the zone)");
-	text_printable(out);
-	rv = 0;
-out:
-	json_decref(root);
-	return rv;
+	return api_errtext(&cf_err, buf, len, out, outlen);
 }
+
+static const struct api_def cf_api = {
+	.who = "Cloudflare",
+	.base_url = CF_BASE_URL,
+	.auth_key = "apiToken",
+	.auth = "Authorization: Bearer ",
+	.zone_key = "zone",
+	.timeout = CF_TIMEOUT,
+	.errtext = cf_errtext,
+};
 
 /*
  * The envelope of an answer: an object with "success": true, and its
@@ -231,8 +215,8 @@ host_canon(char *s)
 {
 	size_t n;
 
-	for (n = 0; s[n] != '\0'; n++)
-		s[n] = (char)tolower((unsigned char)s[n]);
+	provider_lower(s);
+	n = strlen(s);
 	if (n > 1 && s[n - 1] == '.')
 		s[n - 1] = '\0';
 }
@@ -352,24 +336,12 @@ static enum perr
 cf_call(struct cf *cf, const char *method, const char *url, const char *body,
     struct http_resp *rs, char *err, size_t errlen)
 {
-	const char *hdrs[] = { cf->auth_hdr, "Accept: application/json",
-	    body != NULL ? "Content-Type: application/json" : NULL, NULL };
-	struct http_req rq = {
-		.who = "Cloudflare",
-		.method = method,
-		.url = url,
-		.headers = hdrs,
-		.body = body,
-		.body_len = body != NULL ? strlen(body) : 0,
-		.timeout_ms = cf->timeout_ms,
-		.deadline = cf->budget_end,
-		.errtext = cf_errtext,
-	};
+	struct http_req rq = { .method = method, .url = url, .body = body };
 	json_t *root, *res;
 	char why[256];
 	enum perr e;
 
-	if ((e = http_call(&rq, rs, err, errlen)) != PERR_OK)
+	if ((e = api_call(&cf->api, &rq, rs, err, errlen)) != PERR_OK)
 		return e;
 	if (cf_envelope(rs->body, rs->len, &root, &res, why, sizeof(why)) ==
 	    -1) {
@@ -394,19 +366,19 @@ zone_id(struct cf *cf, char *err, size_t errlen)
 	if (cf->zone_id != NULL)
 		return PERR_OK;
 	memset(&rs, 0, sizeof(rs));
-	if ((esc = curl_easy_escape(NULL, cf->zone, 0)) == NULL) {
+	if ((esc = curl_easy_escape(NULL, cf->api.zone, 0)) == NULL) {
 		snprintf(err, errlen, "Cloudflare: out of memory");
 		goto out;
 	}
-	len = strlen(cf->base) + strlen(esc) + 32;
+	len = strlen(cf->api.base) + strlen(esc) + 32;
 	url = xmalloc(len);
-	snprintf(url, len, "%s/zones?name=%s", cf->base, esc);
+	snprintf(url, len, "%s/zones?name=%s", cf->api.base, esc);
 	if ((e = cf_call(cf, "GET", url, NULL, &rs, err, errlen)) != PERR_OK)
 		goto out;
-	if (parse_zones(rs.body, rs.len, cf->zone, id, sizeof(id), why,
+	if (parse_zones(rs.body, rs.len, cf->api.zone, id, sizeof(id), why,
 	    sizeof(why)) == -1) {
 		snprintf(err, errlen, "Cloudflare at %s: zone %s not found "
-		    "(%s): check zone, or give zoneId", url, cf->zone, why);
+		    "(%s): check zone, or give zoneId", url, cf->api.zone, why);
 		text_printable(err);
 		e = PERR_NOTFOUND;
 		goto out;
@@ -424,11 +396,11 @@ out:
 static char *
 records_url(const struct cf *cf, const char *tail)
 {
-	size_t len = strlen(cf->base) + strlen(cf->zone_id) + strlen(tail) +
+	size_t len = strlen(cf->api.base) + strlen(cf->zone_id) + strlen(tail) +
 	    32;
 	char *url = xmalloc(len);
 
-	snprintf(url, len, "%s/zones/%s/dns_records%s", cf->base, cf->zone_id,
+	snprintf(url, len, "%s/zones/%s/dns_records%s", cf->api.base, cf->zone_id,
 	    tail);
 	return url;
 }
@@ -718,7 +690,7 @@ cloudflare_check(const struct provider_cfg *pc, const char **key, char *err,
 		snprintf(err, errlen, "needs zoneId or zone");
 		return -1;
 	}
-	if (provider_check_zone(pc, key, err, errlen) == -1)
+	if (provider_check_zone(pc, "zone", key, err, errlen) == -1)
 		return -1;
 	*key = "proxied";
 	v = provider_cfg_get(pc, "proxied");
@@ -727,14 +699,7 @@ cloudflare_check(const struct provider_cfg *pc, const char **key, char *err,
 		    v);
 		return -1;
 	}
-	*key = "baseUrl";
-	v = provider_cfg_get(pc, "baseUrl");
-	if (v != NULL && http_check_base_url("baseUrl", v, err, errlen) == -1)
-		return -1;
-	if (provider_check_timeout(pc, key, err, errlen) == -1)
-		return -1;
-	*key = NULL;
-	return 0;
+	return api_check_url_timeout(pc, key, err, errlen);
 }
 
 static void
@@ -742,11 +707,8 @@ cf_free(struct cf *cf)
 {
 	if (cf == NULL)
 		return;
-	free_secret(cf->auth_hdr);
-	free(cf->base);
-	free(cf->zone);
 	free(cf->zone_id);
-	free(cf);
+	api_free(&cf->api);
 }
 
 static void *
@@ -754,31 +716,11 @@ cloudflare_create(const struct provider_cfg *pc, char *err, size_t errlen)
 {
 	struct cf *cf;
 	const char *v;
-	size_t len;
 
-	cf = xcalloc(1, sizeof(*cf));
-	v = provider_cfg_get(pc, "baseUrl");
-	cf->base = xstrdup(v != NULL ? v : CF_BASE_URL);
-	for (len = strlen(cf->base); len > 0 && cf->base[len - 1] == '/';
-	    len--)
-		cf->base[len - 1] = '\0';
-	v = provider_cfg_get(pc, "apiToken");
-	len = strlen("Authorization: Bearer ") + strlen(v) + 1;
-	cf->auth_hdr = xmalloc(len);
-	snprintf(cf->auth_hdr, len, "Authorization: Bearer %s", v);
+	if ((cf = api_create(sizeof(*cf), &cf_api, pc, err, errlen)) == NULL)
+		return NULL;
 	if ((v = provider_cfg_get(pc, "zoneId")) != NULL)
 		cf->zone_id = xstrdup(v);
-	if ((v = provider_cfg_get(pc, "zone")) != NULL) {
-		cf->zone = xstrdup(v);
-		host_canon(cf->zone);
-	}
-	v = provider_cfg_get(pc, "timeout");
-	if (parse_duration(v != NULL ? v : CF_TIMEOUT, &cf->timeout_ms) ==
-	    -1 || cf->timeout_ms <= 0) {
-		snprintf(err, errlen, "timeout: not a positive duration");
-		cf_free(cf);
-		return NULL;
-	}
 	return cf;
 }
 
@@ -794,7 +736,7 @@ cloudflare_read(void *priv, const char *fqdn, struct rrset *sets,
 	size_t i, k;
 	enum perr e;
 
-	cf->budget_end = mono_ms() + cf->timeout_ms;
+	api_begin(&cf->api);
 	for (k = 0; k < nsets; k++)
 		rrset_clear(&sets[k]);
 	if ((e = list_records(cf, fqdn, sets, nsets, &cur, err,
@@ -840,7 +782,7 @@ cloudflare_replace(void *priv, const char *fqdn, const struct rrset *sets,
 	enum perr e;
 	int gone = 0;
 
-	cf->budget_end = mono_ms() + cf->timeout_ms;
+	api_begin(&cf->api);
 	p.deletes = json_array();
 	p.patches = json_array();
 	p.puts = json_array();

@@ -18,7 +18,6 @@
  * The token travels only in the Authorization header.
  */
 
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +28,7 @@
 #include "config.h"
 #include "http.h"
 #include "provider.h"
+#include "providers/api.h"
 #include "rrset.h"
 #include "util.h"
 
@@ -45,11 +45,8 @@ static const struct provider_key desec_keys[] = {
 };
 
 struct desec {
+	struct api	 api;
 	char		*rrsets_url;	/* {base}/domains/ZONE/rrsets/ */
-	char		*zone;		/* lower case, no trailing dot */
-	char		*auth_hdr;	/* "Authorization: Token ..." */
-	long long	 timeout_ms;
-	long long	 deadline;	/* mono_ms() bound of this operation's waits */
 };
 
 /*
@@ -57,41 +54,30 @@ struct desec {
  * error {"ttl": ["Ensure ..."]}, or of a bulk request a list of those
  * ([{}, {"records": [...]}]).
  */
+static const struct api_errtext desec_err = {
+	.first_nonempty = 1,
+	.form = { { .msg = "detail" } },
+	.any_key = 1,
+};
+
 static int
 desec_errtext(const char *buf, size_t len, char *out, size_t outlen)
 {
-	json_t *root, *o, *v, *first;
-	json_error_t je;
-	const char *k;
-	size_t i;
-	int rv = -1;
-
-	if ((root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je)) == NULL)
-		return -1;
-	o = root;
-	json_array_foreach(root, i, v)
-		if (json_object_size(v) > 0) {
-			o = v;
-			break;
-		}
-	if (json_is_string(v = json_object_get(o, "detail"))) {
-		snprintf(out, outlen, "%s", json_string_value(v));
-		rv = 0;
-	} else
-		json_object_foreach(o, k, v) {
-			first = json_is_array(v) ? json_array_get(v, 0) : v;
-			if (!json_is_string(first))
-				continue;
-			snprintf(out, outlen, "%s: %s", k,
-			    json_string_value(first));
-			rv = 0;
-			break;
-		}
-	if (rv == 0)
-		text_printable(out);
-	json_decref(root);
-	return rv;
+	return api_errtext(&desec_err, buf, len, out, outlen);
 }
+
+static const struct api_def desec_api = {
+	.who = "deSEC",
+	.base_url = "https://desec.io/api/v1",
+	.auth_key = "apiToken",
+	.auth = "Authorization: Token ",
+	.zone_key = "zone",
+	.errtext = desec_errtext,
+	.auth_hint = "check apiToken; a token with policies needs "
+	    "perm_write on the name's A and AAAA RRsets",
+	.notfound_hint = "no such domain in the account of apiToken "
+	    "(check zone)",
+};
 
 /*
  * The name's RRsets: an array of {"type", "ttl", "records":
@@ -128,18 +114,10 @@ desec_check(const struct provider_cfg *pc, const char **key, char *err,
 	const char *v;
 	long min;
 
-	*key = "apiToken";
-	v = provider_cfg_get(pc, "apiToken");
-	if (v[0] == '\0' || strpbrk(v, " \t\r\n") != NULL) {
-		snprintf(err, errlen, "apiToken is empty or has white space");
+	if (api_check_token_word(pc, "apiToken", key, err, errlen) == -1)
 		return -1;
-	}
-	*key = "zone";
-	v = provider_cfg_get(pc, "zone");
-	if (v[0] == '\0' || v[0] == '.' || strpbrk(v, "/?#%& \t\r\n") != NULL) {
-		snprintf(err, errlen, "zone: \"%s\" is not a domain name", v);
+	if (provider_check_zone(pc, "zone", key, err, errlen) == -1)
 		return -1;
-	}
 	*key = "minimumTtl";
 	v = provider_cfg_get(pc, "minimumTtl");
 	if (v != NULL && parse_long(v, 1, DS_MAX_TTL, &min) == -1) {
@@ -148,14 +126,7 @@ desec_check(const struct provider_cfg *pc, const char **key, char *err,
 		    DS_MAX_TTL, v);
 		return -1;
 	}
-	*key = "baseUrl";
-	v = provider_cfg_get(pc, "baseUrl");
-	if (v != NULL && http_check_base_url("baseUrl", v, err, errlen) == -1)
-		return -1;
-	if (provider_check_timeout(pc, key, err, errlen) == -1)
-		return -1;
-	*key = NULL;
-	return 0;
+	return api_check_url_timeout(pc, key, err, errlen);
 }
 
 static void
@@ -166,57 +137,20 @@ desec_free(void *priv)
 	if (ds == NULL)
 		return;
 	free(ds->rrsets_url);
-	free(ds->zone);
-	free_secret(ds->auth_hdr);
-	free(ds);
+	api_free(&ds->api);
 }
 
 static void *
 desec_create(const struct provider_cfg *pc, char *err, size_t errlen)
 {
-	struct desec *ds = xcalloc(1, sizeof(*ds));
-	const char *v = provider_cfg_get(pc, "timeout");
-	char *base;
-	size_t i, len;
+	struct desec *ds;
 
-	if (parse_duration(v != NULL ? v : "10s", &ds->timeout_ms) == -1) {
-		snprintf(err, errlen, "timeout: not a duration");
-		desec_free(ds);
+	if ((ds = api_create(sizeof(*ds), &desec_api, pc, err, errlen)) ==
+	    NULL)
 		return NULL;
-	}
-	ds->zone = xstrdup(provider_cfg_get(pc, "zone"));
-	len = strlen(ds->zone);
-	if (len > 1 && ds->zone[len - 1] == '.')
-		ds->zone[--len] = '\0';
-	for (i = 0; i < len; i++)
-		ds->zone[i] = (char)tolower((unsigned char)ds->zone[i]);
-	base = xstrdup((v = provider_cfg_get(pc, "baseUrl")) != NULL ? v :
-	    "https://desec.io/api/v1");
-	for (len = strlen(base); len > 0 && base[len - 1] == '/'; len--)
-		base[len - 1] = '\0';
-	ds->rrsets_url = xconcat(base, "/domains/", ds->zone, "/rrsets/", "");
-	free(base);
-	v = provider_cfg_get(pc, "apiToken");
-	len = strlen(v) + 32;
-	ds->auth_hdr = xmalloc(len);
-	snprintf(ds->auth_hdr, len, "Authorization: Token %s", v);
+	ds->rrsets_url = xconcat(ds->api.base, "/domains/", ds->api.zone,
+	    "/rrsets/", "");
 	return ds;
-}
-
-/* The name's subname in the zone ("" for the apex), malloc'd. */
-static char *
-subname(const struct desec *ds, const char *fqdn)
-{
-	size_t flen = strlen(fqdn), zlen = strlen(ds->zone);
-	char *s = xstrdup(fqdn);
-
-	if (flen > 0 && s[flen - 1] == '.')
-		s[--flen] = '\0';
-	/* The core checked that fqdn is in the zone. */
-	s[flen > zlen ? flen - zlen - 1 : 0] = '\0';
-	for (flen = 0; s[flen] != '\0'; flen++)
-		s[flen] = (char)tolower((unsigned char)s[flen]);
-	return s;
 }
 
 /* One call; body NULL for none. */
@@ -225,22 +159,11 @@ ds_call(const struct desec *ds, const char *method, const char *url,
     const char *body, long want, struct http_resp *rs, char *err,
     size_t errlen)
 {
-	const char *hdrs[] = { ds->auth_hdr, "Accept: application/json",
-	    body != NULL ? "Content-Type: application/json" : NULL, NULL };
 	struct http_req rq = {
-		.who = "deSEC", .method = method, .url = url,
-		.headers = hdrs, .body = body,
-		.body_len = body != NULL ? strlen(body) : 0,
-		.timeout_ms = ds->timeout_ms, .deadline = ds->deadline,
-		.want = want,
-		.errtext = desec_errtext,
-		.auth_hint = "check apiToken; a token with policies needs "
-		    "perm_write on the name's A and AAAA RRsets",
-		.notfound_hint = "no such domain in the account of apiToken "
-		    "(check zone)",
+		.method = method, .url = url, .body = body, .want = want,
 	};
 
-	return http_call(&rq, rs, err, errlen);
+	return api_call(&ds->api, &rq, rs, err, errlen);
 }
 
 static enum perr
@@ -249,11 +172,10 @@ desec_read(void *priv, const char *fqdn, struct rrset *sets, size_t nsets,
 {
 	struct desec *ds = priv;
 	struct http_resp rs;
-	char why[256], *sub = subname(ds, fqdn), *esc, *url;
+	char why[256], *sub = api_relname(&ds->api, fqdn), *esc, *url;
 	enum perr e = PERR_TEMP;
 
-	/* A short Retry-After is waited out within the timeout. */
-	ds->deadline = mono_ms() + ds->timeout_ms;
+	api_begin(&ds->api);
 	esc = curl_easy_escape(NULL, sub, 0);
 	url = xconcat(ds->rrsets_url, "?subname=", esc != NULL ? esc : "", "",
 	    "");
@@ -311,11 +233,11 @@ desec_replace(void *priv, const char *fqdn, const struct rrset *sets,
 	struct desec *ds = priv;
 	struct http_resp rs;
 	json_t *one = NULL;
-	char *sub = subname(ds, fqdn), *url = NULL, *body = NULL;
+	char *sub = api_relname(&ds->api, fqdn), *url = NULL, *body = NULL;
 	enum perr e = PERR_NOTFOUND;
 
 	memset(&rs, 0, sizeof(rs));
-	ds->deadline = mono_ms() + ds->timeout_ms;
+	api_begin(&ds->api);
 	/* One type with records: a PUT of that RRset. */
 	if (nsets == 1 && sets[0].addrs.n > 0) {
 		url = xconcat(ds->rrsets_url, sub[0] != '\0' ? sub : "@", "/",

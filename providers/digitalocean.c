@@ -26,6 +26,7 @@
 #include "config.h"
 #include "http.h"
 #include "provider.h"
+#include "providers/api.h"
 #include "rrset.h"
 #include "util.h"
 
@@ -57,36 +58,34 @@ struct dolist {
 };
 
 struct dov {
-	char		*base;		/* .../v2/domains/ZONE/records */
-	char		*auth_hdr;	/* "Authorization: Bearer ..." */
-	char		*zone;		/* lower case, no trailing dot */
-	long long	 timeout_ms;
-	long long	 deadline;	/* mono_ms() bound of this operation */
+	struct api	 api;
+	char		*records;	/* {base}/v2/domains/ZONE/records */
 };
 
 /* ---------------------------------------------------------------- parsers */
 
 /* "DigitalOcean error not_found: ..." from {"id", "message"}. */
+static const struct api_errtext do_err = {
+	.prefix = "DigitalOcean error ",
+	.form = { { .code = "id", .msg = "message" } },
+};
+
 static int
 do_errtext(const char *buf, size_t len, char *out, size_t outlen)
 {
-	json_t *root, *id, *msg;
-	json_error_t je;
-	int rv = -1;
-
-	if ((root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je)) == NULL)
-		return -1;
-	id = json_is_object(root) ? json_object_get(root, "id") : NULL;
-	msg = json_is_object(root) ? json_object_get(root, "message") : NULL;
-	if (json_is_string(id) && json_is_string(msg)) {
-		snprintf(out, outlen, "DigitalOcean error %s: %s",
-		    json_string_value(id), json_string_value(msg));
-		text_printable(out);
-		rv = 0;
-	}
-	json_decref(root);
-	return rv;
+	return api_errtext(&do_err, buf, len, out, outlen);
 }
+
+static const struct api_def do_api = {
+	.who = "DigitalOcean",
+	.base_url = DO_BASE_URL,
+	.auth_key = "apiToken",
+	.auth = "Authorization: Bearer ",
+	.zone_key = "zone",
+	.timeout = DO_TIMEOUT,
+	.errtext = do_errtext,
+	.keep_case = 1,
+};
 
 /*
  * One page of a list ({"domain_records": [{"id", "type", "name",
@@ -179,23 +178,12 @@ do_call(struct dov *dv, const char *method, const char *url, json_t *body,
     long want, struct http_resp *rs, char *err, size_t errlen)
 {
 	char *s = body != NULL ? json_dumps(body, JSON_COMPACT) : NULL;
-	const char *hdrs[] = { dv->auth_hdr, "Accept: application/json",
-	    s != NULL ? "Content-Type: application/json" : NULL, NULL };
 	struct http_req rq = {
-		.who = "DigitalOcean",
-		.method = method,
-		.url = url,
-		.headers = hdrs,
-		.body = s,
-		.body_len = s != NULL ? strlen(s) : 0,
-		.timeout_ms = dv->timeout_ms,
-		.deadline = dv->deadline,
-		.want = want,
-		.errtext = do_errtext,
+		.method = method, .url = url, .body = s, .want = want,
 	};
 	enum perr e;
 
-	e = http_call(&rq, rs, err, errlen);
+	e = api_call(&dv->api, &rq, rs, err, errlen);
 	free(s);
 	json_decref(body);
 	return e;
@@ -205,12 +193,10 @@ do_call(struct dov *dv, const char *method, const char *url, json_t *body,
 static void
 do_rel(const struct dov *dv, const char *fqdn, char *buf, size_t len)
 {
-	size_t n = strlen(fqdn), z = strlen(dv->zone);
+	char *s = api_relname(&dv->api, fqdn);
 
-	if (n <= z + 1)
-		snprintf(buf, len, "@");
-	else
-		snprintf(buf, len, "%.*s", (int)(n - z - 1), fqdn);
+	snprintf(buf, len, "%s", s[0] != '\0' ? s : "@");
+	free(s);
 }
 
 /* Every record of fqdn of type t, page after page. */
@@ -231,7 +217,7 @@ do_list(struct dov *dv, const char *fqdn, enum rrtype t, struct dolist *l,
 	do_rel(dv, fqdn, rel, sizeof(rel));
 	for (page = 1; more && e == PERR_OK; page++) {
 		snprintf(url, sizeof(url), "%s?name=%s&type=%s&per_page=%d"
-		    "&page=%d", dv->base, esc, rrtype_str(t), DO_PER_PAGE,
+		    "&page=%d", dv->records, esc, rrtype_str(t), DO_PER_PAGE,
 		    page);
 		if (page > DO_MAX_PAGES) {
 			snprintf(err, errlen, "DigitalOcean at %s: more than %d "
@@ -273,7 +259,7 @@ do_sync(struct dov *dv, const char *fqdn, const struct rrset *want,
 		    addr_cmp(&cur.v[i].a, &want->addrs.v[j]) != 0); i++)
 			;
 		if (i == cur.n) {
-			e = do_call(dv, "POST", dv->base, json_pack("{s:s, s:s, "
+			e = do_call(dv, "POST", dv->records, json_pack("{s:s, s:s, "
 			    "s:s, s:I}", "type", type, "name", rel, "data",
 			    want->addrs.v[j].s, "ttl", (json_int_t)want->ttl),
 			    201, &rs, err, errlen);
@@ -283,7 +269,7 @@ do_sync(struct dov *dv, const char *fqdn, const struct rrset *want,
 		cur.v[i].keep = 1;
 		if (cur.v[i].ttl == want->ttl)
 			continue;
-		snprintf(url, sizeof(url), "%s/%lld", dv->base, cur.v[i].id);
+		snprintf(url, sizeof(url), "%s/%lld", dv->records, cur.v[i].id);
 		e = do_call(dv, "PATCH", url, json_pack("{s:s, s:I}", "type",
 		    type, "ttl", (json_int_t)want->ttl), 200, &rs, err, errlen);
 		http_resp_free(&rs);
@@ -291,7 +277,7 @@ do_sync(struct dov *dv, const char *fqdn, const struct rrset *want,
 	for (i = 0; i < cur.n && e == PERR_OK; i++) {
 		if (cur.v[i].keep)
 			continue;
-		snprintf(url, sizeof(url), "%s/%lld", dv->base, cur.v[i].id);
+		snprintf(url, sizeof(url), "%s/%lld", dv->records, cur.v[i].id);
 		e = do_call(dv, "DELETE", url, NULL, 204, &rs, err, errlen);
 		http_resp_free(&rs);
 	}
@@ -309,38 +295,19 @@ digitalocean_free(void *priv)
 
 	if (dv == NULL)
 		return;
-	free_secret(dv->auth_hdr);
-	free(dv->base);
-	free(dv->zone);
-	free(dv);
+	free(dv->records);
+	api_free(&dv->api);
 }
 
 static void *
 digitalocean_create(const struct provider_cfg *pc, char *err, size_t errlen)
 {
-	struct dov *dv = xcalloc(1, sizeof(*dv));
-	const char *v;
-	size_t len;
+	struct dov *dv;
 
-	dv->zone = provider_zone_name(provider_cfg_get(pc, "zone"));
-	v = provider_cfg_get(pc, "baseUrl");
-	v = v != NULL ? v : DO_BASE_URL;
-	for (len = strlen(v); len > 0 && v[len - 1] == '/'; len--)
-		;
-	dv->base = xmalloc(len + strlen(dv->zone) + 32);
-	snprintf(dv->base, len + strlen(dv->zone) + 32, "%.*s/v2/domains/%s/"
-	    "records", (int)len, v, dv->zone);
-	v = provider_cfg_get(pc, "apiToken");
-	len = strlen("Authorization: Bearer ") + strlen(v) + 1;
-	dv->auth_hdr = xmalloc(len);
-	snprintf(dv->auth_hdr, len, "Authorization: Bearer %s", v);
-	v = provider_cfg_get(pc, "timeout");
-	if (parse_duration(v != NULL ? v : DO_TIMEOUT, &dv->timeout_ms) == -1 ||
-	    dv->timeout_ms <= 0) {
-		snprintf(err, errlen, "timeout: not a positive duration");
-		digitalocean_free(dv);
+	if ((dv = api_create(sizeof(*dv), &do_api, pc, err, errlen)) == NULL)
 		return NULL;
-	}
+	dv->records = xconcat(dv->api.base, "/v2/domains/", dv->api.zone,
+	    "/records", "");
 	return dv;
 }
 
@@ -353,7 +320,7 @@ digitalocean_read(void *priv, const char *fqdn, struct rrset *sets,
 	size_t i, k;
 	enum perr e = PERR_OK;
 
-	dv->deadline = mono_ms() + dv->timeout_ms;
+	api_begin(&dv->api);
 	for (k = 0; k < nsets; k++)
 		rrset_clear(&sets[k]);
 	for (k = 0; k < nsets && e == PERR_OK; k++) {
@@ -384,7 +351,7 @@ digitalocean_replace(void *priv, const char *fqdn, const struct rrset *sets,
 	size_t k;
 	enum perr e = PERR_OK;
 
-	dv->deadline = mono_ms() + dv->timeout_ms;
+	api_begin(&dv->api);
 	for (k = 0; k < nsets && e == PERR_OK; k++)
 		e = do_sync(dv, fqdn, &sets[k], err, errlen);
 	return e;
@@ -398,7 +365,7 @@ const struct provider_ops digitalocean_ops = {
 	.ttl_min = 30,
 	.ttl_max = 2147483647,
 	.zone_key = "zone",
-	.check = provider_check_token_zone,
+	.check = api_check_token_zone,
 	.create = digitalocean_create,
 	.read = digitalocean_read,
 	.replace = digitalocean_replace,

@@ -1,6 +1,6 @@
 /*
- * The exec provider (SPEC 3.2.1): an operator's own program reads and
- * replaces the records.
+ * The exec provider (ddup.ini(5), type = exec): an operator's own program
+ * reads and replaces the records.
  *
  *	COMMAND [ARGS...] read NAME TYPE
  *	COMMAND [ARGS...] replace NAME TYPE TTL [ADDRESS...]
@@ -96,7 +96,10 @@ exec_create(const struct provider_cfg *pc, char *err, size_t errlen)
 		execp_free(ep);
 		return NULL;
 	}
-	/* Words as the SPEC says: split on white space, no quoting. */
+	/*
+	 * Words as ddup.ini(5), type = exec, has them: split on white
+	 * space, no quoting.
+	 */
 	v = provider_cfg_get(pc, "args");
 	for (p = v != NULL ? v : ""; *p != '\0';) {
 		while (*p == ' ' || *p == '\t')
@@ -143,11 +146,7 @@ judge(const struct execp *ep, const struct proc_result *o, const char *what,
 
 	proc_first_line(o, line, sizeof(line));
 	if (o->timed_out) {
-		if (ep->timeout_ms % 1000 == 0)
-			snprintf(why, sizeof(why), "%llds", ep->timeout_ms /
-			    1000);
-		else
-			snprintf(why, sizeof(why), "%lldms", ep->timeout_ms);
+		format_duration(ep->timeout_ms, why, sizeof(why));
 		snprintf(err, errlen, "program %s (%s): still running after "
 		    "timeout %s: killed", ep->command, what, why);
 		/* Like an API that does not answer: not asked again this run. */

@@ -15,7 +15,6 @@
  * The personal access token travels only in the Authorization header.
  */
 
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +24,7 @@
 #include "config.h"
 #include "http.h"
 #include "provider.h"
+#include "providers/api.h"
 #include "rrset.h"
 #include "util.h"
 
@@ -37,11 +37,8 @@ static const struct provider_key gandi_keys[] = {
 };
 
 struct gandi {
+	struct api	 api;
 	char		*domain_url;	/* {base}/domains/ZONE */
-	char		*zone;		/* lower case, no trailing dot */
-	char		*auth_hdr;	/* "Authorization: Bearer ..." */
-	long long	 timeout_ms;
-	long long	 deadline;	/* mono_ms() bound of this operation's waits */
 };
 
 /*
@@ -49,32 +46,31 @@ struct gandi {
  * "cause"}, with "errors": [{"location", "name", "description"}] for a
  * request that fails validation.
  */
+static const struct api_errtext gandi_err = {
+	.form = {
+		{ .in = "errors", .in_first = 1, .code = "name",
+		    .msg = "description" },
+		{ .msg = "message" },
+	},
+};
+
 static int
 gandi_errtext(const char *buf, size_t len, char *out, size_t outlen)
 {
-	json_t *root, *e, *name, *desc, *msg;
-	json_error_t je;
-	int rv = -1;
-
-	if ((root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je)) == NULL)
-		return -1;
-	e = json_array_get(json_object_get(root, "errors"), 0);
-	name = json_object_get(e, "name");
-	desc = json_object_get(e, "description");
-	msg = json_object_get(root, "message");
-	if (json_is_string(name) && json_is_string(desc)) {
-		snprintf(out, outlen, "%s: %s", json_string_value(name),
-		    json_string_value(desc));
-		rv = 0;
-	} else if (json_is_string(msg)) {
-		snprintf(out, outlen, "%s", json_string_value(msg));
-		rv = 0;
-	}
-	if (rv == 0)
-		text_printable(out);
-	json_decref(root);
-	return rv;
+	return api_errtext(&gandi_err, buf, len, out, outlen);
 }
+
+static const struct api_def gandi_api = {
+	.who = "Gandi LiveDNS",
+	.base_url = "https://api.gandi.net/v5/livedns",
+	.auth_key = "apiToken",
+	.auth = "Authorization: Bearer ",
+	.zone_key = "zone",
+	.errtext = gandi_errtext,
+	.auth_hint = "check apiToken (a personal access token with "
+	    "\"Manage domain name technical configurations\" on the "
+	    "domain)",
+};
 
 /*
  * The name's RRsets: an array of {"rrset_type", "rrset_ttl",
@@ -97,28 +93,11 @@ static int
 gandi_check(const struct provider_cfg *pc, const char **key, char *err,
     size_t errlen)
 {
-	const char *v;
-
-	*key = "apiToken";
-	v = provider_cfg_get(pc, "apiToken");
-	if (v[0] == '\0' || strpbrk(v, " \t\r\n") != NULL) {
-		snprintf(err, errlen, "apiToken is empty or has white space");
+	if (api_check_token_word(pc, "apiToken", key, err, errlen) == -1)
 		return -1;
-	}
-	*key = "zone";
-	v = provider_cfg_get(pc, "zone");
-	if (v[0] == '\0' || v[0] == '.' || strpbrk(v, "/?#%& \t\r\n") != NULL) {
-		snprintf(err, errlen, "zone: \"%s\" is not a domain name", v);
+	if (provider_check_zone(pc, "zone", key, err, errlen) == -1)
 		return -1;
-	}
-	*key = "baseUrl";
-	v = provider_cfg_get(pc, "baseUrl");
-	if (v != NULL && http_check_base_url("baseUrl", v, err, errlen) == -1)
-		return -1;
-	if (provider_check_timeout(pc, key, err, errlen) == -1)
-		return -1;
-	*key = NULL;
-	return 0;
+	return api_check_url_timeout(pc, key, err, errlen);
 }
 
 static void
@@ -129,40 +108,19 @@ gandi_free(void *priv)
 	if (gd == NULL)
 		return;
 	free(gd->domain_url);
-	free(gd->zone);
-	free_secret(gd->auth_hdr);
-	free(gd);
+	api_free(&gd->api);
 }
 
 static void *
 gandi_create(const struct provider_cfg *pc, char *err, size_t errlen)
 {
-	struct gandi *gd = xcalloc(1, sizeof(*gd));
-	const char *v = provider_cfg_get(pc, "timeout");
-	char *base;
-	size_t i, len;
+	struct gandi *gd;
 
-	if (parse_duration(v != NULL ? v : "10s", &gd->timeout_ms) == -1) {
-		snprintf(err, errlen, "timeout: not a duration");
-		gandi_free(gd);
+	if ((gd = api_create(sizeof(*gd), &gandi_api, pc, err, errlen)) ==
+	    NULL)
 		return NULL;
-	}
-	gd->zone = xstrdup(provider_cfg_get(pc, "zone"));
-	len = strlen(gd->zone);
-	if (len > 1 && gd->zone[len - 1] == '.')
-		gd->zone[--len] = '\0';
-	for (i = 0; i < len; i++)
-		gd->zone[i] = (char)tolower((unsigned char)gd->zone[i]);
-	base = xstrdup((v = provider_cfg_get(pc, "baseUrl")) != NULL ? v :
-	    "https://api.gandi.net/v5/livedns");
-	for (len = strlen(base); len > 0 && base[len - 1] == '/'; len--)
-		base[len - 1] = '\0';
-	gd->domain_url = xconcat(base, "/domains/", gd->zone, "", "");
-	free(base);
-	v = provider_cfg_get(pc, "apiToken");
-	len = strlen(v) + 32;
-	gd->auth_hdr = xmalloc(len);
-	snprintf(gd->auth_hdr, len, "Authorization: Bearer %s", v);
+	gd->domain_url = xconcat(gd->api.base, "/domains/", gd->api.zone, "",
+	    "");
 	return gd;
 }
 
@@ -170,15 +128,8 @@ gandi_create(const struct provider_cfg *pc, char *err, size_t errlen)
 static char *
 records_url(const struct gandi *gd, const char *fqdn, const char *type)
 {
-	size_t flen = strlen(fqdn), zlen = strlen(gd->zone);
-	char *name = xstrdup(fqdn), *url;
+	char *name = api_relname(&gd->api, fqdn), *url;
 
-	if (flen > 0 && name[flen - 1] == '.')
-		name[--flen] = '\0';
-	/* The core checked that fqdn is in the zone. */
-	name[flen > zlen ? flen - zlen - 1 : 0] = '\0';
-	for (flen = 0; name[flen] != '\0'; flen++)
-		name[flen] = (char)tolower((unsigned char)name[flen]);
 	url = xconcat(gd->domain_url, "/records/", name[0] != '\0' ? name : "@",
 	    type != NULL ? "/" : "", type != NULL ? type : "");
 	free(name);
@@ -190,21 +141,11 @@ gd_call(const struct gandi *gd, const char *method, const char *url,
     const char *body, long want, struct http_resp *rs, char *err,
     size_t errlen)
 {
-	const char *hdrs[] = { gd->auth_hdr, "Accept: application/json",
-	    body != NULL ? "Content-Type: application/json" : NULL, NULL };
 	struct http_req rq = {
-		.who = "Gandi LiveDNS", .method = method, .url = url,
-		.headers = hdrs, .body = body,
-		.body_len = body != NULL ? strlen(body) : 0,
-		.timeout_ms = gd->timeout_ms, .deadline = gd->deadline,
-		.want = want,
-		.errtext = gandi_errtext,
-		.auth_hint = "check apiToken (a personal access token with "
-		    "\"Manage domain name technical configurations\" on the "
-		    "domain)",
+		.method = method, .url = url, .body = body, .want = want,
 	};
 
-	return http_call(&rq, rs, err, errlen);
+	return api_call(&gd->api, &rq, rs, err, errlen);
 }
 
 /*
@@ -221,7 +162,7 @@ domain_there(const struct gandi *gd, char *err, size_t errlen)
 	if (e == PERR_NOTFOUND)
 		snprintf(err, errlen, "Gandi LiveDNS at %s: 404 Not Found: "
 		    "LiveDNS does not serve %s for apiToken (check zone)",
-		    gd->domain_url, gd->zone);
+		    gd->domain_url, gd->api.zone);
 	http_resp_free(&rs);
 	return e;
 }
@@ -238,8 +179,7 @@ gandi_read(void *priv, const char *fqdn, struct rrset *sets, size_t nsets,
 
 	for (k = 0; k < nsets; k++)
 		rrset_clear(&sets[k]);
-	/* A short Retry-After is waited out within the timeout. */
-	gd->deadline = mono_ms() + gd->timeout_ms;
+	api_begin(&gd->api);
 	e = gd_call(gd, "GET", url, NULL, 200, &rs, err, errlen);
 	if (e == PERR_OK && gandi_parse_records(rs.body, rs.len, sets, nsets,
 	    why, sizeof(why)) == -1) {
@@ -283,7 +223,7 @@ gandi_replace(void *priv, const char *fqdn, const struct rrset *sets,
 	size_t i;
 	enum perr e = PERR_OK;
 
-	gd->deadline = mono_ms() + gd->timeout_ms;
+	api_begin(&gd->api);
 	/* In the order given; the first failure ends the update. */
 	for (i = 0; i < nsets && e == PERR_OK; i++) {
 		url = records_url(gd, fqdn, rrtype_str(sets[i].type));

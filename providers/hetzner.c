@@ -24,12 +24,10 @@
  * console API (dns.hetzner.com) is not spoken.
  */
 
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <time.h>
 
 #include <curl/curl.h>
 #include <jansson.h>
@@ -37,6 +35,7 @@
 #include "config.h"
 #include "http.h"
 #include "provider.h"
+#include "providers/api.h"
 #include "rrset.h"
 #include "util.h"
 
@@ -53,37 +52,32 @@ static const struct provider_key hetzner_keys[] = {
 };
 
 struct hz {
-	char		*base;		/* no trailing slash */
-	char		*auth_hdr;	/* "Authorization: Bearer ..." */
-	char		*zone;		/* lower case, no trailing dot */
-	long long	 timeout_ms;
-	long long	 deadline;	/* mono_ms() bound of this operation */
+	struct api	 api;
 };
 
 /* ---------------------------------------------------------------- parsers */
 
 /* "Hetzner error not_found: zone not found" from {"error": {...}}. */
+static const struct api_errtext hz_err = {
+	.prefix = "Hetzner error ",
+	.form = { { .in = "error", .code = "code", .msg = "message" } },
+};
+
 static int
 hz_errtext(const char *buf, size_t len, char *out, size_t outlen)
 {
-	json_t *root, *e, *code, *msg;
-	json_error_t je;
-	int rv = -1;
-
-	if ((root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je)) == NULL)
-		return -1;
-	e = json_is_object(root) ? json_object_get(root, "error") : NULL;
-	code = json_is_object(e) ? json_object_get(e, "code") : NULL;
-	msg = json_is_object(e) ? json_object_get(e, "message") : NULL;
-	if (json_is_string(code) && json_is_string(msg)) {
-		snprintf(out, outlen, "Hetzner error %s: %s",
-		    json_string_value(code), json_string_value(msg));
-		text_printable(out);
-		rv = 0;
-	}
-	json_decref(root);
-	return rv;
+	return api_errtext(&hz_err, buf, len, out, outlen);
 }
+
+static const struct api_def hz_api = {
+	.who = "Hetzner",
+	.base_url = HZ_BASE_URL,
+	.auth_key = "apiToken",
+	.auth = "Authorization: Bearer ",
+	.zone_key = "zone",
+	.timeout = HZ_TIMEOUT,
+	.errtext = hz_errtext,
+};
 
 /*
  * The sets of name (relative, as the API names it) in a list answer
@@ -218,37 +212,14 @@ static enum perr
 hz_call(struct hz *hz, const char *method, const char *url, const char *body,
     struct http_resp *rs, char *err, size_t errlen)
 {
-	const char *hdrs[] = { hz->auth_hdr, "Accept: application/json",
-	    body != NULL ? "Content-Type: application/json" : NULL, NULL };
-	struct http_req rq = {
-		.who = "Hetzner",
-		.method = method,
-		.url = url,
-		.headers = hdrs,
-		.body = body,
-		.body_len = body != NULL ? strlen(body) : 0,
-		.timeout_ms = hz->timeout_ms,
-		.deadline = hz->deadline,
-		.errtext = hz_errtext,
-	};
+	struct http_req rq = { .method = method, .url = url, .body = body };
 	enum perr e;
 
-	e = http_call(&rq, rs, err, errlen);
+	e = api_call(&hz->api, &rq, rs, err, errlen);
 	/* locked, conflict: another action holds the set; the next run. */
 	if (e == PERR_INVALID && (rs->status == 409 || rs->status == 423))
 		e = PERR_TEMP;
 	return e;
-}
-
-static void
-sleep_ms(long long ms)
-{
-	struct timespec ts;
-
-	ts.tv_sec = (time_t)(ms / 1000);
-	ts.tv_nsec = (long)(ms % 1000) * 1000000L;
-	while (nanosleep(&ts, &ts) == -1)
-		;
 }
 
 /* A write whose answer carries an action, waited for to its end. */
@@ -281,17 +252,17 @@ hz_write(struct hz *hz, const char *method, const char *url, const char *body,
 			}
 			break;
 		}
-		if (mono_ms() + HZ_POLL_MS > hz->deadline) {
+		if (mono_ms() + HZ_POLL_MS > hz->api.deadline) {
 			snprintf(err, errlen, "Hetzner at %s: action %lld "
 			    "still running after %llds", url, id,
-			    hz->timeout_ms / 1000);
+			    hz->api.timeout_ms / 1000);
 			e = PERR_TEMP;
 			break;
 		}
-		sleep_ms(HZ_POLL_MS);
+		http_sleep_ms(HZ_POLL_MS);
 		http_resp_free(&rs);
-		snprintf(aurl, sizeof(aurl), "%s/zones/actions/%lld", hz->base,
-		    id);
+		snprintf(aurl, sizeof(aurl), "%s/zones/actions/%lld",
+		    hz->api.base, id);
 		if ((e = hz_call(hz, "GET", aurl, NULL, &rs, err, errlen)) !=
 		    PERR_OK)
 			break;
@@ -307,15 +278,12 @@ out:
 static char *
 rr_name(const struct hz *hz, const char *fqdn)
 {
-	size_t n = strlen(fqdn), z = strlen(hz->zone), i;
-	char *s;
+	char *s = api_relname(&hz->api, fqdn);
 
-	if (n <= z + 1)
-		return xstrdup("@");
-	s = xstrdup(fqdn);
-	s[n - z - 1] = '\0';
-	for (i = 0; s[i] != '\0'; i++)
-		s[i] = (char)tolower((unsigned char)s[i]);
+	if (s[0] == '\0') {
+		free(s);
+		s = xstrdup("@");
+	}
 	return s;
 }
 
@@ -323,10 +291,12 @@ rr_name(const struct hz *hz, const char *fqdn)
 static char *
 rrsets_url(const struct hz *hz, const char *tail)
 {
-	size_t len = strlen(hz->base) + strlen(hz->zone) + strlen(tail) + 32;
+	size_t len = strlen(hz->api.base) + strlen(hz->api.zone) +
+	    strlen(tail) + 32;
 	char *url = xmalloc(len);
 
-	snprintf(url, len, "%s/zones/%s/rrsets%s", hz->base, hz->zone, tail);
+	snprintf(url, len, "%s/zones/%s/rrsets%s", hz->api.base, hz->api.zone,
+	    tail);
 	return url;
 }
 
@@ -429,38 +399,13 @@ hetzner_free(void *priv)
 {
 	struct hz *hz = priv;
 
-	if (hz == NULL)
-		return;
-	free_secret(hz->auth_hdr);
-	free(hz->base);
-	free(hz->zone);
-	free(hz);
+	api_free(hz != NULL ? &hz->api : NULL);
 }
 
 static void *
 hetzner_create(const struct provider_cfg *pc, char *err, size_t errlen)
 {
-	struct hz *hz = xcalloc(1, sizeof(*hz));
-	const char *v;
-	size_t len;
-
-	v = provider_cfg_get(pc, "baseUrl");
-	hz->base = xstrdup(v != NULL ? v : HZ_BASE_URL);
-	for (len = strlen(hz->base); len > 0 && hz->base[len - 1] == '/'; len--)
-		hz->base[len - 1] = '\0';
-	v = provider_cfg_get(pc, "apiToken");
-	len = strlen("Authorization: Bearer ") + strlen(v) + 1;
-	hz->auth_hdr = xmalloc(len);
-	snprintf(hz->auth_hdr, len, "Authorization: Bearer %s", v);
-	hz->zone = provider_zone_name(provider_cfg_get(pc, "zone"));
-	v = provider_cfg_get(pc, "timeout");
-	if (parse_duration(v != NULL ? v : HZ_TIMEOUT, &hz->timeout_ms) == -1 ||
-	    hz->timeout_ms <= 0) {
-		snprintf(err, errlen, "timeout: not a positive duration");
-		hetzner_free(hz);
-		return NULL;
-	}
-	return hz;
+	return api_create(sizeof(struct hz), &hz_api, pc, err, errlen);
 }
 
 static enum perr
@@ -471,7 +416,7 @@ hetzner_read(void *priv, const char *fqdn, struct rrset *sets, size_t nsets,
 	char *name = rr_name(hz, fqdn);
 	enum perr e;
 
-	hz->deadline = mono_ms() + hz->timeout_ms;
+	api_begin(&hz->api);
 	e = hz_list(hz, name, sets, nsets, err, errlen);
 	free(name);
 	return e;
@@ -487,7 +432,7 @@ hetzner_replace(void *priv, const char *fqdn, const struct rrset *sets,
 	size_t k;
 	enum perr e;
 
-	hz->deadline = mono_ms() + hz->timeout_ms;
+	api_begin(&hz->api);
 	memset(cur, 0, sizeof(cur));
 	for (k = 0; k < nsets && k < RR_NTYPES; k++)
 		cur[k].type = sets[k].type;
@@ -511,7 +456,7 @@ const struct provider_ops hetzner_ops = {
 	.ttl_min = 60,
 	.ttl_max = 2147483647,
 	.zone_key = "zone",
-	.check = provider_check_token_zone,
+	.check = api_check_token_zone,
 	.create = hetzner_create,
 	.read = hetzner_read,
 	.replace = hetzner_replace,

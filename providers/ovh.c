@@ -23,7 +23,6 @@
  * X-Ovh-Consumer header: never into a URL or a message.
  */
 
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +36,7 @@
 #include "config.h"
 #include "http.h"
 #include "provider.h"
+#include "providers/api.h"
 #include "rrset.h"
 #include "util.h"
 
@@ -73,40 +73,32 @@ struct orec {
 };
 
 struct ovh {
-	char		*base;		/* .../1.0, no trailing slash */
-	char		*zone;		/* lower case, no trailing dot */
+	struct api	 api;		/* api.base: .../1.0 */
 	char		*app_hdr;	/* "X-Ovh-Application: ..." */
 	char		*ck_hdr;	/* "X-Ovh-Consumer: ...": secret */
 	char		*secret;
 	char		*ck;
-	long long	 timeout_ms;
-	long long	 deadline;	/* mono_ms() bound of this operation's waits */
 	long long	 delta;		/* server time - our time, seconds */
 	int		 have_delta;
 };
 
 /* OVH's error document: {"message", "errorCode"?, "httpCode"?, "class"?}. */
+static const struct api_errtext ovh_err = {
+	.form = { { .code = "errorCode", .code_opt = 1, .msg = "message" } },
+};
+
 static int
 ovh_errtext(const char *buf, size_t len, char *out, size_t outlen)
 {
-	json_t *root, *msg, *code;
-	json_error_t je;
-	int rv = -1;
-
-	if ((root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je)) == NULL)
-		return -1;
-	msg = json_object_get(root, "message");
-	code = json_object_get(root, "errorCode");
-	if (json_is_string(msg)) {
-		snprintf(out, outlen, "%s%s%s", json_is_string(code) ?
-		    json_string_value(code) : "", json_is_string(code) ? ": " :
-		    "", json_string_value(msg));
-		text_printable(out);
-		rv = 0;
-	}
-	json_decref(root);
-	return rv;
+	return api_errtext(&ovh_err, buf, len, out, outlen);
 }
+
+/* The requests are signed (ovh_sign()): no credential header here. */
+static const struct api_def ovh_api = {
+	.who = "OVH",
+	.zone_key = "zone",
+	.errtext = ovh_errtext,
+};
 
 /* The answer of /auth/time: a bare positive integer. */
 static int
@@ -273,13 +265,8 @@ ovh_check(const struct provider_cfg *pc, const char **key, char *err,
 		if (provider_check_header_secret(pc, creds[i], key, err,
 		    errlen) == -1)
 			return -1;
-	*key = "zone";
-	v = provider_cfg_get(pc, "zone");
-	if (v[0] == '\0' || v[0] == '.' || strpbrk(v, "/?#%& ") != NULL ||
-	    strstr(v, "..") != NULL || strlen(v) > 254) {
-		snprintf(err, errlen, "zone: \"%s\" is not a DNS zone name", v);
+	if (provider_check_zone(pc, "zone", key, err, errlen) == -1)
 		return -1;
-	}
 	if (provider_check_timeout(pc, key, err, errlen) == -1)
 		return -1;
 	*key = NULL;
@@ -293,13 +280,11 @@ ovh_free(void *priv)
 
 	if (ov == NULL)
 		return;
-	free(ov->base);
-	free(ov->zone);
 	free(ov->app_hdr);
 	free_secret(ov->ck_hdr);
 	free_secret(ov->secret);
 	free_secret(ov->ck);
-	free(ov);
+	api_free(&ov->api);
 }
 
 static char *
@@ -316,27 +301,13 @@ static void *
 ovh_create(const struct provider_cfg *pc, char *err, size_t errlen)
 {
 	struct ovh *ov;
-	const char *v, *key;
-	size_t i, len;
+	const char *key;
 	int named;
 
-	ov = xcalloc(1, sizeof(*ov));
+	if ((ov = api_create(sizeof(*ov), &ovh_api, pc, err, errlen)) == NULL)
+		return NULL;
 	/* ovh_check() passed: a name or a base URL. */
-	ov->base = xstrdup(ovh_url(pc, &key, &named));
-	for (len = strlen(ov->base); len > 0 && ov->base[len - 1] == '/';
-	    len--)
-		ov->base[len - 1] = '\0';
-	ov->zone = xstrdup(provider_cfg_get(pc, "zone"));
-	len = strlen(ov->zone);
-	if (len > 1 && ov->zone[len - 1] == '.')
-		ov->zone[len - 1] = '\0';
-	for (i = 0; ov->zone[i] != '\0'; i++)
-		ov->zone[i] = (char)tolower((unsigned char)ov->zone[i]);
-	v = provider_cfg_get(pc, "timeout");
-	if (parse_duration(v != NULL ? v : "10s", &ov->timeout_ms) == -1) {
-		snprintf(err, errlen, "timeout: not a duration");
-		goto fail;
-	}
+	api_set_base(&ov->api, ovh_url(pc, &key, &named));
 	ov->app_hdr = header("X-Ovh-Application",
 	    provider_cfg_get(pc, "applicationKey"));
 	ov->ck_hdr = header("X-Ovh-Consumer",
@@ -344,9 +315,6 @@ ovh_create(const struct provider_cfg *pc, char *err, size_t errlen)
 	ov->secret = xstrdup(provider_cfg_get(pc, "applicationSecret"));
 	ov->ck = xstrdup(provider_cfg_get(pc, "consumerKey"));
 	return ov;
-fail:
-	ovh_free(ov);
-	return NULL;
 }
 
 /* "$1$" + hex SHA-1 of the parts joined with "+"; 0 or -1. */
@@ -396,8 +364,9 @@ cat2(const char *a, const char *b)
 static enum perr
 ovh_clock(struct ovh *ov, char *err, size_t errlen)
 {
+	/* Not signed, and without an Accept header. */
 	struct http_req rq = { .who = "OVH", .method = "GET",
-	    .timeout_ms = ov->timeout_ms, .deadline = ov->deadline,
+	    .timeout_ms = ov->api.timeout_ms, .deadline = ov->api.deadline,
 	    .want = 200, .errtext = ovh_errtext };
 	struct http_resp rs;
 	long long t;
@@ -405,7 +374,7 @@ ovh_clock(struct ovh *ov, char *err, size_t errlen)
 
 	if (ov->have_delta)
 		return PERR_OK;
-	rq.url = cat2(ov->base, "/auth/time");
+	rq.url = cat2(ov->api.base, "/auth/time");
 	e = http_call(&rq, &rs, err, errlen);
 	if (e == PERR_OK && ovh_parse_time(rs.body, rs.len, &t) == -1) {
 		snprintf(err, errlen, "OVH at %s: unexpected answer: not a "
@@ -429,9 +398,7 @@ static enum perr
 ovh_call(struct ovh *ov, const char *method, const char *path,
     const char *body, struct http_resp *rs, char *err, size_t errlen)
 {
-	struct http_req rq = { .who = "OVH", .method = method,
-	    .timeout_ms = ov->timeout_ms, .deadline = ov->deadline,
-	    .want = 200, .errtext = ovh_errtext };
+	struct http_req rq = { .method = method, .want = 200 };
 	const char *hdrs[8];
 	char *url, tshdr[64], sig[64], sighdr[96], code[160];
 	long long ts;
@@ -441,7 +408,7 @@ ovh_call(struct ovh *ov, const char *method, const char *path,
 	memset(rs, 0, sizeof(*rs));
 	if ((e = ovh_clock(ov, err, errlen)) != PERR_OK)
 		return e;
-	rq.url = url = cat2(ov->base, path);
+	rq.url = url = cat2(ov->api.base, path);
 	ts = (long long)time(NULL) + ov->delta;
 	if (ovh_sign(ov, method, url, body != NULL ? body : "", ts, sig,
 	    sizeof(sig)) == -1) {
@@ -462,8 +429,7 @@ ovh_call(struct ovh *ov, const char *method, const char *path,
 	hdrs[h] = NULL;
 	rq.headers = hdrs;
 	rq.body = body;
-	rq.body_len = body != NULL ? strlen(body) : 0;
-	e = http_call(&rq, rs, err, errlen);
+	e = api_call(&ov->api, &rq, rs, err, errlen);
 	/* A bad signature is a wrong secret; out of time, a clock. */
 	if (e == PERR_INVALID && rs->status == 400 &&
 	    ovh_errtext(rs->body, rs->len, code, sizeof(code)) == 0) {
@@ -480,17 +446,7 @@ ovh_call(struct ovh *ov, const char *method, const char *path,
 static char *
 ovh_sub(const struct ovh *ov, const char *fqdn)
 {
-	size_t flen = strlen(fqdn), zlen = strlen(ov->zone);
-	char *rel, *s;
-
-	if (flen > 0 && fqdn[flen - 1] == '.')
-		flen--;
-	rel = xstrdup(fqdn);
-	/* The core checked that fqdn is in the zone. */
-	rel[flen > zlen ? flen - zlen - 1 : 0] = '\0';
-	for (s = rel; *s != '\0'; s++)
-		*s = (char)tolower((unsigned char)*s);
-	return rel;
+	return api_relname(&ov->api, fqdn);
 }
 
 /* The records of sub and family into recs, their count in *n. */
@@ -511,25 +467,25 @@ ovh_list(struct ovh *ov, const char *sub, int family, struct orec *recs,
 		return PERR_TEMP;
 	}
 	snprintf(path, sizeof(path), "/domain/zone/%s/record?fieldType=%s&"
-	    "subDomain=%s", ov->zone, family == 6 ? "AAAA" : "A", esc);
+	    "subDomain=%s", ov->api.zone, family == 6 ? "AAAA" : "A", esc);
 	curl_free(esc);
 	e = ovh_call(ov, "GET", path, NULL, &rs, err, errlen);
 	if (e == PERR_OK && (got = ovh_parse_ids(rs.body, rs.len, ids,
 	    OVH_MAX_RECORDS, why, sizeof(why))) == -1) {
 		snprintf(err, errlen, "OVH at %s%s: unexpected answer: %s",
-		    ov->base, path, why);
+		    ov->api.base, path, why);
 		e = PERR_INVALID;
 	}
 	http_resp_free(&rs);
 	for (i = 0; e == PERR_OK && i < (size_t)got; i++) {
 		snprintf(path, sizeof(path), "/domain/zone/%s/record/%lld",
-		    ov->zone, ids[i]);
+		    ov->api.zone, ids[i]);
 		e = ovh_call(ov, "GET", path, NULL, &rs, err, errlen);
 		pr = e == PERR_OK ? ovh_parse_record(rs.body, rs.len, family,
 		    sub, &recs[*n], why, sizeof(why)) : 1;
 		if (pr == -1) {
 			snprintf(err, errlen, "OVH at %s%s: unexpected "
-			    "answer: %s", ov->base, path, why);
+			    "answer: %s", ov->api.base, path, why);
 			e = PERR_INVALID;
 		} else if (pr == 0) {
 			/* Deleted, if it comes to that, by the id asked for. */
@@ -551,7 +507,7 @@ ovh_read(void *priv, const char *fqdn, struct rrset *sets, size_t nsets,
 	size_t i, j, n;
 	enum perr e = PERR_OK;
 
-	ov->deadline = mono_ms() + ov->timeout_ms;
+	api_begin(&ov->api);
 	recs = xcalloc(OVH_MAX_RECORDS, sizeof(*recs));
 	sub = ovh_sub(ov, fqdn);
 	for (i = 0; i < nsets && e == PERR_OK; i++) {
@@ -615,7 +571,7 @@ ovh_sync(struct ovh *ov, const char *sub, const struct rrset *set,
 
 	recs = xcalloc(OVH_MAX_RECORDS, sizeof(*recs));
 	e = ovh_list(ov, sub, family, recs, &n, err, errlen);
-	snprintf(base, sizeof(base), "/domain/zone/%s/record", ov->zone);
+	snprintf(base, sizeof(base), "/domain/zone/%s/record", ov->api.zone);
 	/* What is missing first, so the name never goes empty. */
 	for (i = 0; e == PERR_OK && i < set->addrs.n; i++) {
 		for (j = 0; j < n && (recs[j].keep ||
@@ -656,7 +612,7 @@ ovh_replace(void *priv, const char *fqdn, const struct rrset *sets,
 	int wrote = 0;
 	enum perr e = PERR_OK, re;
 
-	ov->deadline = mono_ms() + ov->timeout_ms;
+	api_begin(&ov->api);
 	sub = ovh_sub(ov, fqdn);
 	for (i = 0; i < nsets && e == PERR_OK; i++)
 		e = ovh_sync(ov, sub, &sets[i], &wrote, err, errlen);
@@ -666,7 +622,7 @@ ovh_replace(void *priv, const char *fqdn, const struct rrset *sets,
 	 */
 	if (wrote) {
 		snprintf(path, sizeof(path), "/domain/zone/%s/refresh",
-		    ov->zone);
+		    ov->api.zone);
 		re = ovh_write(ov, "POST", path, NULL, &wrote, rerr,
 		    sizeof(rerr));
 		if (e == PERR_OK && re != PERR_OK) {

@@ -14,7 +14,6 @@
  * can be fuzzed on its own.
  */
 
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +25,7 @@
 #include "config.h"
 #include "http.h"
 #include "provider.h"
+#include "providers/api.h"
 #include "util.h"
 
 #define PD_DEFAULT_TIMEOUT	"10s"
@@ -40,11 +40,22 @@ static const struct provider_key powerdns_keys[] = {
 };
 
 struct pdns {
+	struct api	 api;
 	char		*zone_url;	/* .../servers/ID/zones/ZONE. */
-	char		*zone;		/* lower case, no trailing dot */
-	char		*key_hdr;	/* "X-API-Key: ..." */
-	long long	 timeout_ms;
-	long long	 deadline;	/* mono_ms() bound of this operation's waits */
+	char		*notfound;	/* the hint of a 404, naming the zone */
+};
+
+static int	parse_error(const char *buf, size_t len, char *out,
+		    size_t outlen);
+
+static const struct api_def pdns_api = {
+	.who = "PowerDNS",
+	.auth_key = "apiKey",
+	.auth = "X-API-Key: ",
+	.zone_key = "zone",
+	.timeout = PD_DEFAULT_TIMEOUT,
+	.errtext = parse_error,
+	.auth_hint = "check apiKey",
 };
 
 static int
@@ -67,14 +78,8 @@ powerdns_check(const struct provider_cfg *pc, const char **key, char *err,
 		snprintf(err, errlen, "serverId is empty");
 		goto out;
 	}
-	*key = "zone";
-	v = provider_cfg_get(pc, "zone");
-	if (v[0] == '\0' || v[0] == '.' || strchr(v, '/') != NULL ||
-	    strstr(v, "..") != NULL || strlen(v) > 254) {
-		snprintf(err, errlen, "zone: \"%s\" is not a DNS zone name",
-		    v);
+	if (provider_check_zone(pc, "zone", key, err, errlen) == -1)
 		goto out;
-	}
 	if (provider_check_timeout(pc, key, err, errlen) == -1)
 		goto out;
 	*key = NULL;
@@ -89,9 +94,8 @@ pdns_free(struct pdns *pd)
 	if (pd == NULL)
 		return;
 	free(pd->zone_url);
-	free(pd->zone);
-	free_secret(pd->key_hdr);
-	free(pd);
+	free(pd->notfound);
+	api_free(&pd->api);
 }
 
 static void *
@@ -99,50 +103,28 @@ powerdns_create(const struct provider_cfg *pc, char *err, size_t errlen)
 {
 	struct pdns *pd;
 	const char *v;
-	char *sid = NULL, *zid = NULL, *base;
-	size_t i, len;
+	char *sid = NULL, *zid = NULL, *t;
 
-	pd = xcalloc(1, sizeof(*pd));
-	pd->zone = xstrdup(provider_cfg_get(pc, "zone"));
-	len = strlen(pd->zone);
-	if (len > 1 && pd->zone[len - 1] == '.')
-		pd->zone[len - 1] = '\0';
-	for (i = 0; pd->zone[i] != '\0'; i++)
-		pd->zone[i] = (char)tolower((unsigned char)pd->zone[i]);
-	v = provider_cfg_get(pc, "timeout");
-	if (parse_duration(v != NULL ? v : PD_DEFAULT_TIMEOUT,
-	    &pd->timeout_ms) == -1 || pd->timeout_ms <= 0) {
-		snprintf(err, errlen, "timeout: not a positive duration");
-		goto fail;
-	}
-	v = provider_cfg_get(pc, "apiKey");
-	len = strlen("X-API-Key: ") + strlen(v) + 1;
-	pd->key_hdr = xmalloc(len);
-	snprintf(pd->key_hdr, len, "X-API-Key: %s", v);
-
+	if ((pd = api_create(sizeof(*pd), &pdns_api, pc, err, errlen)) == NULL)
+		return NULL;
 	v = provider_cfg_get(pc, "serverId");
 	sid = curl_easy_escape(NULL, v != NULL ? v : "localhost", 0);
-	zid = curl_easy_escape(NULL, pd->zone, 0);
+	zid = curl_easy_escape(NULL, pd->api.zone, 0);
 	if (sid == NULL || zid == NULL) {
 		snprintf(err, errlen, "out of memory");
-		goto fail;
+		pdns_free(pd);
+		pd = NULL;
+		goto out;
 	}
-	base = xstrdup(provider_cfg_get(pc, "baseUrl"));
-	for (len = strlen(base); len > 0 && base[len - 1] == '/'; len--)
-		base[len - 1] = '\0';
-	len = strlen(base) + strlen(sid) + strlen(zid) + 64;
-	pd->zone_url = xmalloc(len);
-	snprintf(pd->zone_url, len, "%s/api/v1/servers/%s/zones/%s.", base,
-	    sid, zid);
-	free(base);
+	t = xconcat(pd->api.base, "/api/v1/servers/", sid, "/zones/", zid);
+	pd->zone_url = xconcat(t, ".", "", "", "");
+	free(t);
+	pd->notfound = xconcat("zone ", pd->api.zone, ". not found (or wrong "
+	    "serverId)", "", "");
+out:
 	curl_free(sid);
 	curl_free(zid);
 	return pd;
-fail:
-	curl_free(sid);
-	curl_free(zid);
-	pdns_free(pd);
-	return NULL;
 }
 
 /*
@@ -174,31 +156,16 @@ parse_error(const char *buf, size_t len, char *out, size_t outlen)
  * the URL and status in err.
  */
 static enum perr
-api_call(const struct pdns *pd, const char *method, const char *url,
+pd_call(const struct pdns *pd, const char *method, const char *url,
     const char *json, long want, struct http_resp *rs, char *err,
     size_t errlen)
 {
-	const char *hdrs[] = { pd->key_hdr, "Accept: application/json",
-	    json != NULL ? "Content-Type: application/json" : NULL, NULL };
-	char nf[320];
 	struct http_req rq = {
-		.who = "PowerDNS",
-		.method = method,
-		.url = url,
-		.headers = hdrs,
-		.body = json,
-		.body_len = json != NULL ? strlen(json) : 0,
-		.timeout_ms = pd->timeout_ms,
-		.deadline = pd->deadline,
-		.want = want,
-		.errtext = parse_error,
-		.auth_hint = "check apiKey",
-		.notfound_hint = nf,
+		.method = method, .url = url, .body = json, .want = want,
+		.notfound_hint = pd->notfound,
 	};
 
-	snprintf(nf, sizeof(nf), "zone %s. not found (or wrong serverId)",
-	    pd->zone);
-	return http_call(&rq, rs, err, errlen);
+	return api_call(&pd->api, &rq, rs, err, errlen);
 }
 
 /*
@@ -296,23 +263,6 @@ out:
 	return rv;
 }
 
-/* "app.example.test." */
-static char *
-abs_name(const char *fqdn)
-{
-	size_t i, len;
-	char *s;
-
-	len = strlen(fqdn);
-	s = xmalloc(len + 2);
-	for (i = 0; i < len; i++)
-		s[i] = (char)tolower((unsigned char)fqdn[i]);
-	if (len == 0 || s[len - 1] != '.')
-		s[len++] = '.';
-	s[len] = '\0';
-	return s;
-}
-
 static enum perr
 powerdns_read(void *priv, const char *fqdn, struct rrset *sets, size_t nsets,
     char *err, size_t errlen)
@@ -323,13 +273,13 @@ powerdns_read(void *priv, const char *fqdn, struct rrset *sets, size_t nsets,
 	size_t i, len;
 	enum perr rv = PERR_TEMP;
 
-	pd->deadline = mono_ms() + pd->timeout_ms;
+	api_begin(&pd->api);
 	memset(&rs, 0, sizeof(rs));
 	for (i = 0; i < nsets; i++) {
 		sets[i].ttl = 0;
 		addrset_free(&sets[i].addrs);
 	}
-	name = abs_name(fqdn);
+	name = api_absname(fqdn);
 	if ((esc = curl_easy_escape(NULL, name, 0)) == NULL) {
 		snprintf(err, errlen, "PowerDNS: out of memory");
 		goto out;
@@ -337,7 +287,7 @@ powerdns_read(void *priv, const char *fqdn, struct rrset *sets, size_t nsets,
 	len = strlen(pd->zone_url) + strlen(esc) + 32;
 	url = xmalloc(len);
 	snprintf(url, len, "%s?rrset_name=%s", pd->zone_url, esc);
-	if ((rv = api_call(pd, "GET", url, NULL, 0, &rs, err, errlen)) !=
+	if ((rv = pd_call(pd, "GET", url, NULL, 0, &rs, err, errlen)) !=
 	    PERR_OK)
 		goto out;
 	if (parse_zone(rs.body, rs.len, name, sets, nsets, perr_,
@@ -401,9 +351,9 @@ powerdns_replace(void *priv, const char *fqdn, const struct rrset *sets,
 	char *name, *json;
 	enum perr rv;
 
-	pd->deadline = mono_ms() + pd->timeout_ms;
+	api_begin(&pd->api);
 	memset(&rs, 0, sizeof(rs));
-	name = abs_name(fqdn);
+	name = api_absname(fqdn);
 	if ((json = patch_body(name, sets, nsets)) == NULL) {
 		snprintf(err, errlen, "PowerDNS: cannot build the request for "
 		    "%s", fqdn);
@@ -411,7 +361,7 @@ powerdns_replace(void *priv, const char *fqdn, const struct rrset *sets,
 		goto out;
 	}
 	/* PowerDNS answers a PATCH that worked with 204 No Content. */
-	rv = api_call(pd, "PATCH", pd->zone_url, json, 204, &rs, err, errlen);
+	rv = pd_call(pd, "PATCH", pd->zone_url, json, 204, &rs, err, errlen);
 out:
 	http_resp_free(&rs);
 	free(json);

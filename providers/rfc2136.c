@@ -183,7 +183,6 @@ rfc2136_check(const struct provider_cfg *pc, const char **key, char *err,
 	const char *v, *name, *secret;
 	char host[R2_HOST_MAX];
 	struct addr a;
-	ldns_rdf *d;
 	int port;
 
 	*key = "server";
@@ -194,17 +193,8 @@ rfc2136_check(const struct provider_cfg *pc, const char **key, char *err,
 		    "address with an optional :port (IPv6 as [::1]:53)", v);
 		return -1;
 	}
-	*key = "zone";
-	v = provider_cfg_get(pc, "zone");
-	d = NULL;
-	if (v[0] == '\0' || strcmp(v, ".") == 0 ||
-	    ldns_str2rdf_dname(&d, v) != LDNS_STATUS_OK) {
-		ldns_rdf_deep_free(d);
-		snprintf(err, errlen, "zone: \"%s\" is not a DNS zone name",
-		    v);
+	if (provider_check_zone(pc, "zone", key, err, errlen) == -1)
 		return -1;
-	}
-	ldns_rdf_deep_free(d);
 
 	name = provider_cfg_get(pc, "keyName");
 	secret = provider_cfg_get(pc, "keySecret");
@@ -263,22 +253,6 @@ r2_free(struct r2 *r2)
 	free(r2);
 }
 
-/* Lower case without the trailing dot. */
-static char *
-dname_norm(const char *s)
-{
-	char *d;
-	size_t i, len;
-
-	d = xstrdup(s);
-	len = strlen(d);
-	if (len > 1 && d[len - 1] == '.')
-		d[len - 1] = '\0';
-	for (i = 0; d[i] != '\0'; i++)
-		d[i] = (char)tolower((unsigned char)d[i]);
-	return d;
-}
-
 /*
  * A server given by name is resolved here, once per run, with the
  * system resolver (getaddrinfo): the first address returned is used for
@@ -325,7 +299,7 @@ rfc2136_create(const struct provider_cfg *pc, char *err, size_t errlen)
 		}
 		freeaddrinfo(res);
 	}
-	r2->zone = dname_norm(provider_cfg_get(pc, "zone"));
+	r2->zone = provider_zone_name(provider_cfg_get(pc, "zone"));
 	if ((v = provider_cfg_get(pc, "keyName")) != NULL) {
 		r2->key_name = xstrdup(v);
 		r2->key_secret = xstrdup(provider_cfg_get(pc, "keySecret"));
@@ -348,15 +322,6 @@ rfc2136_create(const struct provider_cfg *pc, char *err, size_t errlen)
 fail:
 	r2_free(r2);
 	return NULL;
-}
-
-static void
-fmt_ms(long long ms, char *buf, size_t len)
-{
-	if (ms % 1000 == 0)
-		snprintf(buf, len, "%llds", ms / 1000);
-	else
-		snprintf(buf, len, "%lldms", ms);
 }
 
 /* Results of the socket I/O of one exchange. */
@@ -573,7 +538,7 @@ r2_send(const struct r2 *r2, ldns_pkt *q, int tcp, ldns_pkt **ans,
 	}
 	io = r2_exchange(r2, tcp, wire, len, &reply, &rlen, &e);
 	if (io == R2_IO_TIMEOUT) {
-		fmt_ms(r2->timeout_ms, tmo, sizeof(tmo));
+		format_duration(r2->timeout_ms, tmo, sizeof(tmo));
 		snprintf(err, errlen, "server %s: timeout: no answer within "
 		    "%s (%s)", r2->label, tmo, proto);
 		goto out;

@@ -44,6 +44,7 @@
 #include "config.h"
 #include "http.h"
 #include "provider.h"
+#include "providers/api.h"
 #include "util.h"
 
 #define R53_BASE_URL	"https://route53.amazonaws.com"
@@ -80,12 +81,11 @@ struct r53page {
 };
 
 struct r53 {
+	struct api	 api;
 	char		*rrset_url;	/* .../2013-04-01/hostedzone/ID/rrset */
 	char		*sigv4;		/* "aws:amz:REGION:route53" */
 	char		*userpwd;	/* "KEY:SECRET": secret */
 	char		*token_hdr;	/* "X-Amz-Security-Token: ...": secret */
-	long long	 timeout_ms;
-	long long	 deadline;	/* mono_ms() bound of this operation's waits */
 };
 
 /* ------------------------------------------------------------------ XML */
@@ -274,6 +274,16 @@ r53_errtext(const char *buf, size_t len, char *out, size_t outlen)
 {
 	return r53_error(buf, len, NULL, 0, out, outlen);
 }
+
+/*
+ * Signed by libcurl (SigV4, r53_call()): no credential header; the
+ * hosted zone is named by id, so there is no zone name to check.
+ */
+static const struct api_def r53_api = {
+	.who = "Route 53",
+	.base_url = R53_BASE_URL,
+	.errtext = r53_errtext,
+};
 
 static int
 set_index(const char *type)
@@ -579,11 +589,8 @@ r53_call(struct r53 *r, const char *method, const char *url,
 	    "IncompleteSignature", "MissingAuthenticationToken", NULL };
 	const char *hdrs[3];
 	struct http_req rq = {
-		.who = "Route 53", .method = method, .url = url,
-		.headers = hdrs, .body = body,
-		.body_len = body != NULL ? strlen(body) : 0,
-		.timeout_ms = r->timeout_ms, .deadline = r->deadline,
-		.want = 200, .errtext = r53_errtext, .err_ctype = "text/xml",
+		.method = method, .url = url, .headers = hdrs, .body = body,
+		.want = 200, .err_ctype = "text/xml",
 		.aws_sigv4 = r->sigv4, .userpwd = r->userpwd,
 	};
 	char code[128], text[8];
@@ -595,7 +602,7 @@ r53_call(struct r53 *r, const char *method, const char *url,
 	if (body != NULL)
 		hdrs[h++] = "Content-Type: text/xml";
 	hdrs[h] = NULL;
-	if ((e = http_call(&rq, rs, err, errlen)) == PERR_OK ||
+	if ((e = api_call(&r->api, &rq, rs, err, errlen)) == PERR_OK ||
 	    rs->status < 400 || r53_error(rs->body, rs->len, code,
 	    sizeof(code), text, sizeof(text)) == -1)
 		goto out;
@@ -683,21 +690,6 @@ r53_list(struct r53 *r, const char *name, struct r53set cur[2], char *err,
 	return e;
 }
 
-/* fqdn as Route 53 writes names: lower case, with the final dot. */
-static char *
-abs_name(const char *fqdn)
-{
-	size_t i, len = strlen(fqdn);
-	char *s = xmalloc(len + 2);
-
-	for (i = 0; i < len; i++)
-		s[i] = (char)tolower((unsigned char)fqdn[i]);
-	if (len == 0 || s[len - 1] != '.')
-		s[len++] = '.';
-	s[len] = '\0';
-	return s;
-}
-
 /* ---------------------------------------------------------- the provider */
 
 static int
@@ -752,14 +744,7 @@ route53_check(const struct provider_cfg *pc, const char **key, char *err,
 		text_printable(err);
 		return -1;
 	}
-	*key = "baseUrl";
-	v = provider_cfg_get(pc, "baseUrl");
-	if (v != NULL && http_check_base_url("baseUrl", v, err, errlen) == -1)
-		return -1;
-	if (provider_check_timeout(pc, key, err, errlen) == -1)
-		return -1;
-	*key = NULL;
-	return 0;
+	return api_check_url_timeout(pc, key, err, errlen);
 }
 
 static void
@@ -773,7 +758,7 @@ route53_free(void *priv)
 	free(r->sigv4);
 	free_secret(r->userpwd);
 	free_secret(r->token_hdr);
-	free(r);
+	api_free(&r->api);
 }
 
 static char *
@@ -791,28 +776,14 @@ route53_create(const struct provider_cfg *pc, char *err, size_t errlen)
 {
 	struct r53 *r;
 	const char *v, *id;
-	char *base;
-	size_t len;
 
-	r = xcalloc(1, sizeof(*r));
-	v = provider_cfg_get(pc, "timeout");
-	if (parse_duration(v != NULL ? v : "10s", &r->timeout_ms) == -1) {
-		snprintf(err, errlen, "timeout: not a duration");
-		route53_free(r);
+	if ((r = api_create(sizeof(*r), &r53_api, pc, err, errlen)) == NULL)
 		return NULL;
-	}
-	v = provider_cfg_get(pc, "baseUrl");
-	base = xstrdup(v != NULL ? v : R53_BASE_URL);
-	for (len = strlen(base); len > 0 && base[len - 1] == '/'; len--)
-		base[len - 1] = '\0';
 	id = provider_cfg_get(pc, "hostedZoneId");
 	if (strncmp(id, "/hostedzone/", 12) == 0)
 		id += 12;
-	len = strlen(base) + strlen(id) + 64;
-	r->rrset_url = xmalloc(len);
-	snprintf(r->rrset_url, len, "%s/2013-04-01/hostedzone/%s/rrset", base,
-	    id);
-	free(base);
+	r->rrset_url = xconcat(r->api.base, "/2013-04-01/hostedzone/", id,
+	    "/rrset", "");
 	v = provider_cfg_get(pc, "region");
 	r->sigv4 = joined("aws:amz:", v != NULL ? v : "us-east-1",
 	    ":route53");
@@ -834,11 +805,11 @@ route53_read(void *priv, const char *fqdn, struct rrset *sets, size_t nsets,
 	int k;
 	enum perr e;
 
-	r->deadline = mono_ms() + r->timeout_ms;
+	api_begin(&r->api);
 	memset(cur, 0, sizeof(cur));
 	for (i = 0; i < nsets; i++)
 		rrset_clear(&sets[i]);
-	name = abs_name(fqdn);
+	name = api_absname(fqdn);
 	if ((e = r53_list(r, name, cur, err, errlen)) == PERR_OK)
 		for (i = 0; i < nsets; i++) {
 			k = sets[i].type == RR_AAAA;
@@ -863,10 +834,10 @@ route53_replace(void *priv, const char *fqdn, const struct rrset *sets,
 	char *name, *body = NULL, *url = NULL, why[256], id[128];
 	enum perr e;
 
-	r->deadline = mono_ms() + r->timeout_ms;
+	api_begin(&r->api);
 	memset(cur, 0, sizeof(cur));
 	memset(&rs, 0, sizeof(rs));
-	name = abs_name(fqdn);
+	name = api_absname(fqdn);
 	/* A DELETE must name the set exactly as it is now. */
 	if ((e = r53_list(r, name, cur, err, errlen)) != PERR_OK)
 		goto out;

@@ -14,6 +14,9 @@
 #include <cmocka.h>
 
 #include "http.h"
+#include "provider.h"
+#include "providers/api.h"
+#include "util.h"
 
 static int
 fake_errtext(const char *body, size_t len, char *out, size_t outlen)
@@ -284,6 +287,83 @@ test_printable(void **unused)
 	assert_string_equal(s, "a?b?c?? z");
 }
 
+/* The one zone rule (provider.h). */
+static void
+test_zone_name(void **unused)
+{
+	char label[70];
+
+	(void)unused;
+	assert_true(provider_zone_ok("example.com"));
+	assert_true(provider_zone_ok("Example.COM."));
+	assert_true(provider_zone_ok("xn--bcher-kva.de"));
+	assert_false(provider_zone_ok(""));
+	assert_false(provider_zone_ok("."));
+	assert_false(provider_zone_ok(".example.com"));
+	assert_false(provider_zone_ok("a..b"));
+	assert_false(provider_zone_ok("example.com.."));
+	assert_false(provider_zone_ok("exa mple.com"));
+	assert_false(provider_zone_ok("a/b"));
+	memset(label, 'a', 64);
+	label[64] = '\0';
+	assert_false(provider_zone_ok(label));
+	label[63] = '\0';
+	assert_true(provider_zone_ok(label));
+}
+
+/* One parser, told where each API keeps its message (providers/api.h). */
+static void
+test_errtext(void **unused)
+{
+	static const struct api_errtext coded = {
+		.prefix = "X error ",
+		.form = { { .in = "errors", .in_first = 1, .code = "code",
+		    .code_num = 1, .msg = "message" } },
+		.chain = "error_chain", .hint_code = 9, .hint = " (hint)",
+	};
+	static const struct api_errtext two = {
+		.form = {
+			{ .code = "error", .msg = "error_description",
+			    .final = 1 },
+			{ .in = "error", .in_or_body = 1, .code = "code",
+			    .msg = "message" },
+		},
+		.first_line = 1,
+	};
+	static const struct api_errtext any = {
+		.first_nonempty = 1, .form = { { .msg = "detail" } },
+		.any_key = 1,
+	};
+	char out[128];
+	const char *b;
+
+	(void)unused;
+	b = "{\"errors\":[{\"code\":9,\"message\":\"m\",\"error_chain\":"
+	    "[{\"code\":1,\"message\":\"c\"}]}]}";
+	assert_int_equal(api_errtext(&coded, b, strlen(b), out, sizeof(out)),
+	    0);
+	assert_string_equal(out, "X error 9: m (1: c) (hint)");
+	b = "{\"errors\":[{\"code\":\"9\",\"message\":\"m\"}]}";
+	assert_int_equal(api_errtext(&coded, b, strlen(b), out, sizeof(out)),
+	    -1);
+	b = "{\"error\":\"bad\",\"error_description\":\"AADSTS1\\r\\nTrace\"}";
+	assert_int_equal(api_errtext(&two, b, strlen(b), out, sizeof(out)), 0);
+	assert_string_equal(out, "bad: AADSTS1");
+	/* The code found, its message not: no later form is asked. */
+	b = "{\"error\":\"bad\",\"code\":\"c\",\"message\":\"m\"}";
+	assert_int_equal(api_errtext(&two, b, strlen(b), out, sizeof(out)),
+	    -1);
+	b = "{\"code\":\"c\",\"message\":\"m\"}";
+	assert_int_equal(api_errtext(&two, b, strlen(b), out, sizeof(out)), 0);
+	assert_string_equal(out, "c: m");
+	b = "[{},{\"ttl\":[\"too low\"]}]";
+	assert_int_equal(api_errtext(&any, b, strlen(b), out, sizeof(out)), 0);
+	assert_string_equal(out, "ttl: too low");
+	b = "not json";
+	assert_int_equal(api_errtext(&any, b, strlen(b), out, sizeof(out)),
+	    -1);
+}
+
 int
 main(void)
 {
@@ -295,6 +375,8 @@ main(void)
 		cmocka_unit_test(test_retry_after_message),
 		cmocka_unit_test(test_past_deadline),
 		cmocka_unit_test(test_redirect_names_its_key),
+		cmocka_unit_test(test_zone_name),
+		cmocka_unit_test(test_errtext),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
