@@ -67,7 +67,13 @@ provider_zone_ok(const char *v)
 {
 	size_t len = strlen(v), label = 0, i;
 
-	/* A trailing dot is the root's: "example.com." is a zone name. */
+	/*
+	 * Letters, digits, '-' and '_' (a zone such as
+	 * _acme-challenge.example.com is delegated in practice); an IDN
+	 * in its xn-- form, as every API here takes it (doc/design.md,
+	 * "What a zone name is").  A trailing dot is the root's:
+	 * "example.com." is a zone name.
+	 */
 	if (len > 1 && v[len - 1] == '.')
 		len--;
 	if (len == 0 || len > 253)
@@ -78,7 +84,7 @@ provider_zone_ok(const char *v)
 				return 0;
 			label = 0;
 		} else if (strchr("abcdefghijklmnopqrstuvwxyz"
-		    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-", v[i]) == NULL ||
+		    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_", v[i]) == NULL ||
 		    ++label > 63)
 			return 0;
 	}

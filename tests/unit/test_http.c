@@ -297,6 +297,8 @@ test_zone_name(void **unused)
 	assert_true(provider_zone_ok("example.com"));
 	assert_true(provider_zone_ok("Example.COM."));
 	assert_true(provider_zone_ok("xn--bcher-kva.de"));
+	assert_true(provider_zone_ok("_acme-challenge.example.com"));
+	assert_false(provider_zone_ok("b\xc3\xbc" "cher.de"));
 	assert_false(provider_zone_ok(""));
 	assert_false(provider_zone_ok("."));
 	assert_false(provider_zone_ok(".example.com"));
