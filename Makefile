@@ -208,7 +208,7 @@ LINT_SRCS = $(SRCS) ddup-check.c
 # Both use both cores (LINT_JOBS); a file's clang-tidy output is printed
 # whole, only when it reports something.
 LINT_JOBS ?= 2
-lint:
+lint: include-graph
 	cppcheck -q -j $(LINT_JOBS) --enable=warning,style,performance,portability --std=c11 \
 	    -D_DEFAULT_SOURCE -I. --suppress=variableScope --inline-suppr \
 	    --error-exitcode=1 $(LINT_SRCS)
