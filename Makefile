@@ -39,7 +39,7 @@ LAZY_CPPFLAGS = -DLAZYLIB_PQ='"$(call soname,libpq.so)"' \
 # backends in its own folder with its own list (FOLDER/Makefile.inc).
 CORE_SRCS = util.c log.c config.c config_read.c config_build.c config_notify.c \
 	   config_digest.c check.c decide.c outcome.c status.c dashboard.c \
-	   metrics.c publish.c outbox.c save.c run.c proc.c rrset.c http.c \
+	   metrics.c publish.c outbox.c save.c run.c request.c proc.c rrset.c http.c \
 	   provider.c notify.c vote.c pguri.c redact.c lazylib.c
 STATE_SRCS = state.c
 include state/Makefile.inc

@@ -523,6 +523,28 @@ parallel_limit(long max_parallel)
 	return max_parallel < lim ? max_parallel : lim;
 }
 
+/* check_run()'s request when there is one only: *arg, then none. */
+static int
+next_one(void *arg, struct check_req *req)
+{
+	const struct check_req	**one = arg;
+
+	if (*one == NULL)
+		return 0;
+	*req = **one;
+	*one = NULL;
+	return 1;
+}
+
+int
+check_one(const struct check_req *req, const char *ca_file, char *err,
+    size_t errlen)
+{
+	const struct check_req	*one = req;
+
+	return check_run(1, next_one, &one, 1, ca_file, err, errlen);
+}
+
 void
 check_res_init(struct check_res *res)
 {

@@ -48,6 +48,9 @@ struct check_res {
 int	 check_run(size_t n, int (*next_req)(void *arg, struct check_req *req),
 	    void *arg, long max_parallel, const char *ca_file, char *err,
 	    size_t errlen);
+/* One check alone, as check_run() would run it. */
+int	 check_one(const struct check_req *req, const char *ca_file,
+	    char *err, size_t errlen);
 /* A result before its check: "not checked". */
 void	 check_res_init(struct check_res *res);
 

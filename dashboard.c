@@ -20,6 +20,7 @@
 
 #include "dashboard.h"
 #include "decide.h"
+#include "state.h"
 #include "util.h"
 
 /*
@@ -428,7 +429,7 @@ put_changes(FILE *f, const struct report *r)
 	    "<th>Domain</th><th>Type</th><th>Old</th><th>New</th><th>Tier</th>"
 	    "<th>Result</th></tr></thead>\n<tbody>\n", f);
 	for (i = 0; i < r->nchanges && i < DASH_CHANGES; i++) {
-		const struct report_change *c = &r->changes[i];
+		const struct st_change *c = &r->changes[i];
 
 		fputs("<tr>", f);
 		td_open(f, "Time", NULL);
@@ -514,5 +515,21 @@ dashboard_write(const char *path, const struct report *r, char *err,
 	rc = 0;
 out:
 	free(buf);
+	return rc;
+}
+
+int
+dashboard_write_outcome(const char *path, const struct outcome *o,
+    long long interval_ms, const struct st_change *changes, size_t n,
+    char *err, size_t errlen)
+{
+	struct report	 rep;
+	int		 rc;
+
+	report_from_outcome(&rep, o, interval_ms);
+	rep.changes = changes;
+	rep.nchanges = n;
+	rc = dashboard_write(path, &rep, err, errlen);
+	report_free(&rep);
 	return rc;
 }

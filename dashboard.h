@@ -32,4 +32,15 @@ int	 dashboard_render(FILE *f, const struct report *r);
 int	 dashboard_write(const char *path, const struct report *r, char *err,
 	    size_t errlen);
 
+struct outcome;
+
+/*
+ * The page of a run's outcome o, with the n last DNS changes (newest
+ * first, from state_recent_changes()), put at path as dashboard_write()
+ * does.
+ */
+int	 dashboard_write_outcome(const char *path, const struct outcome *o,
+	    long long interval_ms, const struct st_change *changes, size_t n,
+	    char *err, size_t errlen);
+
 #endif

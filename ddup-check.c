@@ -22,6 +22,7 @@
 #include "config.h"
 #include "log.h"
 #include "redact.h"
+#include "request.h"
 #include "run.h"
 #include "util.h"
 

@@ -181,25 +181,78 @@ struct outcome_fleet {
 };
 
 struct outcome;
+struct check_res;
+struct dec_domain;
+struct dec_ep;
+struct st_checker;
+struct st_domain;
+struct st_drain;
+struct st_ep_snap;
+struct st_last_round;
+struct vote_ep;
 
 /* Making one (run.c). */
 struct outcome	*outcome_create(int kind, long long now, size_t ndomains);
 /*
- * Domain i (in file order), zeroed, with room for cfg's endpoints, for
- * the maker to fill.  previous and published are empty sets to add to.
+ * Domain i (in file order), zeroed, with room for cfg's endpoints (each
+ * with its cfg set), for the maker to fill.  previous and published are
+ * empty sets to add to.
  */
 struct outcome_domain *outcome_fill(struct outcome *o, size_t i,
 	    const struct domain_cfg *cfg);
 struct outcome_control *outcome_control_fill(struct outcome *o);
+
+/*
+ * The maker records each phase of the run as it ends, from the structs
+ * of that phase (all borrowed, as above).  An endpoint as the last run
+ * left it (se's last_result borrowed; drain NULL: not drained):
+ */
+void		 outcome_ep_stored(struct outcome_ep *oe,
+		    const struct st_ep_snap *se, const struct st_drain *drain);
+/*
+ * After the decision: its counters and states (de), this run's check
+ * (res, with check.done; a check.reason already set is the round's
+ * verdict and stays), the round's votes (v; NULL: the stored ones stay).
+ */
+void		 outcome_ep_settle(struct outcome_ep *oe,
+		    const struct dec_ep *de, const struct check_res *res,
+		    const struct vote_ep *v, long long now);
+/*
+ * A domain once its endpoints are settled: kind is the domain's
+ * (OUTCOME_STATUS shows it as stored), pub NULL with OUTCOME_STATUS,
+ * learnt 0 when the run learnt nothing of the endpoints (a failed
+ * controlUrl, a void round), why the dry run's text ("" or NULL: none).
+ */
+void		 outcome_domain_settle(struct outcome_domain *od, int kind,
+		    const struct dec_domain *dec, const struct publication *pub,
+		    const struct st_domain *st, long long now, int learnt,
+		    const char *why);
+/* ddup-check(8), SEVERAL CHECKERS: a domain's round, this run's or a stored one. */
+void		 outcome_round_set(struct outcome_domain *od, long long slot,
+		    long long at, const char *checker, long heard, int void_all);
+void		 outcome_round_stored(struct outcome_domain *od,
+		    const struct st_last_round *lr);
+/* The controlUrl: failing since when (0: it passes), and why. */
+void		 outcome_control_set(struct outcome *o, const char *url,
+		    int failed, long long since, const char *result);
+/*
+ * The fleet from the store's view of its n checkers (names borrowed):
+ * each one's latest report counted in passes and failures.
+ */
+void		 outcome_fleet_from(struct outcome *o, long quorum,
+		    long long slot, const struct st_checker *c, size_t n);
+/*
+ * One log line per endpoint of d whose state changed, and one for the
+ * domain when it lost or regained its healthy endpoints.
+ */
+void		 outcome_log_transitions(const struct outcome *o,
+		    const struct outcome_domain *d);
 /* What DNS held before the run: d's previous, or with unchanged_dns its
    published (not copied: a run holds every domain's outcome). */
 const struct addrset *outcome_previous(const struct outcome_domain *d,
 	    const char **cname);
 /* Stores the time of the last completed run (for --status). */
 void		 outcome_set_last_run(struct outcome *o, long long ms);
-/* SPEC 11: the fleet (borrowed; shared 0 by default). */
-void		 outcome_set_fleet(struct outcome *o,
-		    const struct outcome_fleet *f);
 /* Works out the events from the filled domains; call once, after all. */
 void		 outcome_seal(struct outcome *o);
 void		 outcome_free(struct outcome *o);

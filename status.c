@@ -3,6 +3,7 @@
  * document of SPEC section 8 for scripts, from a run's outcome.
  */
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +12,9 @@
 
 #include "config.h"
 #include "decide.h"
+#include "log.h"
 #include "outcome.h"
+#include "state.h"
 #include "status.h"
 #include "util.h"
 #include "vote.h"
@@ -91,6 +94,54 @@ report_from_outcome(struct report *rep, const struct outcome *o,
 			re->verdict = e->verdict;
 		}
 	}
+}
+
+/* A [notify] section's outbox from its counts. */
+static void
+report_notifiers(struct report *rep, const struct notify_cfg *nc,
+    const struct st_notify_counts *counts, size_t n)
+{
+	size_t	 i;
+
+	rep->nnotifiers = n;
+	rep->notifiers = xcalloc(n + 1, sizeof(*rep->notifiers));
+	for (i = 0; i < n; i++) {
+		struct report_notify *rn = &rep->notifiers[i];
+
+		rn->name = nc[i].name;
+		rn->kind = nc[i].url != NULL ? "webhook" : "program";
+		rn->pending = counts[i].pending;
+		rn->given_up = counts[i].given_up;
+		rn->oldest_pending = counts[i].oldest_pending;
+		rn->last_error = counts[i].last_error[0] != '\0' ?
+		    counts[i].last_error : NULL;
+	}
+}
+
+int
+report_print(FILE *f, const struct outcome *o, long long interval_ms,
+    const struct notify_cfg *nc, const struct st_notify_counts *counts,
+    size_t n, int json)
+{
+	struct report	 rep;
+	int		 rc = 0;
+
+	report_from_outcome(&rep, o, interval_ms);
+	report_notifiers(&rep, nc, counts, n);
+	if (json)
+		rc = report_print_json(f, &rep);
+	else
+		report_print_text(f, &rep);
+	report_free(&rep);
+	/* A full disk or a closed pipe: say so, or the caller sees nothing. */
+	errno = 0;
+	if (fflush(f) == EOF || ferror(f)) {
+		logx(LOG_ERR, NULL, NULL, "cannot write to standard output: %s",
+		    strerror(errno != 0 ? errno : EIO));
+		rc = -1;
+	} else if (rc == -1)
+		logx(LOG_ERR, NULL, NULL, "cannot write the JSON document");
+	return rc;
 }
 
 void

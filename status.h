@@ -37,6 +37,7 @@ struct report_ep {
 
 struct outcome_round;
 struct outcome_fleet;
+struct st_change;
 
 struct report_domain {
 	const char	*name;
@@ -65,18 +66,6 @@ struct report_domain {
 	size_t		 neps;
 };
 
-/* One DNS change attempt, for the dashboard. */
-struct report_change {
-	long long	 when;		/* ms */
-	const char	*domain;
-	const char	*type;		/* "A", "AAAA" or "CNAME" */
-	const char	*old_set;	/* space-separated, "" for none */
-	const char	*new_set;
-	long		 tier;		/* <0: none */
-	int		 ok;
-	const char	*error;		/* NULL: none */
-};
-
 /* A [notify] section's outbox (SPEC 10). */
 struct report_notify {
 	const char	*name;
@@ -102,7 +91,9 @@ struct report {
 	 * here, from the state file's outbox: text after the domains,
 	 * JSON "notifications" at the top.
 	 */
-	const struct report_change *changes;	/* newest first; may be NULL */
+	const struct st_change *changes;	/* the dashboard's: newest first,
+						   as state_recent_changes()
+						   gives them; may be NULL */
 	size_t		 nchanges;
 	struct report_notify *notifiers;
 	size_t		 nnotifiers;
@@ -110,7 +101,18 @@ struct report {
 };
 
 struct outcome;
+struct notify_cfg;
+struct st_notify_counts;
 
+/*
+ * --status or --dry-run on f: o's report, with the outboxes of the n
+ * [notify] sections nc (their counts from the state file; n 0: none
+ * shown).  Returns 0, or -1 when f failed or JSON could not be built
+ * (logged).
+ */
+int	 report_print(FILE *f, const struct outcome *o, long long interval_ms,
+	    const struct notify_cfg *nc, const struct st_notify_counts *counts,
+	    size_t n, int json);
 /* rep borrows o's strings: free it (report_free) before o. */
 void	 report_from_outcome(struct report *rep, const struct outcome *o,
 	    long long interval_ms);

@@ -12,6 +12,7 @@
 #include "dashboard.h"
 #include "decide.h"
 #include "fuzz.h"
+#include "state.h"
 #include "status.h"
 #include "util.h"
 
@@ -55,7 +56,7 @@ markup(const char *s, size_t n[5])
 /* Fills r from f[0..NFIELDS-1]. */
 static void
 fill(struct report *r, struct report_domain *d, struct report_ep *e,
-    struct report_change *c, char **f)
+    struct st_change *c, char **f)
 {
 	memset(r, 0, sizeof(*r));
 	memset(d, 0, sizeof(*d));
@@ -102,7 +103,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct report		 r;
 	struct report_domain	 d;
 	struct report_ep	 e;
-	struct report_change	 c;
+	struct st_change	 c;
 	char			*s, *f[NFIELDS], *x[NFIELDS], *p, *got, *want;
 	char			*line, *copy;
 	size_t			 i, ng[5], nw[5];

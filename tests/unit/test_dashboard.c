@@ -20,6 +20,7 @@
 
 #include "dashboard.h"
 #include "decide.h"
+#include "state.h"
 #include "status.h"
 #include "util.h"
 
@@ -136,7 +137,7 @@ test_escaping(void **state)
 	struct report		 r;
 	struct report_domain	 d[3];
 	struct report_ep	 e = eps[0];
-	struct report_change	 c = { .when = T0, .domain = "a<b>.test",
+	struct st_change	 c = { .when = T0, .domain = "a<b>.test",
 	    .type = "A", .old_set = "", .new_set = "<i>", .tier = 0,
 	    .ok = 0, .error = "refused: <script>x()</script>" };
 	char			*html;
@@ -319,7 +320,7 @@ test_locations_and_changes(void **state)
 	struct report		 r;
 	struct report_domain	 d[3];
 	struct report_ep	 e[2];
-	struct report_change	 c[25];
+	struct st_change	 c[25];
 	char			*html, sets[25][16];
 	size_t			 i;
 
@@ -336,7 +337,7 @@ test_locations_and_changes(void **state)
 	d[1].tier_location = "boston";
 	for (i = 0; i < 25; i++) {
 		snprintf(sets[i], sizeof(sets[i]), "192.0.2.%zu", 100 + i);
-		c[i] = (struct report_change){ .when = T0 - (long long)i * 1000,
+		c[i] = (struct st_change){ .when = T0 - (long long)i * 1000,
 		    .domain = "app.example.test", .type = "A",
 		    .old_set = "192.0.2.1", .new_set = sets[i], .tier = -1,
 		    .ok = 1 };
