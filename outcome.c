@@ -126,6 +126,7 @@ outcome_ep_settle(struct outcome_ep *oe, const struct dec_ep *de,
 		oe->votes_fail = (long)v->nfail;
 		oe->verdict = v->verdict;
 	}
+	oe->state_before = de->state_before;
 	oe->state = de->state;
 	oe->healthy = de->healthy;
 	oe->published = de->published;

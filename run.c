@@ -93,7 +93,7 @@ struct dom_run {
 	const struct domain_cfg	*cfg;
 	struct st_domain	 st;
 	struct dec_domain	 dec;
-	struct check_res	*res;	/* this run's checks, parallel to cfg->eps */
+	struct check_res	*res;	/* its part of the run's res */
 	struct dec_ep		*dep;	/* likewise, for decide() */
 	struct outcome_domain	*od;	/* what the run found of it */
 	struct publication	 pub;
@@ -119,6 +119,9 @@ struct run {
 	struct prov_slot	*provs;		/* parallel to cfg->providers */
 	struct dom_run		*doms;
 	size_t			 ndoms;
+	struct check_res	*res;		/* this run's checks, every endpoint
+						   in file order */
+	size_t			 neps;
 	struct st_requests	 req;		/* drains, failbacks, control URL */
 	long long		 now;
 	long long		 last_run;	/* of the last run, 0: none */
@@ -157,15 +160,17 @@ open_state(struct run *r)
 static void
 prepare(struct run *r)
 {
-	size_t	 i;
+	size_t	 i, n;
 
 	r->now = now_ms();
 	r->ndoms = r->cfg->ndomains;
 	r->doms = xcalloc(r->ndoms + 1, sizeof(*r->doms));
-	for (i = 0; i < r->ndoms; i++) {
+	for (i = 0; i < r->ndoms; i++)
+		r->neps += r->cfg->domains[i].neps;
+	r->res = xcalloc(r->neps + 1, sizeof(*r->res));
+	for (i = 0, n = 0; i < r->ndoms; n += r->doms[i].cfg->neps, i++) {
 		r->doms[i].cfg = &r->cfg->domains[i];
-		r->doms[i].res = xcalloc(r->doms[i].cfg->neps + 1,
-		    sizeof(*r->doms[i].res));
+		r->doms[i].res = &r->res[n];
 		r->doms[i].dep = xcalloc(r->doms[i].cfg->neps + 1,
 		    sizeof(*r->doms[i].dep));
 		r->doms[i].decides = 1;
@@ -187,92 +192,29 @@ keep(struct run *r, char *s)
 }
 
 /*
- * The controlUrl, alone and before the endpoints, with the settings of
- * the top of the file.  When it fails the run blames its own network.
+ * The controlUrl, alone and before the endpoints; when it fails the run
+ * blames its own network.  Then every endpoint, all in parallel.
  */
-static int
-control_check(struct run *r)
-{
-	const struct domain_policy *p = &r->cfg->defaults;
-	struct check_req	 req;
-	char			 err[256];
-	size_t			 i;
-
-	memset(&req, 0, sizeof(req));
-	req.url = r->cfg->control_url;
-	req.head = p->head;
-	req.timeout_ms = p->timeout_ms;
-	req.expect = &p->expect;
-	req.expect_body = p->expect_body;
-	req.res = &r->control;
-	check_res_init(&r->control);
-	if (check_one(&req, r->cfg->ca_file, err, sizeof(err)) == -1) {
-		logx(LOG_ERR, NULL, NULL, "health checks: %s", err);
-		return -1;
-	}
-	if (r->control.ok)
-		return 0;
-	r->control_failed = 1;
-	for (i = 0; i < r->ndoms; i++)
-		r->doms[i].dec.control_failed = 1;
-	logx(LOG_WARN, NULL, NULL, "controlUrl %s failed (%s): this checker's "
-	    "own network is blamed: no failure counted, DNS not changed",
-	    r->cfg->control_url, r->control.reason);
-	return 0;
-}
-
-/* Where run_checks() is in the domains and their endpoints. */
-struct check_iter {
-	struct run	*r;
-	size_t		 dom;
-	size_t		 ep;
-};
-
-/* The next endpoint's check for check_run(); 0 when all have been. */
-static int
-next_check(void *arg, struct check_req *req)
-{
-	struct check_iter	*it = arg;
-	const struct domain_cfg	*dc;
-
-	while (it->dom < it->r->ndoms &&
-	    it->ep >= it->r->doms[it->dom].cfg->neps) {
-		it->dom++;
-		it->ep = 0;
-	}
-	if (it->dom == it->r->ndoms)
-		return 0;
-	dc = it->r->doms[it->dom].cfg;
-	req->url = dc->eps[it->ep].url;
-	req->host = dc->eps[it->ep].host;
-	req->head = dc->pol.head;
-	req->timeout_ms = dc->pol.timeout_ms;
-	req->expect = &dc->pol.expect;
-	req->expect_body = dc->pol.expect_body;
-	req->res = &it->r->doms[it->dom].res[it->ep];
-	it->ep++;
-	return 1;
-}
-
 static int
 check_all(struct run *r)
 {
-	struct check_iter	 it = { r, 0, 0 };
-	size_t			 i, j, n = 0;
-	char			 err[256];
+	size_t	 i, j;
+	char	 err[256];
 
-	if (r->cfg->control_url != NULL && control_check(r) == -1)
-		return -1;
-	for (i = 0; i < r->ndoms; i++) {
-		n += r->doms[i].cfg->neps;
-		for (j = 0; j < r->doms[i].cfg->neps; j++)
-			check_res_init(&r->doms[i].res[j]);
+	if (r->cfg->control_url != NULL) {
+		if (check_control(r->cfg, &r->control, err, sizeof(err)) == -1)
+			goto fail;
+		r->control_failed = !r->control.ok;
+		for (i = 0; i < r->ndoms; i++)
+			r->doms[i].dec.control_failed = r->control_failed;
+		if (r->control_failed)
+			logx(LOG_WARN, NULL, NULL, "controlUrl %s failed (%s): "
+			    "this checker's own network is blamed: no failure "
+			    "counted, DNS not changed", r->cfg->control_url,
+			    r->control.reason);
 	}
-	if (check_run(n, next_check, &it, r->cfg->max_parallel,
-	    r->cfg->ca_file, err, sizeof(err)) == -1) {
-		logx(LOG_ERR, NULL, NULL, "health checks: %s", err);
-		return -1;
-	}
+	if (check_endpoints(r->cfg, r->res, err, sizeof(err)) == -1)
+		goto fail;
 	for (i = 0; i < r->ndoms; i++)
 		for (j = 0; j < r->doms[i].cfg->neps; j++)
 			logx(LOG_DEBUG, r->doms[i].cfg->name,
@@ -287,6 +229,9 @@ check_all(struct run *r)
 	 */
 	malloc_trim(0);
 	return 0;
+fail:
+	logx(LOG_ERR, NULL, NULL, "health checks: %s", err);
+	return -1;
 }
 
 /*
@@ -298,30 +243,15 @@ static char *
 report_results(const struct run *r, size_t *n)
 {
 	char	*v;
-	size_t	 i, j, k = 0;
+	size_t	 i;
 
-	*n = 0;
-	for (i = 0; i < r->ndoms; i++)
-		*n += r->doms[i].cfg->neps;
+	*n = r->neps;
 	v = xmalloc(*n + 1);
-	for (i = 0; i < r->ndoms; i++)
-		for (j = 0; j < r->doms[i].cfg->neps; j++)
-			v[k++] = (char)(r->doms[i].res[j].ok ? VOTE_PASS :
-			    r->control_failed ? VOTE_NONE : VOTE_FAIL);
-	v[k] = '\0';
+	for (i = 0; i < r->neps; i++)
+		v[i] = (char)(r->res[i].ok ? VOTE_PASS : r->control_failed ?
+		    VOTE_NONE : VOTE_FAIL);
+	v[i] = '\0';
 	return v;
-}
-
-/* Whether the set last published holds e's address or CNAME. */
-static int
-stored_has(const struct st_domain *st, const struct endpoint_cfg *e)
-{
-	if (e->cname != NULL)
-		return st->has_pub[RR_CNAME] && st->pub[RR_CNAME].target !=
-		    NULL && strcasecmp(st->pub[RR_CNAME].target, e->cname) == 0;
-	return st->has_pub[rrtype_of_family(e->ip.family)] &&
-	    addrset_contains(&st->pub[rrtype_of_family(e->ip.family)].addrs,
-	    e->ip.s);
 }
 
 /*
@@ -346,63 +276,22 @@ load(struct run *r, struct st_snapshot *snap)
 		d->od = outcome_fill(r->out, i, d->cfg);
 		d->st = snap->doms[i];
 		memset(&snap->doms[i], 0, sizeof(snap->doms[i]));
-		d->dec.attempts = d->cfg->pol.attempts;
-		d->dec.recover_after = d->cfg->pol.recover_after;
-		d->dec.min_healthy = d->cfg->pol.min_healthy;
-		d->dec.publish_one = d->cfg->pol.publish_one;
-		d->dec.failback_manual = d->cfg->pol.failback_manual;
-		d->dec.has_current = d->st.has_tier;
-		d->dec.current.priority = d->st.tier;
-		d->dec.current.rank = d->st.tier_rank >= 0 ? d->st.tier_rank :
-		    0;
-		d->dec.failback_now = state_has_failback(&r->req, d->cfg->name);
+		dec_domain_load(&d->dec, &d->cfg->pol, &d->st,
+		    state_has_failback(&r->req, d->cfg->name));
 		for (j = 0; j < d->cfg->neps; j++) {
 			const struct endpoint_cfg *e = &d->cfg->eps[j];
 			const struct st_drain *drain;
-			struct dec_ep *de = &d->dep[j];
 			struct st_ep_snap *se = &snap->eps[k++];
 
 			drain = state_find_drain(&r->req, d->cfg->name, e->name);
 			outcome_ep_stored(&d->od->eps[j], se, drain);
 			keep(r, se->last_result);
 			se->last_result = NULL;
-			de->priority = e->priority;
-			de->rank = e->rank;
-			de->drained = drain != NULL;
-			de->has_state = se->found;
-			de->failures = se->failures;
-			de->passes = se->passes;
-			de->removed = se->removed;
-			de->last_ok = se->last_ok;
-			de->published = stored_has(&d->st, e);
-			de->result = CR_NONE;
+			/* A new drain is news: the last run's states had none. */
+			dec_ep_load(&d->dep[j], e, se, &d->st, drain != NULL,
+			    drain != NULL && drain->since <= r->last_run);
 		}
 	}
-}
-
-/*
- * The states as the last run left them, to log what changes: drained
- * only by a drain that was there then, so that a new one is logged.
- */
-static void
-states_before(struct run *r, struct dom_run *d)
-{
-	const struct st_drain	*drain;
-	struct dec_ep		*tmp;
-	struct dec_domain	 dd = d->dec;
-	size_t			 j, n = d->cfg->neps;
-
-	tmp = xcalloc(n, sizeof(*tmp));
-	memcpy(tmp, d->dep, n * sizeof(*tmp));
-	for (j = 0; j < n; j++) {
-		drain = state_find_drain(&r->req, d->cfg->name,
-		    d->cfg->eps[j].name);
-		tmp[j].drained = drain != NULL && drain->since <= r->last_run;
-	}
-	decide(&dd, tmp, n);
-	for (j = 0; j < n; j++)
-		d->od->eps[j].state_before = tmp[j].state;
-	free(tmp);
 }
 
 /*
@@ -495,7 +384,7 @@ take_round(struct run *r)
 		struct dom_run *d = &r->doms[i];
 
 		d->decides = r->round.decides[i];
-		states_before(r, d);
+		decide_before(&d->dec, d->dep, d->cfg->neps);
 		/* Not this run's: shown as stored, its checks only reported. */
 		for (j = 0; j < d->cfg->neps; j++)
 			d->od->eps[j].check.done = d->decides;
@@ -671,10 +560,6 @@ record_domain(struct run *r, size_t i, int kind)
 		    (long)d->heard, d->void_all);
 	else if (r->fleet != NULL && r->fleet->rounds[i].slot > 0)
 		outcome_round_stored(od, &r->fleet->rounds[i]);
-	for (j = 0; j < d->cfg->neps; j++)
-		keep(r, d->res[j].text);
-	free(d->res);
-	d->res = NULL;
 	free(d->dep);
 	d->dep = NULL;
 }
@@ -710,6 +595,11 @@ publish_all(struct run *r)
 		if (r->kind == OUTCOME_RUN && d->decides)
 			outcome_log_transitions(r->out, d->od);
 	}
+	/* The outcome holds the checks now: only their texts stay. */
+	for (i = 0; i < r->neps; i++)
+		keep(r, r->res[i].text);
+	free(r->res);
+	r->res = NULL;
 	outcome_seal(r->out);
 	return rc;
 }
@@ -872,20 +762,20 @@ decide_stored(struct run *r)
 static void
 free_run(struct run *r)
 {
-	size_t i, j;
+	size_t i;
 
 	for (i = 0; i < r->ndoms; i++) {
 		struct dom_run *d = &r->doms[i];
 
 		state_domain_free(&d->st);
 		publication_free(&d->pub);
-		for (j = 0; d->res != NULL && j < d->cfg->neps; j++)
-			check_res_free(&d->res[j]);
-		free(d->res);
 		free(d->why);
 		free(d->votes);
 		free(d->dep);
 	}
+	for (i = 0; r->res != NULL && i < r->neps; i++)
+		check_res_free(&r->res[i]);
+	free(r->res);
 	outcome_free(r->out);
 	for (i = 0; i < r->nkept; i++)
 		free(r->kept[i]);
