@@ -3,6 +3,7 @@
  * events of SPEC 10 worked out from each domain's before and after.
  */
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,6 +27,8 @@ struct outcome {
 	size_t			 nev;
 	int			 sealed;
 	struct outcome_checker	*checkers;	/* fleet.checkers, owned */
+	char			**kept;		/* outcome_keep()'s */
+	size_t			 nkept, capkept;
 };
 
 struct outcome *
@@ -281,6 +284,40 @@ outcome_domain_settle(struct outcome_domain *od, int kind,
 		sets_from_state(st, &od->previous, &od->previous_cname);
 }
 
+const char *
+outcome_keep(struct outcome *o, char *s)
+{
+	if (s == NULL)
+		return NULL;
+	if (o->nkept == o->capkept) {
+		o->capkept = o->capkept > 0 ? 2 * o->capkept : 64;
+		o->kept = xrealloc(o->kept, o->capkept * sizeof(*o->kept));
+	}
+	o->kept[o->nkept++] = s;
+	return s;
+}
+
+void
+outcome_ep_verdict(struct outcome *o, struct outcome_ep *oe,
+    const struct vote_ep *v, const struct check_res *res, size_t heard,
+    long quorum)
+{
+	char	 why[96];
+
+	why[0] = '\0';
+	if (v->verdict == VERDICT_VOID)
+		snprintf(why, sizeof(why), "void round (%zu pass, %zu fail, "
+		    "quorum %ld)", v->npass, v->nfail, quorum);
+	else if ((v->verdict == VERDICT_PASS) != res->ok)
+		snprintf(why, sizeof(why), "%zu of %zu checkers saw it %s "
+		    "(this one: %s)", v->verdict == VERDICT_PASS ? v->npass :
+		    v->nfail, heard, v->verdict == VERDICT_PASS ? "pass" :
+		    "fail", res->reason);
+	/* 96 bytes in every endpoint were a twentieth of a run's heap. */
+	if (why[0] != '\0')
+		oe->check.reason = outcome_keep(o, xstrdup(why));
+}
+
 void
 outcome_round_set(struct outcome_domain *od, long long slot, long long at,
     const char *checker, long heard, int void_all)
@@ -442,6 +479,9 @@ outcome_free(struct outcome *o)
 	free(o->doms);
 	free(o->ev);
 	free(o->checkers);
+	for (i = 0; i < o->nkept; i++)
+		free(o->kept[i]);
+	free(o->kept);
 	free(o);
 }
 

@@ -12,8 +12,8 @@
  * run.c makes it (outcome_create, outcome_fill, outcome_seal); every
  * other module only reads it through the const pointers below, in file
  * order.  Strings and configuration pointers are borrowed from the
- * configuration and the run: an outcome lives no longer than the run
- * that made it.  Text from servers and the state file (reasons, errors,
+ * configuration and the run, or handed to it (outcome_keep): an outcome
+ * lives no longer than the run that made it.  Text from servers and the state file (reasons, errors,
  * locations) is not yet made printable: each output does that.
  */
 
@@ -227,6 +227,16 @@ void		 outcome_domain_settle(struct outcome_domain *od, int kind,
 		    const struct dec_domain *dec, const struct publication *pub,
 		    const struct st_domain *st, long long now, int learnt,
 		    const char *why);
+/* Hands s (may be NULL) to the outcome, freed with it; returns s. */
+const char	*outcome_keep(struct outcome *o, char *s);
+/*
+ * ddup-check(8), SEVERAL CHECKERS: the round's verdict v on an endpoint
+ * as its reason, when it is not what this check (res) saw; the tally
+ * heard checkers under quorum.
+ */
+void		 outcome_ep_verdict(struct outcome *o, struct outcome_ep *oe,
+		    const struct vote_ep *v, const struct check_res *res,
+		    size_t heard, long quorum);
 /* ddup-check(8), SEVERAL CHECKERS: a domain's round, this run's or a stored one. */
 void		 outcome_round_set(struct outcome_domain *od, long long slot,
 		    long long at, const char *checker, long heard, int void_all);

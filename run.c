@@ -41,7 +41,6 @@ static int	 write_dashboard(struct run *r);
 static int	 save(struct run *r);
 static void	 deliver(struct run *r);
 static int	 write_metrics(struct run *r, int rc);
-static int	 open_state_ro(struct run *r);
 static void	 load_stored(struct run *r);
 static void	 decide_stored(struct run *r);
 
@@ -80,7 +79,7 @@ do_run(struct run *r, int dry_run, int json)
 static int
 do_status(struct run *r, int json)
 {
-	if (open_state_ro(r) == -1)
+	if (open_state(r) != STATE_OK)
 		return RUN_STATE;
 	prepare(r);
 	load_stored(r);
@@ -132,14 +131,9 @@ struct run {
 	long long		 started;	/* mono_ms() at its start */
 	struct st_round		 round;		/* the rounds taken */
 	struct st_fleet		*fleet;		/* what the store knows of the fleet */
-	/*
-	 * Strings the outcome points at whose holders are gone (stored
-	 * results, check reasons, verdicts): freed with the run.
-	 */
-	char			**kept;
-	size_t			 nkept, capkept;
 };
 
+/* --status reads; a dry run reads, locked against none. */
 static int
 open_state(struct run *r)
 {
@@ -148,12 +142,12 @@ open_state(struct run *r)
 
 	r->started = mono_ms();
 	rc = state_open_checker(r->cfg->state, r->cfg->checker,
-	    r->kind == OUTCOME_DRY_RUN ? STATE_RO : STATE_RW, &r->st,
-	    err, sizeof(err));
+	    r->kind == OUTCOME_RUN ? STATE_RW : STATE_RO, &r->st, err,
+	    sizeof(err));
 	if (rc != STATE_OK)
-		logx(rc == STATE_LOCKED ? LOG_WARN : LOG_ERR, NULL, NULL, "%s",
-		    err);
-	return rc;
+		logx(rc == STATE_LOCKED && r->kind != OUTCOME_STATUS ?
+		    LOG_WARN : LOG_ERR, NULL, NULL, "%s", err);
+	return rc == STATE_OK || r->kind != OUTCOME_STATUS ? rc : RUN_STATE;
 }
 
 /* The run's domains and endpoints as configured, before anything is read. */
@@ -175,20 +169,6 @@ prepare(struct run *r)
 		    sizeof(*r->doms[i].dep));
 		r->doms[i].decides = 1;
 	}
-}
-
-/* Keeps s (may be NULL) to the end of the run; returns it. */
-static char *
-keep(struct run *r, char *s)
-{
-	if (s == NULL)
-		return NULL;
-	if (r->nkept == r->capkept) {
-		r->capkept = r->capkept > 0 ? 2 * r->capkept : 64;
-		r->kept = xrealloc(r->kept, r->capkept * sizeof(*r->kept));
-	}
-	r->kept[r->nkept++] = s;
-	return s;
 }
 
 /*
@@ -285,7 +265,7 @@ load(struct run *r, struct st_snapshot *snap)
 
 			drain = state_find_drain(&r->req, d->cfg->name, e->name);
 			outcome_ep_stored(&d->od->eps[j], se, drain);
-			keep(r, se->last_result);
+			outcome_keep(r->out, se->last_result);
 			se->last_result = NULL;
 			/* A new drain is news: the last run's states had none. */
 			dec_ep_load(&d->dep[j], e, se, &d->st, drain != NULL,
@@ -304,7 +284,6 @@ static void
 set_results(struct run *r, struct dom_run *d, size_t first)
 {
 	struct vote_round vr;
-	char	 why[96];
 	size_t	 j, n = d->cfg->neps;
 
 	if (!r->round.shared) {
@@ -325,24 +304,11 @@ set_results(struct run *r, struct dom_run *d, size_t first)
 	free(vr.heard);
 	for (j = 0; j < n; j++) {
 		const struct vote_ep *v = &d->votes[j];
-		const struct check_res *res = &d->res[j];
 
 		d->dep[j].result = v->verdict == VERDICT_PASS ? CR_PASS :
 		    v->verdict == VERDICT_FAIL ? CR_FAIL : CR_NONE;
-		why[0] = '\0';
-		if (v->verdict == VERDICT_VOID)
-			snprintf(why, sizeof(why), "void round "
-			    "(%zu pass, %zu fail, quorum %ld)", v->npass,
-			    v->nfail, r->cfg->quorum);
-		else if ((v->verdict == VERDICT_PASS) != res->ok)
-			snprintf(why, sizeof(why), "%zu of %zu "
-			    "checkers saw it %s (this one: %s)",
-			    v->verdict == VERDICT_PASS ? v->npass : v->nfail,
-			    d->heard, v->verdict == VERDICT_PASS ? "pass" :
-			    "fail", res->reason);
-		/* The round's verdict is the endpoint's reason. */
-		if (why[0] != '\0')
-			d->od->eps[j].check.reason = keep(r, xstrdup(why));
+		outcome_ep_verdict(r->out, &d->od->eps[j], v, &d->res[j],
+		    d->heard, r->cfg->quorum);
 	}
 	if (d->void_all)
 		logx(LOG_WARN, d->cfg->name, NULL, "round void: %zu of %zu "
@@ -597,7 +563,7 @@ publish_all(struct run *r)
 	}
 	/* The outcome holds the checks now: only their texts stay. */
 	for (i = 0; i < r->neps; i++)
-		keep(r, r->res[i].text);
+		outcome_keep(r->out, r->res[i].text);
 	free(r->res);
 	r->res = NULL;
 	outcome_seal(r->out);
@@ -709,19 +675,6 @@ write_metrics(struct run *r, int rc)
 	return ret;
 }
 
-static int
-open_state_ro(struct run *r)
-{
-	char	 err[512];
-
-	if (state_open_checker(r->cfg->state, r->cfg->checker, STATE_RO,
-	    &r->st, err, sizeof(err)) != STATE_OK) {
-		logx(LOG_ERR, NULL, NULL, "%s", err);
-		return -1;
-	}
-	return 0;
-}
-
 /* Reads the stored state (--status); st NULL means an empty state. */
 static void
 load_stored(struct run *r)
@@ -777,9 +730,6 @@ free_run(struct run *r)
 		check_res_free(&r->res[i]);
 	free(r->res);
 	outcome_free(r->out);
-	for (i = 0; i < r->nkept; i++)
-		free(r->kept[i]);
-	free(r->kept);
 	free(r->doms);
 	free(r->counts);
 	check_res_free(&r->control);
