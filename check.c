@@ -1,5 +1,5 @@
 /*
- * HTTP(S) health checks (SPEC section 4).
+ * HTTP(S) health checks (ddup-check(8), HEALTH CHECKS).
  *
  * Every check is a transfer on a single multi handle, so all endpoints of
  * all domains are in flight together, at most max_parallel at a time, on
@@ -31,8 +31,8 @@
  * literals too, in a hash of 7 lists, and walks the whole cache after each
  * transfer to prune it: quadratic, 10,000 checks took 6.6 s instead of
  * 1.8 s (bench/).  With 0 the cache only holds lookups still in use, and
- * every check resolves its name itself, afresh on each run as SPEC
- * section 4 asks.
+ * every check resolves its name itself, afresh on each run as ddup-check(8),
+ * HEALTH CHECKS, asks.
  */
 #define CHECK_DNS_CACHE_S	0L
 #define CHECK_DEFAULT_PARALLEL	256L

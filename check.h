@@ -2,8 +2,9 @@
 #define DDUP_CHECK_H
 
 /*
- * HTTP(S) health checks (SPEC section 4), all in flight together through
- * the libcurl multi interface, at most max_parallel at once.
+ * HTTP(S) health checks (ddup-check(8), HEALTH CHECKS), all in flight
+ * together through the libcurl multi interface, at most max_parallel at
+ * once.
  */
 
 #include <stddef.h>

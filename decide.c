@@ -1,5 +1,5 @@
 /*
- * The failover decision of SPEC sections 5 and 9.  Pure: no I/O, no
+ * The failover decision of ddup-check(8), FAILOVER RULES.  Pure: no I/O, no
  * clock, no allocation, so tests/unit/test_decide.c can replay every
  * documented example as a table of runs.
  */
@@ -51,7 +51,7 @@ apply_check(const struct dec_domain *d, struct dec_ep *e)
 		/*
 		 * The first check of an endpoint without state makes it
 		 * not healthy but never removed, whatever attempts is, so
-		 * that its next pass publishes it (SPEC 5).
+		 * that its next pass publishes it (FAILOVER RULES).
 		 */
 		if (f >= d->attempts && e->has_state)
 			removed = 1;
@@ -66,7 +66,7 @@ apply_check(const struct dec_domain *d, struct dec_ep *e)
 	/*
 	 * A published endpoint keeps its place through attempts - 1
 	 * failures; one outside DNS needs a passing latest check.  With no
-	 * stored state nothing counts as published (SPEC: a first failing
+	 * stored state nothing counts as published (FAILOVER RULES: a first failing
 	 * check means not healthy).
 	 */
 	e->healthy = !removed && ((e->has_state && e->published) || latest_ok);

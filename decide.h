@@ -2,7 +2,7 @@
 #define DDUP_DECIDE_H
 
 /*
- * The failover decision (SPEC sections 5 and 9) as pure functions:
+ * The failover decision (ddup-check(8), FAILOVER RULES) as pure functions:
  * counters, the latest check result and the domain's policy in, new
  * counters, health, states and the set to publish out.  No I/O, no
  * clock, so it is tested with tables of cases.
@@ -68,7 +68,7 @@ struct dec_ep {
 	long		 new_failures;
 	long		 new_passes;
 	int		 new_removed;
-	int		 healthy;	/* SPEC 5, whether drained or not */
+	int		 healthy;	/* FAILOVER RULES, drained or not */
 	int		 publish;	/* in the set this run wants in DNS */
 	int		 state;		/* enum ep_state, as it will be after the run */
 	int		 state_before;	/* decide_before(): as the last run left it */
@@ -97,7 +97,7 @@ struct dec_domain {
 
 /*
  * Applies this run's results to the n endpoints of one domain (in file
- * order) and picks what to publish (SPEC 9): tiers in order of rank,
+ * order) and picks what to publish (FAILOVER RULES): tiers in order of rank,
  * then priority; the first with at least min_healthy endpoints that are
  * healthy and not drained, else the first with any; with manual
  * failback the current tier while it has that many.  Inside the tier

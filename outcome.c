@@ -1,6 +1,7 @@
 /*
  * The outcome of a run (see outcome.h): storage, iteration, and the
- * events of SPEC 10 worked out from each domain's before and after.
+ * events of ddup.ini(5), NOTIFICATIONS, worked out from each domain's
+ * before and after.
  */
 
 #include <stdio.h>
@@ -414,13 +415,14 @@ add_event(struct outcome_event **ev, size_t *n, int kind, long long now,
 }
 
 /*
- * endpoint_down and endpoint_up follow the removed flag of SPEC 5, not
- * the shown state: a published endpoint's first failures only make it
- * failing, and a standby one that fails once has not been taken out of
- * anything yet.  So every endpoint_up answers an endpoint_down, and an
- * endpoint's first check (no stored state) is never news.  A removed
- * endpoint may come back while the controlUrl fails (passes count
- * then): that is said, or no endpoint_up would ever answer its down.
+ * endpoint_down and endpoint_up follow the removed flag of
+ * ddup-check(8), FAILOVER RULES, not the shown state: a published
+ * endpoint's first failures only make it failing, and a standby one
+ * that fails once has not been taken out of anything yet.  So every
+ * endpoint_up answers an endpoint_down, and an endpoint's first check
+ * (no stored state) is never news.  A removed endpoint may come back
+ * while the controlUrl fails (passes count then): that is said, or no
+ * endpoint_up would ever answer its down.
  */
 void
 outcome_domain_events(const struct outcome_domain *d, long long now,

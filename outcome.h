@@ -4,17 +4,18 @@
 /*
  * What one run found and did, computed once: each domain's endpoint
  * states, the set now in DNS, the tier, the change made or failed, the
- * error, and the events of SPEC 10.  Saving, logs, --status, --dry-run
- * and every file written after a run (dashboard, metrics, the
- * notification outbox) read this one result instead of each working it
- * out again from the run's internals.
+ * error, and the events of ddup.ini(5), NOTIFICATIONS.  Saving, logs,
+ * --status, --dry-run and every file written after a run (dashboard,
+ * metrics, the notification outbox) read this one result instead of
+ * each working it out again from the run's internals.
  *
  * run.c makes it (outcome_create, outcome_fill, outcome_seal); every
  * other module only reads it through the const pointers below, in file
  * order.  Strings and configuration pointers are borrowed from the
  * configuration and the run, or handed to it (outcome_keep): an outcome
- * lives no longer than the run that made it.  Text from servers and the state file (reasons, errors,
- * locations) is not yet made printable: each output does that.
+ * lives no longer than the run that made it.  Text from servers and
+ * the state file (reasons, errors, locations) is not yet made
+ * printable: each output does that.
  */
 
 #include <stddef.h>
@@ -62,7 +63,7 @@ struct outcome_ep {
 
 	struct outcome_check check;
 
-	/* After the run (SPEC 5). */
+	/* After the run (ddup-check(8), FAILOVER RULES). */
 	int		 state;		/* enum ep_state */
 	int		 healthy;
 	int		 published;	/* in the set DNS holds after the run */
@@ -75,14 +76,16 @@ struct outcome_ep {
 	const char	*last_result;	/* NULL: never */
 	long		 latency_ms;	/* <0: none */
 
-	/* SPEC 11: the votes of the round (of this run, or the last one stored). */
+	/* The votes of the round, this run's or the last one stored
+	   (ddup-check(8), SEVERAL CHECKERS). */
 	int		 has_votes;
 	int		 verdict;	/* enum vote_verdict */
 	long		 votes_pass;
 	long		 votes_fail;
 };
 
-/* SPEC 11: a domain's round, this run's or the last one stored. */
+/* A domain's round, this run's or the last one stored
+   (ddup-check(8), SEVERAL CHECKERS). */
 struct outcome_round {
 	int		 has;		/* 0: none known */
 	long long	 slot;
@@ -136,7 +139,8 @@ struct outcome_domain {
 	long long	 last_change;	/* ms of the last successful change, 0: never */
 	const char	*last_error;	/* NULL: none */
 	const char	*why;		/* dry run: what would happen; else NULL */
-	int		 decided;	/* this run took its round (SPEC 11; always
+	int		 decided;	/* this run took its round (SEVERAL CHECKERS
+					   in ddup-check(8); always
 					   with one checker): 0 shows it as stored,
 					   with no event */
 	struct outcome_round round;
@@ -146,7 +150,8 @@ struct outcome_domain {
 };
 
 struct outcome_event {
-	int		 kind;		/* enum event_type (config.h), SPEC 10 */
+	int		 kind;		/* enum event_type (config.h), of
+					   ddup.ini(5), NOTIFICATIONS */
 	long long	 time;		/* ms: the run's */
 	const struct outcome_domain *domain; /* published, previous, tiers, endpoints */
 	const struct outcome_ep *ep;	/* endpoint_*: the endpoint; else NULL */
@@ -162,7 +167,8 @@ struct outcome_control {
 	const char	*result;	/* with since: why */
 };
 
-/* SPEC 11: one checker of the fleet as the store last heard from it. */
+/* One checker of the fleet as the store last heard from it
+   (ddup-check(8), SEVERAL CHECKERS). */
 struct outcome_checker {
 	const char	*name;
 	long long	 at;		/* ms of its latest report, 0: none */
@@ -237,7 +243,8 @@ const char	*outcome_keep(struct outcome *o, char *s);
 void		 outcome_ep_verdict(struct outcome *o, struct outcome_ep *oe,
 		    const struct vote_ep *v, const struct check_res *res,
 		    size_t heard, long quorum);
-/* ddup-check(8), SEVERAL CHECKERS: a domain's round, this run's or a stored one. */
+/* A domain's round, this run's or a stored one (ddup-check(8), SEVERAL
+   CHECKERS). */
 void		 outcome_round_set(struct outcome_domain *od, long long slot,
 		    long long at, const char *checker, long heard, int void_all);
 void		 outcome_round_stored(struct outcome_domain *od,

@@ -8,7 +8,8 @@
 
 struct config;
 
-#define REQ_DRAIN	1	/* target DOMAIN/ENDPOINT, for for_ms (0: until undrained) */
+#define REQ_DRAIN	1	/* target DOMAIN/ENDPOINT, for for_ms (0: until
+				   undrained) */
 #define REQ_UNDRAIN	2	/* target DOMAIN/ENDPOINT */
 #define REQ_FAILBACK	3	/* target DOMAIN */
 

@@ -1,6 +1,6 @@
 /*
  * Formatting of --status and --dry-run: a table for people and the JSON
- * document of SPEC section 8 for scripts, from a run's outcome.
+ * document of ddup-check(8), STATUS JSON, for scripts, from a run's outcome.
  */
 
 #include <errno.h>
@@ -197,8 +197,8 @@ json_seconds(long long ms)
  * How long clients may be sent to a dead server: attempts checks an
  * interval apart, then caches hold the old records for ttl; a server
  * that stops answering costs each check its timeout on top.  With
- * several checkers (SPEC 11) the others' votes come from the slot
- * before: one interval more.
+ * several checkers (ddup-check(8), SEVERAL CHECKERS) the others' votes
+ * come from the slot before: one interval more.
  */
 static int
 several(const struct report *r)
@@ -271,7 +271,8 @@ endpoint_json(const struct report_ep *e, int fleet)
 	return o;
 }
 
-/* SPEC 11: a domain's last round, null when none is known. */
+/* A domain's last round, null when none is known (ddup-check(8),
+   SEVERAL CHECKERS). */
 static json_t *
 round_json(const struct outcome_round *rd)
 {
@@ -288,7 +289,8 @@ round_json(const struct outcome_round *rd)
 	return o;
 }
 
-/* SPEC 11: the fleet, each checker's last report, who is out of step. */
+/* The fleet, each checker's last report, who is out of step
+   (ddup-check(8), SEVERAL CHECKERS). */
 static json_t *
 fleet_json(const struct outcome_fleet *f)
 {
@@ -610,7 +612,8 @@ print_failover(FILE *f, const struct report *r, const struct report_domain *d)
 	    " + 1, several checkers)" : "", d->ttl, slow, to);
 }
 
-/* SPEC 11: a domain's last round and its endpoints' votes. */
+/* A domain's last round and its endpoints' votes (ddup-check(8),
+   SEVERAL CHECKERS). */
 static void
 print_round(FILE *f, const struct report_domain *d)
 {
@@ -637,7 +640,8 @@ print_round(FILE *f, const struct report_domain *d)
 			    vote_verdict_str(d->eps[j].verdict));
 }
 
-/* SPEC 11: each checker's last report, and who is out of step. */
+/* Each checker's last report, and who is out of step (ddup-check(8),
+   SEVERAL CHECKERS). */
 static void
 print_fleet(FILE *f, const struct outcome_fleet *fl)
 {

@@ -2,7 +2,7 @@
 #define DDUP_STATUS_H
 
 /*
- * What --status and --dry-run print (SPEC sections 1 and 8): a table for
+ * What --status and --dry-run print (ddup-check(8), STATUS JSON): a table for
  * people, or one JSON document.  A report is filled from an outcome
  * (outcome.h: of a dry run, or of the stored state for --status), then
  * formatted.
@@ -29,7 +29,7 @@ struct report_ep {
 	long long	 last_check;	/* ms, 0: never */
 	const char	*last_result;	/* NULL: never checked */
 	long		 latency_ms;	/* <0: none */
-	int		 has_votes;	/* SPEC 11: the last round's */
+	int		 has_votes;	/* the last round's (SEVERAL CHECKERS) */
 	long		 votes_pass;
 	long		 votes_fail;
 	int		 verdict;	/* enum vote_verdict */
@@ -61,12 +61,12 @@ struct report_domain {
 	long		 attempts;	/* for the streak shown while failing */
 	long long	 timeout_ms;	/* a check's; with attempts, the failover time */
 	long		 recover_after;	/* likewise while recovering */
-	const struct outcome_round *round; /* SPEC 11: its last round */
+	const struct outcome_round *round; /* its last round (SEVERAL CHECKERS) */
 	struct report_ep *eps;
 	size_t		 neps;
 };
 
-/* A [notify] section's outbox (SPEC 10). */
+/* A [notify] section's outbox (ddup.ini(5), NOTIFICATIONS). */
 struct report_notify {
 	const char	*name;
 	const char	*kind;		/* "webhook" or "program" */
@@ -87,8 +87,8 @@ struct report {
 	struct report_domain *domains;
 	size_t		 ndomains;
 	/*
-	 * Notifications (SPEC 10) waiting for delivery and given up go
-	 * here, from the state file's outbox: text after the domains,
+	 * Notifications (ddup.ini(5), NOTIFICATIONS) waiting for delivery
+	 * and given up go here, from the state file's outbox: text after the domains,
 	 * JSON "notifications" at the top.
 	 */
 	const struct st_change *changes;	/* the dashboard's: newest first,
@@ -97,7 +97,7 @@ struct report {
 	size_t		 nchanges;
 	struct report_notify *notifiers;
 	size_t		 nnotifiers;
-	const struct outcome_fleet *fleet; /* SPEC 11; NULL: one checker */
+	const struct outcome_fleet *fleet; /* SEVERAL CHECKERS; NULL: one */
 };
 
 struct outcome;
