@@ -6,8 +6,8 @@
  * self-contained HTML page, for a person with a browser.  No file,
  * font or request outside the page: the styles are inline, and the one
  * inline script (allowed by its hash in the page's
- * Content-Security-Policy, nothing else is) only shows the "stale" warning, which a static page cannot know
- * otherwise.  Every text from the configuration, the servers or the
+ * Content-Security-Policy, nothing else is) only shows the "stale"
+ * warning, which a static page cannot know otherwise.  Every text from the configuration, the servers or the
  * state file is made printable and HTML-escaped.
  */
 
