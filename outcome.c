@@ -487,6 +487,12 @@ outcome_free(struct outcome *o)
 	free(o);
 }
 
+const char *
+outcome_ep_ip(const struct outcome_ep *e)
+{
+	return e->cfg->cname == NULL ? e->cfg->ip.s : NULL;
+}
+
 int
 outcome_kind(const struct outcome *o)
 {

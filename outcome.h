@@ -275,6 +275,8 @@ void		 outcome_seal(struct outcome *o);
 void		 outcome_free(struct outcome *o);
 
 /* Reading one. */
+/* The address e publishes; NULL for a CNAME endpoint. */
+const char	*outcome_ep_ip(const struct outcome_ep *e);
 int		 outcome_kind(const struct outcome *o);
 long long	 outcome_time(const struct outcome *o);	/* the run's now, ms */
 long long	 outcome_last_run(const struct outcome *o); /* 0: never */

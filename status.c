@@ -24,7 +24,7 @@ report_from_outcome(struct report *rep, const struct outcome *o,
     long long interval_ms)
 {
 	const struct outcome_control *c = outcome_control(o);
-	size_t	 i, j;
+	size_t	 i;
 
 	memset(rep, 0, sizeof(*rep));
 	rep->generated = now_ms();
@@ -48,7 +48,7 @@ report_from_outcome(struct report *rep, const struct outcome *o,
 		rd->provider = od->cfg->provider->name;
 		rd->ttl = od->cfg->pol.ttl;
 		rd->status = od->status;
-		rd->eps = xcalloc(od->neps ? od->neps : 1, sizeof(*rd->eps));
+		rd->eps = od->eps;
 		rd->neps = od->neps;
 		rd->has_tier = od->has_tier;
 		rd->tier = od->tier.priority;
@@ -68,31 +68,6 @@ report_from_outcome(struct report *rep, const struct outcome *o,
 		rd->round = rep->fleet != NULL ? &od->round : NULL;
 		addrset_copy(&rd->published, &od->published);
 		rd->published_cname = od->published_cname;
-		for (j = 0; j < od->neps; j++) {
-			const struct outcome_ep *e = &od->eps[j];
-			struct report_ep *re = &rd->eps[j];
-
-			re->name = e->cfg->name;
-			re->url = e->cfg->url;
-			re->ip = e->cfg->cname == NULL ? e->cfg->ip.s : NULL;
-			re->cname = e->cfg->cname;
-			re->priority = e->cfg->priority;
-			re->location = e->cfg->location;
-			re->drained = e->drained;
-			re->drained_until = e->drained_until;
-			re->state = e->state;
-			re->healthy = e->healthy;
-			re->published = e->published;
-			re->failures = e->failures;
-			re->passes = e->passes;
-			re->last_check = e->last_check;
-			re->last_result = e->last_result;
-			re->latency_ms = e->latency_ms;
-			re->has_votes = e->has_votes;
-			re->votes_pass = e->votes_pass;
-			re->votes_fail = e->votes_fail;
-			re->verdict = e->verdict;
-		}
 	}
 }
 
@@ -150,7 +125,6 @@ report_free(struct report *rep)
 	size_t i;
 
 	for (i = 0; i < rep->ndomains; i++) {
-		free(rep->domains[i].eps);
 		addrset_free(&rep->domains[i].published);
 	}
 	free(rep->domains);
@@ -231,17 +205,17 @@ failover_json(const struct report *r, const struct report_domain *d)
 }
 
 static json_t *
-endpoint_json(const struct report_ep *e, int fleet)
+endpoint_json(const struct outcome_ep *e, int fleet)
 {
 	json_t *o = json_object();
 
-	json_object_set_new(o, "name", json_text(e->name));
-	json_object_set_new(o, "url", json_text(e->url));
-	json_object_set_new(o, "ip", json_text(e->ip));
-	if (e->cname != NULL)
-		json_object_set_new(o, "cname", json_text(e->cname));
-	json_object_set_new(o, "priority", json_integer(e->priority));
-	json_object_set_new(o, "location", json_text(e->location));
+	json_object_set_new(o, "name", json_text(e->cfg->name));
+	json_object_set_new(o, "url", json_text(e->cfg->url));
+	json_object_set_new(o, "ip", json_text(outcome_ep_ip(e)));
+	if (e->cfg->cname != NULL)
+		json_object_set_new(o, "cname", json_text(e->cfg->cname));
+	json_object_set_new(o, "priority", json_integer(e->cfg->priority));
+	json_object_set_new(o, "location", json_text(e->cfg->location));
 	json_object_set_new(o, "state", json_string(ep_state_str(e->state)));
 	json_object_set_new(o, "drained", json_boolean(e->drained));
 	json_object_set_new(o, "drainedUntil", e->drained ?
@@ -443,20 +417,20 @@ struct ep_cols {
 #define CELL_MAX	256
 
 static const char *
-ep_name(const struct report_ep *e, char buf[CELL_MAX])
+ep_name(const struct outcome_ep *e, char buf[CELL_MAX])
 {
-	return text_printable_copy(buf, CELL_MAX, e->name);
+	return text_printable_copy(buf, CELL_MAX, e->cfg->name);
 }
 
 static const char *
-ep_target(const struct report_ep *e, char buf[CELL_MAX])
+ep_target(const struct outcome_ep *e, char buf[CELL_MAX])
 {
-	return text_printable_copy(buf, CELL_MAX, e->ip != NULL ? e->ip :
-	    e->cname);
+	return text_printable_copy(buf, CELL_MAX, outcome_ep_ip(e) != NULL ? outcome_ep_ip(e) :
+	    e->cfg->cname);
 }
 
 static const char *
-ep_when(const struct report_ep *e, char buf[CELL_MAX])
+ep_when(const struct outcome_ep *e, char buf[CELL_MAX])
 {
 	snprintf(buf, CELL_MAX, "never");
 	if (e->last_check != 0)
@@ -512,7 +486,7 @@ print_ep_header(FILE *f, const struct ep_cols *c)
 }
 
 static void
-print_endpoint(FILE *f, const struct report_ep *e, const struct ep_cols *c)
+print_endpoint(FILE *f, const struct outcome_ep *e, const struct ep_cols *c)
 {
 	char	 buf[CELL_MAX], lat[32] = "-";
 
@@ -521,7 +495,7 @@ print_endpoint(FILE *f, const struct report_ep *e, const struct ep_cols *c)
 	fputs("  ", f);
 	put_cell(f, ep_name(e, buf), c->name);
 	fprintf(f, " %-11s %-3s %5ld  ", ep_state_str(e->state),
-	    e->published ? "yes" : "no", e->priority);
+	    e->published ? "yes" : "no", e->cfg->priority);
 	put_cell(f, ep_target(e, buf), c->target);
 	fprintf(f, " %4ld %4ld  ", e->failures, e->passes);
 	put_cell(f, ep_when(e, buf), c->when);
@@ -635,7 +609,7 @@ print_round(FILE *f, const struct report_domain *d)
 		if (d->eps[j].has_votes)
 			fprintf(f, "  %s: votes %ld pass, %ld fail: %s\n",
 			    text_printable_copy(t1, sizeof(t1),
-			    d->eps[j].name), d->eps[j].votes_pass,
+			    d->eps[j].cfg->name), d->eps[j].votes_pass,
 			    d->eps[j].votes_fail,
 			    vote_verdict_str(d->eps[j].verdict));
 }
@@ -778,18 +752,18 @@ report_print_text(FILE *f, const struct report *r)
 		for (j = 0; j < d->neps; j++)
 			print_endpoint(f, &d->eps[j], &cols);
 		for (j = 0; j < d->neps; j++) {
-			const struct report_ep *e = &d->eps[j];
+			const struct outcome_ep *e = &d->eps[j];
 
 			if (!e->drained)
 				continue;
 			if (e->drained_until != 0) {
 				iso_time(e->drained_until, when, sizeof(when));
-				fprintf(f, "  %s: drained until %s\n", e->name,
+				fprintf(f, "  %s: drained until %s\n", e->cfg->name,
 				    when);
 			} else
 				fprintf(f, "  %s: drained until ddup-check "
-				    "--undrain %s/%s\n", e->name, d->name,
-				    e->name);
+				    "--undrain %s/%s\n", e->cfg->name, d->name,
+				    e->cfg->name);
 		}
 	}
 	if (r->fleet != NULL)

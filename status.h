@@ -12,29 +12,7 @@
 
 #include "util.h"
 
-struct report_ep {
-	const char	*name;
-	const char	*url;
-	const char	*ip;		/* NULL: a cname endpoint */
-	const char	*cname;		/* NULL: an address endpoint */
-	long		 priority;
-	const char	*location;	/* NULL: none */
-	int		 drained;
-	long long	 drained_until;	/* ms, 0: until --undrain */
-	int		 state;		/* enum ep_state */
-	int		 healthy;
-	int		 published;
-	long		 failures;
-	long		 passes;
-	long long	 last_check;	/* ms, 0: never */
-	const char	*last_result;	/* NULL: never checked */
-	long		 latency_ms;	/* <0: none */
-	int		 has_votes;	/* the last round's (SEVERAL CHECKERS) */
-	long		 votes_pass;
-	long		 votes_fail;
-	int		 verdict;	/* enum vote_verdict */
-};
-
+struct outcome_ep;
 struct outcome_round;
 struct outcome_fleet;
 struct st_change;
@@ -62,7 +40,7 @@ struct report_domain {
 	long long	 timeout_ms;	/* a check's; with attempts, the failover time */
 	long		 recover_after;	/* likewise while recovering */
 	const struct outcome_round *round; /* its last round (SEVERAL CHECKERS) */
-	struct report_ep *eps;
+	const struct outcome_ep *eps;	/* the outcome's, file order */
 	size_t		 neps;
 };
 
