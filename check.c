@@ -1,5 +1,5 @@
 /*
- * HTTP(S) health checks (SPEC section 4).
+ * HTTP(S) health checks (ddup-check(8), HEALTH CHECKS).
  *
  * Every check is a transfer on a single multi handle, so all endpoints of
  * all domains are in flight together, at most max_parallel at a time, on
@@ -21,6 +21,7 @@
 #include <curl/curl.h>
 
 #include "check.h"
+#include "config.h"
 #include "redact.h"
 #include "util.h"
 
@@ -30,8 +31,8 @@
  * literals too, in a hash of 7 lists, and walks the whole cache after each
  * transfer to prune it: quadratic, 10,000 checks took 6.6 s instead of
  * 1.8 s (bench/).  With 0 the cache only holds lookups still in use, and
- * every check resolves its name itself, afresh on each run as SPEC
- * section 4 asks.
+ * every check resolves its name itself, afresh on each run as ddup-check(8),
+ * HEALTH CHECKS, asks.
  */
 #define CHECK_DNS_CACHE_S	0L
 #define CHECK_DEFAULT_PARALLEL	256L
@@ -521,6 +522,86 @@ parallel_limit(long max_parallel)
 		return 1;
 	lim = (long)((rl.rlim_cur - 64) / 3);
 	return max_parallel < lim ? max_parallel : lim;
+}
+
+/* Where check_endpoints() is in the domains and their endpoints. */
+struct check_iter {
+	const struct config	*cfg;
+	struct check_res	*res;
+	size_t			 dom;
+	size_t			 ep;
+};
+
+/* The next endpoint's check for check_run(); 0 when all have been. */
+static int
+next_check(void *arg, struct check_req *req)
+{
+	struct check_iter	*it = arg;
+	const struct domain_cfg	*dc;
+
+	while (it->dom < it->cfg->ndomains &&
+	    it->ep >= it->cfg->domains[it->dom].neps) {
+		it->dom++;
+		it->ep = 0;
+	}
+	if (it->dom == it->cfg->ndomains)
+		return 0;
+	dc = &it->cfg->domains[it->dom];
+	req->url = dc->eps[it->ep].url;
+	req->host = dc->eps[it->ep].host;
+	req->head = dc->pol.head;
+	req->timeout_ms = dc->pol.timeout_ms;
+	req->expect = &dc->pol.expect;
+	req->expect_body = dc->pol.expect_body;
+	req->res = it->res++;
+	it->ep++;
+	return 1;
+}
+
+int
+check_endpoints(const struct config *cfg, struct check_res *res, char *err,
+    size_t errlen)
+{
+	struct check_iter	 it = { cfg, res, 0, 0 };
+	size_t			 i, j, n = 0;
+
+	for (i = 0; i < cfg->ndomains; i++)
+		for (j = 0; j < cfg->domains[i].neps; j++)
+			check_res_init(&res[n++]);
+	return check_run(n, next_check, &it, cfg->max_parallel, cfg->ca_file,
+	    err, errlen);
+}
+
+/* check_run()'s request when there is one only: *arg, then none. */
+static int
+next_one(void *arg, struct check_req *req)
+{
+	const struct check_req	**one = arg;
+
+	if (*one == NULL)
+		return 0;
+	*req = **one;
+	*one = NULL;
+	return 1;
+}
+
+int
+check_control(const struct config *cfg, struct check_res *res, char *err,
+    size_t errlen)
+{
+	const struct domain_policy *p = &cfg->defaults;
+	struct check_req	 req;
+	const struct check_req	*one = &req;
+
+	memset(&req, 0, sizeof(req));
+	req.url = cfg->control_url;
+	req.head = p->head;
+	req.timeout_ms = p->timeout_ms;
+	req.expect = &p->expect;
+	req.expect_body = p->expect_body;
+	req.res = res;
+	check_res_init(res);
+	return check_run(1, next_one, &one, 1, cfg->ca_file, err, errlen);
 }
 
 void

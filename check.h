@@ -2,8 +2,9 @@
 #define DDUP_CHECK_H
 
 /*
- * HTTP(S) health checks (SPEC section 4), all in flight together through
- * the libcurl multi interface, at most max_parallel at once.
+ * HTTP(S) health checks (ddup-check(8), HEALTH CHECKS), all in flight
+ * together through the libcurl multi interface, at most max_parallel at
+ * once.
  */
 
 #include <stddef.h>
@@ -48,6 +49,21 @@ struct check_res {
 int	 check_run(size_t n, int (*next_req)(void *arg, struct check_req *req),
 	    void *arg, long max_parallel, const char *ca_file, char *err,
 	    size_t errlen);
+struct config;
+
+/*
+ * The controlUrl, alone, with the settings of the top of the file
+ * (ddup.ini(5), TOP-LEVEL KEYS), into res.  As check_run().
+ */
+int	 check_control(const struct config *cfg, struct check_res *res,
+	    char *err, size_t errlen);
+/*
+ * Every endpoint of cfg, domain after domain and each domain's in file
+ * order, with its domain's settings, into res[0], res[1], ... (as many
+ * as cfg has endpoints), at most maxParallel at once.  As check_run().
+ */
+int	 check_endpoints(const struct config *cfg, struct check_res *res,
+	    char *err, size_t errlen);
 /* A result before its check: "not checked". */
 void	 check_res_init(struct check_res *res);
 

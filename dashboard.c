@@ -18,8 +18,11 @@
 
 #include <openssl/evp.h>
 
+#include "config.h"
 #include "dashboard.h"
 #include "decide.h"
+#include "outcome.h"
+#include "state.h"
 #include "util.h"
 
 /*
@@ -183,7 +186,7 @@ script_hash(char *out, size_t len)
 
 /* The streak as people count it: "2/3 passes" while recovering. */
 static void
-fmt_streak(const struct report_domain *d, const struct report_ep *e,
+fmt_streak(const struct report_domain *d, const struct outcome_ep *e,
     char *buf, size_t len)
 {
 	if (e->state == EP_UNKNOWN)
@@ -286,25 +289,25 @@ td_open(FILE *f, const char *label, const char *cls)
 
 static void
 put_endpoint(FILE *f, const struct report_domain *d,
-    const struct report_ep *e, int located)
+    const struct outcome_ep *e, int located)
 {
 	const char	*st = ep_state_str(e->state);
 	char		 buf[64];
 
 	fprintf(f, "<tr data-state=\"%s\">", st);
 	td_open(f, "Endpoint", NULL);
-	put_text(f, e->name);
+	put_text(f, e->cfg->name);
 	fputs("</td>", f);
 	td_open(f, "Address", NULL);
 	fputs("<code>", f);
-	put_text(f, e->ip != NULL ? e->ip : e->cname);
+	put_text(f, outcome_ep_ip(e) != NULL ? outcome_ep_ip(e) : e->cfg->cname);
 	fputs("</code></td>", f);
 	td_open(f, "Priority", "num");
-	fprintf(f, "%ld</td>", e->priority);
+	fprintf(f, "%ld</td>", e->cfg->priority);
 	if (located) {
 		td_open(f, "Location", NULL);
-		if (e->location != NULL)
-			put_text(f, e->location);
+		if (e->cfg->location != NULL)
+			put_text(f, e->cfg->location);
 		else
 			fputs("<span class=\"muted\">-</span>", f);
 		fputs("</td>", f);
@@ -347,7 +350,7 @@ put_domain(FILE *f, const struct report_domain *d)
 	int		 located = 0;
 
 	for (i = 0; i < d->neps; i++)
-		if (d->eps[i].location != NULL)
+		if (d->eps[i].cfg->location != NULL)
 			located = 1;
 	fprintf(f, "<section class=\"card\">\n<h2><span class=\"badge s-%s\">"
 	    "%s</span> ", st, st);
@@ -428,7 +431,7 @@ put_changes(FILE *f, const struct report *r)
 	    "<th>Domain</th><th>Type</th><th>Old</th><th>New</th><th>Tier</th>"
 	    "<th>Result</th></tr></thead>\n<tbody>\n", f);
 	for (i = 0; i < r->nchanges && i < DASH_CHANGES; i++) {
-		const struct report_change *c = &r->changes[i];
+		const struct st_change *c = &r->changes[i];
 
 		fputs("<tr>", f);
 		td_open(f, "Time", NULL);
@@ -514,5 +517,21 @@ dashboard_write(const char *path, const struct report *r, char *err,
 	rc = 0;
 out:
 	free(buf);
+	return rc;
+}
+
+int
+dashboard_write_outcome(const char *path, const struct outcome *o,
+    long long interval_ms, const struct st_change *changes, size_t n,
+    char *err, size_t errlen)
+{
+	struct report	 rep;
+	int		 rc;
+
+	report_from_outcome(&rep, o, interval_ms);
+	rep.changes = changes;
+	rep.nchanges = n;
+	rc = dashboard_write(path, &rep, err, errlen);
+	report_free(&rep);
 	return rc;
 }

@@ -2,12 +2,12 @@
 #define DDUP_DASHBOARD_H
 
 /*
- * statusHtml (SPEC 3.1): the report of a run as one self-contained HTML
- * page, for a person with a browser.  No file, font or request outside
- * the page: the styles are inline, and the one inline script (allowed
- * by its hash in the page's Content-Security-Policy, nothing else is)
- * only shows the "stale" warning, which a static page cannot know
- * otherwise.  Every text from the configuration, the servers or the
+ * statusHtml (ddup.ini(5), TOP-LEVEL KEYS): the report of a run as one
+ * self-contained HTML page, for a person with a browser.  No file,
+ * font or request outside the page: the styles are inline, and the one
+ * inline script (allowed by its hash in the page's
+ * Content-Security-Policy, nothing else is) only shows the "stale"
+ * warning, which a static page cannot know otherwise.  Every text from the configuration, the servers or the
  * state file is made printable and HTML-escaped.
  */
 
@@ -31,5 +31,16 @@ int	 dashboard_render(FILE *f, const struct report *r);
  */
 int	 dashboard_write(const char *path, const struct report *r, char *err,
 	    size_t errlen);
+
+struct outcome;
+
+/*
+ * The page of a run's outcome o, with the n last DNS changes (newest
+ * first, from state_recent_changes()), put at path as dashboard_write()
+ * does.
+ */
+int	 dashboard_write_outcome(const char *path, const struct outcome *o,
+	    long long interval_ms, const struct st_change *changes, size_t n,
+	    char *err, size_t errlen);
 
 #endif

@@ -22,6 +22,7 @@
 #include "config.h"
 #include "log.h"
 #include "redact.h"
+#include "request.h"
 #include "run.h"
 #include "util.h"
 
@@ -151,8 +152,27 @@ config_release(struct config *cfg)
 	config_free(cfg);
 }
 
-int
-main(int argc, char *argv[])
+/* The command line, once read. */
+struct options {
+	const char	*path;		/* the configuration */
+	int		 request;	/* REQ_* (request.h), 0: none */
+	const char	*target;	/* with request: DOMAIN[/ENDPOINT] */
+	long long	 for_ms;	/* --for, 0: none */
+	int		 check_only;	/* -n */
+	int		 dry_run;
+	int		 status;
+	int		 json;
+	int		 verbose;
+	int		 quiet;
+};
+
+/*
+ * Reads the command line into o.  Returns -1 when the run goes on,
+ * else the exit status (--version and --help done, or a usage error
+ * printed).
+ */
+static int
+parse_options(int argc, char *argv[], struct options *o)
 {
 	static const struct option longopts[] = {
 		{ "config",	required_argument, NULL, 'c' },
@@ -170,54 +190,39 @@ main(int argc, char *argv[])
 		{ "help",	no_argument,	NULL, 'h' },
 		{ NULL,		0,		NULL, 0 }
 	};
-	struct config	*cfg;
-	const char	*path = NULL, *target = NULL, *for_arg = NULL;
-	enum log_level	 level;
-	long long	 for_ms = 0;
-	int		 request = 0, nrequests = 0;
-	int		 ch, check_only = 0, dry_run = 0, status = 0, json = 0;
-	int		 verbose = 0, quiet = 0, rc;
+	const char	*for_arg = NULL;
+	int		 ch, nrequests = 0;
 
-	if (std_fds_open() == -1)
-		return RUN_STATE;	/* no /dev/null: nothing can be trusted */
-	/*
-	 * The configuration brings the TSIG key and API tokens into memory:
-	 * no core dump may carry them (this also keeps other users' ptrace
-	 * and /proc/PID/mem out).  Before the file is read, so that a
-	 * crash while reading it is covered too.
-	 */
-	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == -1)
-		fprintf(stderr, "ddup-check: warning: cannot disable core "
-		    "dumps: %s\n", strerror(errno));
+	memset(o, 0, sizeof(*o));
 	while ((ch = getopt_long(argc, argv, "c:nvqh", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'c':
-			path = optarg;
+			o->path = optarg;
 			break;
 		case 'n':
-			check_only = 1;
+			o->check_only = 1;
 			break;
 		case 'D':
-			dry_run = 1;
+			o->dry_run = 1;
 			break;
 		case 'S':
-			status = 1;
+			o->status = 1;
 			break;
 		case 'J':
-			json = 1;
+			o->json = 1;
 			break;
 		case 'v':
-			verbose = 1;
+			o->verbose = 1;
 			break;
 		case 'q':
-			quiet = 1;
+			o->quiet = 1;
 			break;
 		case 'R':
 		case 'U':
 		case 'F':
-			request = ch == 'R' ? REQ_DRAIN : ch == 'U' ?
+			o->request = ch == 'R' ? REQ_DRAIN : ch == 'U' ?
 			    REQ_UNDRAIN : REQ_FAILBACK;
-			target = optarg;
+			o->target = optarg;
 			nrequests++;
 			break;
 		case 'f':
@@ -240,77 +245,123 @@ main(int argc, char *argv[])
 		usage(stderr);
 		return EXIT_USAGE;
 	}
-	if (nrequests > 1 || (nrequests == 1 && (check_only || dry_run ||
-	    status || json))) {
+	if (nrequests > 1 || (nrequests == 1 && (o->check_only ||
+	    o->dry_run || o->status || o->json))) {
 		fprintf(stderr, "ddup-check: --drain, --undrain and --failback "
 		    "go alone (one at a time, without -n, --dry-run, --status "
 		    "and --json)\n");
 		usage(stderr);
 		return EXIT_USAGE;
 	}
-	if (for_arg != NULL && (request != REQ_DRAIN ||
-	    parse_duration(for_arg, &for_ms) == -1 || for_ms <= 0)) {
+	if (for_arg != NULL && (o->request != REQ_DRAIN ||
+	    parse_duration(for_arg, &o->for_ms) == -1 || o->for_ms <= 0)) {
 		fprintf(stderr, "ddup-check: --for %s: %s\n", for_arg,
-		    request != REQ_DRAIN ? "goes with --drain" : "expected a "
-		    "duration above zero (such as 30m, 2h or 7d)");
+		    o->request != REQ_DRAIN ? "goes with --drain" : "expected "
+		    "a duration above zero (such as 30m, 2h or 7d)");
 		usage(stderr);
 		return EXIT_USAGE;
 	}
 	/* Capped as the configuration's durations are: now + it is safe. */
-	if (for_arg != NULL && for_ms > DURATION_MAX_MS) {
+	if (for_arg != NULL && o->for_ms > DURATION_MAX_MS) {
 		fprintf(stderr, "ddup-check: --for %s: at most %lldd\n", for_arg,
 		    DURATION_MAX_MS / 86400000);
 		return EXIT_USAGE;
 	}
-	if (check_only + dry_run + status > 1 || (json && !dry_run && !status) ||
-	    (verbose && quiet)) {
+	if (o->check_only + o->dry_run + o->status > 1 || (o->json &&
+	    !o->dry_run && !o->status) || (o->verbose && o->quiet)) {
 		fprintf(stderr, "ddup-check: use at most one of -n, --dry-run "
 		    "and --status; --json goes with --status or --dry-run; "
 		    "-v and -q exclude each other\n");
 		usage(stderr);
 		return EXIT_USAGE;
 	}
-	if (path == NULL)
-		path = getenv("DDUP_CONFIG");
-	if (path == NULL || *path == '\0')
-		path = DEFAULT_CONFIG;
+	if (o->path == NULL)
+		o->path = getenv("DDUP_CONFIG");
+	if (o->path == NULL || *o->path == '\0')
+		o->path = DEFAULT_CONFIG;
+	return -1;
+}
 
-	/* A health check or provider write must not kill us with SIGPIPE. */
-	signal(SIGPIPE, SIG_IGN);
-	level = quiet ? LOG_ERR : verbose ? LOG_DEBUG : LOG_INFO;
+/*
+ * The logs, then the configuration and the redactor made from it (from
+ * here on no outside text shows a secret of the file); NULL when the
+ * file is wrong (printed).
+ */
+static struct config *
+start(const struct options *o)
+{
+	enum log_level	 level;
+	struct config	*cfg;
+
+	level = o->quiet ? LOG_ERR : o->verbose ? LOG_DEBUG : LOG_INFO;
 	log_init(0, level);
-	cfg = load_config(path, !quiet && (check_only || dry_run || status ||
-	    request || verbose));
+	cfg = load_config(o->path, !o->quiet && (o->check_only ||
+	    o->dry_run || o->status || o->request || o->verbose));
 	if (cfg == NULL)
-		return EXIT_USAGE;
+		return NULL;
 	log_init(cfg->log_json, level);
-	/* From here on no outside text shows a secret of the file. */
 	redact_install(config_redactor(cfg));
-	if (check_only) {
-		rc = 0;
-		if (!quiet)
-			printf("%s: configuration OK (%zu domain%s)\n", path,
-			    cfg->ndomains, cfg->ndomains == 1 ? "" : "s");
-		if (stdout_done() == -1)
-			rc = RUN_FAILED;
-		config_release(cfg);
-		return rc;
-	}
-	if (request) {
-		rc = run_request(cfg, request, target, for_ms);
-		config_release(cfg);
-		return rc;
-	}
+	return cfg;
+}
+
+/* -n: the configuration was read; say so. */
+static int
+check_config(const struct options *o, const struct config *cfg)
+{
+	if (!o->quiet)
+		printf("%s: configuration OK (%zu domain%s)\n", o->path,
+		    cfg->ndomains, cfg->ndomains == 1 ? "" : "s");
+	return stdout_done() == -1 ? RUN_FAILED : 0;
+}
+
+/* A run, --dry-run or --status: the ones that need libcurl. */
+static int
+run(const struct options *o, struct config *cfg)
+{
+	int	 rc;
+
 	if (check_global_init() == -1) {
 		logx(LOG_ERR, NULL, NULL, "cannot initialise libcurl");
-		config_release(cfg);
 		return RUN_FAILED;
 	}
-	if (status)
-		rc = run_status(cfg, json);
+	if (o->status)
+		rc = run_status(cfg, o->json);
 	else
-		rc = run_once(cfg, dry_run, json);
+		rc = run_once(cfg, o->dry_run, o->json);
 	check_global_cleanup();
+	return rc;
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct options	 o;
+	struct config	*cfg;
+	int		 rc;
+
+	if (std_fds_open() == -1)
+		return RUN_STATE;	/* no /dev/null: nothing can be trusted */
+	/*
+	 * The configuration brings the TSIG key and API tokens into memory:
+	 * no core dump may carry them (this also keeps other users' ptrace
+	 * and /proc/PID/mem out).  Before the file is read, so that a
+	 * crash while reading it is covered too.
+	 */
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == -1)
+		fprintf(stderr, "ddup-check: warning: cannot disable core "
+		    "dumps: %s\n", strerror(errno));
+	if ((rc = parse_options(argc, argv, &o)) != -1)
+		return rc;
+	/* A health check or provider write must not kill us with SIGPIPE. */
+	signal(SIGPIPE, SIG_IGN);
+	if ((cfg = start(&o)) == NULL)
+		return EXIT_USAGE;
+	if (o.check_only)
+		rc = check_config(&o, cfg);
+	else if (o.request)
+		rc = run_request(cfg, o.request, o.target, o.for_ms);
+	else
+		rc = run(&o, cfg);
 	config_release(cfg);
 	return rc;
 }

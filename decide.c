@@ -1,14 +1,20 @@
 /*
- * The failover decision of SPEC sections 5 and 9.  Pure: no I/O, no
+ * The failover decision of ddup-check(8), FAILOVER RULES.  Pure: no I/O, no
  * clock, no allocation, so tests/unit/test_decide.c can replay every
  * documented example as a table of runs.
  */
 
 #include <limits.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
+#include "config.h"
 #include "decide.h"
+#include "rrset.h"
+#include "state.h"
+#include "util.h"
 
 /* Counters after this run's check (or as stored, without a check). */
 static void
@@ -45,7 +51,7 @@ apply_check(const struct dec_domain *d, struct dec_ep *e)
 		/*
 		 * The first check of an endpoint without state makes it
 		 * not healthy but never removed, whatever attempts is, so
-		 * that its next pass publishes it (SPEC 5).
+		 * that its next pass publishes it (FAILOVER RULES).
 		 */
 		if (f >= d->attempts && e->has_state)
 			removed = 1;
@@ -60,7 +66,7 @@ apply_check(const struct dec_domain *d, struct dec_ep *e)
 	/*
 	 * A published endpoint keeps its place through attempts - 1
 	 * failures; one outside DNS needs a passing latest check.  With no
-	 * stored state nothing counts as published (SPEC: a first failing
+	 * stored state nothing counts as published (FAILOVER RULES: a first failing
 	 * check means not healthy).
 	 */
 	e->healthy = !removed && ((e->has_state && e->published) || latest_ok);
@@ -253,6 +259,68 @@ decide_states(struct dec_domain *d, struct dec_ep *eps, size_t n)
 		d->status = DOM_HEALTHY;
 	else
 		d->status = DOM_WARNING;
+}
+
+void
+decide_before(const struct dec_domain *d, struct dec_ep *eps, size_t n)
+{
+	struct dec_ep		*tmp;
+	struct dec_domain	 dd = *d;
+	size_t			 j;
+
+	tmp = xcalloc(n + 1, sizeof(*tmp));
+	memcpy(tmp, eps, n * sizeof(*tmp));
+	for (j = 0; j < n; j++)
+		tmp[j].drained = eps[j].drained_before;
+	decide(&dd, tmp, n);
+	for (j = 0; j < n; j++)
+		eps[j].state_before = tmp[j].state;
+	free(tmp);
+}
+
+void
+dec_domain_load(struct dec_domain *d, const struct domain_policy *pol,
+    const struct st_domain *st, int failback_now)
+{
+	d->attempts = pol->attempts;
+	d->recover_after = pol->recover_after;
+	d->min_healthy = pol->min_healthy;
+	d->publish_one = pol->publish_one;
+	d->failback_manual = pol->failback_manual;
+	d->has_current = st->has_tier;
+	d->current.priority = st->tier;
+	d->current.rank = st->tier_rank >= 0 ? st->tier_rank : 0;
+	d->failback_now = failback_now;
+}
+
+/* Whether the set last published holds e's address or CNAME. */
+static int
+stored_has(const struct st_domain *st, const struct endpoint_cfg *e)
+{
+	if (e->cname != NULL)
+		return st->has_pub[RR_CNAME] && st->pub[RR_CNAME].target !=
+		    NULL && strcasecmp(st->pub[RR_CNAME].target, e->cname) == 0;
+	return st->has_pub[rrtype_of_family(e->ip.family)] &&
+	    addrset_contains(&st->pub[rrtype_of_family(e->ip.family)].addrs,
+	    e->ip.s);
+}
+
+void
+dec_ep_load(struct dec_ep *e, const struct endpoint_cfg *cfg,
+    const struct st_ep_snap *se, const struct st_domain *st, int drained,
+    int drained_before)
+{
+	e->priority = cfg->priority;
+	e->rank = cfg->rank;
+	e->drained = drained;
+	e->drained_before = drained_before;
+	e->has_state = se->found;
+	e->failures = se->failures;
+	e->passes = se->passes;
+	e->removed = se->removed;
+	e->last_ok = se->last_ok;
+	e->published = stored_has(st, cfg);
+	e->result = CR_NONE;
 }
 
 const char *

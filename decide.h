@@ -2,7 +2,7 @@
 #define DDUP_DECIDE_H
 
 /*
- * The failover decision (SPEC sections 5 and 9) as pure functions:
+ * The failover decision (ddup-check(8), FAILOVER RULES) as pure functions:
  * counters, the latest check result and the domain's policy in, new
  * counters, health, states and the set to publish out.  No I/O, no
  * clock, so it is tested with tables of cases.
@@ -60,15 +60,18 @@ struct dec_ep {
 	int		 published;	/* its address is in the set last written */
 	int		 result;	/* enum check_result of this run */
 	int		 last_ok;	/* with CR_NONE: did its latest check pass */
+	int		 drained_before; /* for decide_before(): by a drain
+					   already there at the last run */
 
 	/* out */
 	int		 counted;	/* this run's result moved the counters */
 	long		 new_failures;
 	long		 new_passes;
 	int		 new_removed;
-	int		 healthy;	/* SPEC 5, whether drained or not */
+	int		 healthy;	/* FAILOVER RULES, drained or not */
 	int		 publish;	/* in the set this run wants in DNS */
 	int		 state;		/* enum ep_state, as it will be after the run */
+	int		 state_before;	/* decide_before(): as the last run left it */
 };
 
 struct dec_domain {
@@ -94,7 +97,7 @@ struct dec_domain {
 
 /*
  * Applies this run's results to the n endpoints of one domain (in file
- * order) and picks what to publish (SPEC 9): tiers in order of rank,
+ * order) and picks what to publish (FAILOVER RULES): tiers in order of rank,
  * then priority; the first with at least min_healthy endpoints that are
  * healthy and not drained, else the first with any; with manual
  * failback the current tier while it has that many.  Inside the tier
@@ -112,6 +115,31 @@ void	 decide(struct dec_domain *d, struct dec_ep *eps, size_t n);
  * (which the caller updates to the set now in DNS), and d->status.
  */
 void	 decide_states(struct dec_domain *d, struct dec_ep *eps, size_t n);
+
+/*
+ * The states as the last run left them, to tell what changed: the
+ * decision on the stored counters alone, drained only by drain_before.
+ * Sets eps[i].state_before; d and the rest of eps are left as they are.
+ */
+void	 decide_before(const struct dec_domain *d, struct dec_ep *eps,
+	    size_t n);
+
+struct domain_policy;
+struct endpoint_cfg;
+struct st_domain;
+struct st_ep_snap;
+
+/*
+ * The inputs as the state file holds them: a domain's policy and
+ * published tier (failback_now: a --failback is asked), and one of its
+ * endpoints (drained now, and drained_before by a drain that was there
+ * at the last run), published when st's sets hold its address.
+ */
+void	 dec_domain_load(struct dec_domain *d, const struct domain_policy *pol,
+	    const struct st_domain *st, int failback_now);
+void	 dec_ep_load(struct dec_ep *e, const struct endpoint_cfg *cfg,
+	    const struct st_ep_snap *se, const struct st_domain *st,
+	    int drained, int drained_before);
 
 const char	*ep_state_str(int s);
 const char	*dom_status_str(int s);

@@ -4,17 +4,18 @@
 /*
  * What one run found and did, computed once: each domain's endpoint
  * states, the set now in DNS, the tier, the change made or failed, the
- * error, and the events of SPEC 10.  Saving, logs, --status, --dry-run
- * and every file written after a run (dashboard, metrics, the
- * notification outbox) read this one result instead of each working it
- * out again from the run's internals.
+ * error, and the events of ddup.ini(5), NOTIFICATIONS.  Saving, logs,
+ * --status, --dry-run and every file written after a run (dashboard,
+ * metrics, the notification outbox) read this one result instead of
+ * each working it out again from the run's internals.
  *
  * run.c makes it (outcome_create, outcome_fill, outcome_seal); every
  * other module only reads it through the const pointers below, in file
  * order.  Strings and configuration pointers are borrowed from the
- * configuration and the run: an outcome lives no longer than the run
- * that made it.  Text from servers and the state file (reasons, errors,
- * locations) is not yet made printable: each output does that.
+ * configuration and the run, or handed to it (outcome_keep): an outcome
+ * lives no longer than the run that made it.  Text from servers and
+ * the state file (reasons, errors, locations) is not yet made
+ * printable: each output does that.
  */
 
 #include <stddef.h>
@@ -62,7 +63,7 @@ struct outcome_ep {
 
 	struct outcome_check check;
 
-	/* After the run (SPEC 5). */
+	/* After the run (ddup-check(8), FAILOVER RULES). */
 	int		 state;		/* enum ep_state */
 	int		 healthy;
 	int		 published;	/* in the set DNS holds after the run */
@@ -75,14 +76,16 @@ struct outcome_ep {
 	const char	*last_result;	/* NULL: never */
 	long		 latency_ms;	/* <0: none */
 
-	/* SPEC 11: the votes of the round (of this run, or the last one stored). */
+	/* The votes of the round, this run's or the last one stored
+	   (ddup-check(8), SEVERAL CHECKERS). */
 	int		 has_votes;
 	int		 verdict;	/* enum vote_verdict */
 	long		 votes_pass;
 	long		 votes_fail;
 };
 
-/* SPEC 11: a domain's round, this run's or the last one stored. */
+/* A domain's round, this run's or the last one stored
+   (ddup-check(8), SEVERAL CHECKERS). */
 struct outcome_round {
 	int		 has;		/* 0: none known */
 	long long	 slot;
@@ -136,7 +139,8 @@ struct outcome_domain {
 	long long	 last_change;	/* ms of the last successful change, 0: never */
 	const char	*last_error;	/* NULL: none */
 	const char	*why;		/* dry run: what would happen; else NULL */
-	int		 decided;	/* this run took its round (SPEC 11; always
+	int		 decided;	/* this run took its round (SEVERAL CHECKERS
+					   in ddup-check(8); always
 					   with one checker): 0 shows it as stored,
 					   with no event */
 	struct outcome_round round;
@@ -146,7 +150,8 @@ struct outcome_domain {
 };
 
 struct outcome_event {
-	int		 kind;		/* enum event_type (config.h), SPEC 10 */
+	int		 kind;		/* enum event_type (config.h), of
+					   ddup.ini(5), NOTIFICATIONS */
 	long long	 time;		/* ms: the run's */
 	const struct outcome_domain *domain; /* published, previous, tiers, endpoints */
 	const struct outcome_ep *ep;	/* endpoint_*: the endpoint; else NULL */
@@ -162,7 +167,8 @@ struct outcome_control {
 	const char	*result;	/* with since: why */
 };
 
-/* SPEC 11: one checker of the fleet as the store last heard from it. */
+/* One checker of the fleet as the store last heard from it
+   (ddup-check(8), SEVERAL CHECKERS). */
 struct outcome_checker {
 	const char	*name;
 	long long	 at;		/* ms of its latest report, 0: none */
@@ -181,30 +187,96 @@ struct outcome_fleet {
 };
 
 struct outcome;
+struct check_res;
+struct dec_domain;
+struct dec_ep;
+struct st_checker;
+struct st_domain;
+struct st_drain;
+struct st_ep_snap;
+struct st_last_round;
+struct vote_ep;
 
 /* Making one (run.c). */
 struct outcome	*outcome_create(int kind, long long now, size_t ndomains);
 /*
- * Domain i (in file order), zeroed, with room for cfg's endpoints, for
- * the maker to fill.  previous and published are empty sets to add to.
+ * Domain i (in file order), zeroed, with room for cfg's endpoints (each
+ * with its cfg set), for the maker to fill.  previous and published are
+ * empty sets to add to.
  */
 struct outcome_domain *outcome_fill(struct outcome *o, size_t i,
 	    const struct domain_cfg *cfg);
 struct outcome_control *outcome_control_fill(struct outcome *o);
+
+/*
+ * The maker records each phase of the run as it ends, from the structs
+ * of that phase (all borrowed, as above).  An endpoint as the last run
+ * left it (se's last_result borrowed; drain NULL: not drained):
+ */
+void		 outcome_ep_stored(struct outcome_ep *oe,
+		    const struct st_ep_snap *se, const struct st_drain *drain);
+/*
+ * After the decision: its counters and states (de), this run's check
+ * (res, with check.done; a check.reason already set is the round's
+ * verdict and stays), the round's votes (v; NULL: the stored ones stay).
+ */
+void		 outcome_ep_settle(struct outcome_ep *oe,
+		    const struct dec_ep *de, const struct check_res *res,
+		    const struct vote_ep *v, long long now);
+/*
+ * A domain once its endpoints are settled: kind is the domain's
+ * (OUTCOME_STATUS shows it as stored), pub NULL with OUTCOME_STATUS,
+ * learnt 0 when the run learnt nothing of the endpoints (a failed
+ * controlUrl, a void round), why the dry run's text ("" or NULL: none).
+ */
+void		 outcome_domain_settle(struct outcome_domain *od, int kind,
+		    const struct dec_domain *dec, const struct publication *pub,
+		    const struct st_domain *st, long long now, int learnt,
+		    const char *why);
+/* Hands s (may be NULL) to the outcome, freed with it; returns s. */
+const char	*outcome_keep(struct outcome *o, char *s);
+/*
+ * ddup-check(8), SEVERAL CHECKERS: the round's verdict v on an endpoint
+ * as its reason, when it is not what this check (res) saw; the tally
+ * heard checkers under quorum.
+ */
+void		 outcome_ep_verdict(struct outcome *o, struct outcome_ep *oe,
+		    const struct vote_ep *v, const struct check_res *res,
+		    size_t heard, long quorum);
+/* A domain's round, this run's or a stored one (ddup-check(8), SEVERAL
+   CHECKERS). */
+void		 outcome_round_set(struct outcome_domain *od, long long slot,
+		    long long at, const char *checker, long heard, int void_all);
+void		 outcome_round_stored(struct outcome_domain *od,
+		    const struct st_last_round *lr);
+/* The controlUrl: failing since when (0: it passes), and why. */
+void		 outcome_control_set(struct outcome *o, const char *url,
+		    int failed, long long since, const char *result);
+/*
+ * The fleet from the store's view of its n checkers (names borrowed):
+ * each one's latest report counted in passes and failures.
+ */
+void		 outcome_fleet_from(struct outcome *o, long quorum,
+		    long long slot, const struct st_checker *c, size_t n);
+/*
+ * One log line per endpoint of d whose state changed, and one for the
+ * domain when it lost or regained its healthy endpoints.
+ */
+void		 outcome_log_transitions(const struct outcome *o,
+		    const struct outcome_domain *d);
 /* What DNS held before the run: d's previous, or with unchanged_dns its
    published (not copied: a run holds every domain's outcome). */
 const struct addrset *outcome_previous(const struct outcome_domain *d,
 	    const char **cname);
 /* Stores the time of the last completed run (for --status). */
 void		 outcome_set_last_run(struct outcome *o, long long ms);
-/* SPEC 11: the fleet (borrowed; shared 0 by default). */
-void		 outcome_set_fleet(struct outcome *o,
-		    const struct outcome_fleet *f);
 /* Works out the events from the filled domains; call once, after all. */
 void		 outcome_seal(struct outcome *o);
 void		 outcome_free(struct outcome *o);
 
 /* Reading one. */
+/* The address e publishes; NULL for a CNAME endpoint. */
+const char	*outcome_ep_ip(const struct outcome_ep *e);
 int		 outcome_kind(const struct outcome *o);
 long long	 outcome_time(const struct outcome *o);	/* the run's now, ms */
 long long	 outcome_last_run(const struct outcome *o); /* 0: never */

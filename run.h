@@ -3,7 +3,8 @@
 
 /*
  * The work of one ddup-check invocation after the command line and the
- * configuration are read.  Each returns the exit status of SPEC 2.
+ * configuration are read.  Each returns an exit status of ddup-check(8),
+ * EXIT STATUS.
  */
 
 struct config;
@@ -20,12 +21,5 @@ struct config;
 int	 run_status(struct config *cfg, int json);
 /* A run, or with dry_run a run that writes nothing and calls no provider. */
 int	 run_once(struct config *cfg, int dry_run, int json);
-
-/* Requests recorded in the state file for the next run (SPEC 9). */
-#define REQ_DRAIN	1	/* target DOMAIN/ENDPOINT, for for_ms (0: until undrained) */
-#define REQ_UNDRAIN	2	/* target DOMAIN/ENDPOINT */
-#define REQ_FAILBACK	3	/* target DOMAIN */
-int	 run_request(struct config *cfg, int what, const char *target,
-	    long long for_ms);
 
 #endif

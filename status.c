@@ -1,8 +1,9 @@
 /*
  * Formatting of --status and --dry-run: a table for people and the JSON
- * document of SPEC section 8 for scripts, from a run's outcome.
+ * document of ddup-check(8), STATUS JSON, for scripts, from a run's outcome.
  */
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +12,9 @@
 
 #include "config.h"
 #include "decide.h"
+#include "log.h"
 #include "outcome.h"
+#include "state.h"
 #include "status.h"
 #include "util.h"
 #include "vote.h"
@@ -21,7 +24,7 @@ report_from_outcome(struct report *rep, const struct outcome *o,
     long long interval_ms)
 {
 	const struct outcome_control *c = outcome_control(o);
-	size_t	 i, j;
+	size_t	 i;
 
 	memset(rep, 0, sizeof(*rep));
 	rep->generated = now_ms();
@@ -45,7 +48,7 @@ report_from_outcome(struct report *rep, const struct outcome *o,
 		rd->provider = od->cfg->provider->name;
 		rd->ttl = od->cfg->pol.ttl;
 		rd->status = od->status;
-		rd->eps = xcalloc(od->neps ? od->neps : 1, sizeof(*rd->eps));
+		rd->eps = od->eps;
 		rd->neps = od->neps;
 		rd->has_tier = od->has_tier;
 		rd->tier = od->tier.priority;
@@ -65,32 +68,55 @@ report_from_outcome(struct report *rep, const struct outcome *o,
 		rd->round = rep->fleet != NULL ? &od->round : NULL;
 		addrset_copy(&rd->published, &od->published);
 		rd->published_cname = od->published_cname;
-		for (j = 0; j < od->neps; j++) {
-			const struct outcome_ep *e = &od->eps[j];
-			struct report_ep *re = &rd->eps[j];
-
-			re->name = e->cfg->name;
-			re->url = e->cfg->url;
-			re->ip = e->cfg->cname == NULL ? e->cfg->ip.s : NULL;
-			re->cname = e->cfg->cname;
-			re->priority = e->cfg->priority;
-			re->location = e->cfg->location;
-			re->drained = e->drained;
-			re->drained_until = e->drained_until;
-			re->state = e->state;
-			re->healthy = e->healthy;
-			re->published = e->published;
-			re->failures = e->failures;
-			re->passes = e->passes;
-			re->last_check = e->last_check;
-			re->last_result = e->last_result;
-			re->latency_ms = e->latency_ms;
-			re->has_votes = e->has_votes;
-			re->votes_pass = e->votes_pass;
-			re->votes_fail = e->votes_fail;
-			re->verdict = e->verdict;
-		}
 	}
+}
+
+/* A [notify] section's outbox from its counts. */
+static void
+report_notifiers(struct report *rep, const struct notify_cfg *nc,
+    const struct st_notify_counts *counts, size_t n)
+{
+	size_t	 i;
+
+	rep->nnotifiers = n;
+	rep->notifiers = xcalloc(n + 1, sizeof(*rep->notifiers));
+	for (i = 0; i < n; i++) {
+		struct report_notify *rn = &rep->notifiers[i];
+
+		rn->name = nc[i].name;
+		rn->kind = nc[i].url != NULL ? "webhook" : "program";
+		rn->pending = counts[i].pending;
+		rn->given_up = counts[i].given_up;
+		rn->oldest_pending = counts[i].oldest_pending;
+		rn->last_error = counts[i].last_error[0] != '\0' ?
+		    counts[i].last_error : NULL;
+	}
+}
+
+int
+report_print(FILE *f, const struct outcome *o, long long interval_ms,
+    const struct notify_cfg *nc, const struct st_notify_counts *counts,
+    size_t n, int json)
+{
+	struct report	 rep;
+	int		 rc = 0;
+
+	report_from_outcome(&rep, o, interval_ms);
+	report_notifiers(&rep, nc, counts, n);
+	if (json)
+		rc = report_print_json(f, &rep);
+	else
+		report_print_text(f, &rep);
+	report_free(&rep);
+	/* A full disk or a closed pipe: say so, or the caller sees nothing. */
+	errno = 0;
+	if (fflush(f) == EOF || ferror(f)) {
+		logx(LOG_ERR, NULL, NULL, "cannot write to standard output: %s",
+		    strerror(errno != 0 ? errno : EIO));
+		rc = -1;
+	} else if (rc == -1)
+		logx(LOG_ERR, NULL, NULL, "cannot write the JSON document");
+	return rc;
 }
 
 void
@@ -99,7 +125,6 @@ report_free(struct report *rep)
 	size_t i;
 
 	for (i = 0; i < rep->ndomains; i++) {
-		free(rep->domains[i].eps);
 		addrset_free(&rep->domains[i].published);
 	}
 	free(rep->domains);
@@ -146,8 +171,8 @@ json_seconds(long long ms)
  * How long clients may be sent to a dead server: attempts checks an
  * interval apart, then caches hold the old records for ttl; a server
  * that stops answering costs each check its timeout on top.  With
- * several checkers (SPEC 11) the others' votes come from the slot
- * before: one interval more.
+ * several checkers (ddup-check(8), SEVERAL CHECKERS) the others' votes
+ * come from the slot before: one interval more.
  */
 static int
 several(const struct report *r)
@@ -180,17 +205,17 @@ failover_json(const struct report *r, const struct report_domain *d)
 }
 
 static json_t *
-endpoint_json(const struct report_ep *e, int fleet)
+endpoint_json(const struct outcome_ep *e, int fleet)
 {
 	json_t *o = json_object();
 
-	json_object_set_new(o, "name", json_text(e->name));
-	json_object_set_new(o, "url", json_text(e->url));
-	json_object_set_new(o, "ip", json_text(e->ip));
-	if (e->cname != NULL)
-		json_object_set_new(o, "cname", json_text(e->cname));
-	json_object_set_new(o, "priority", json_integer(e->priority));
-	json_object_set_new(o, "location", json_text(e->location));
+	json_object_set_new(o, "name", json_text(e->cfg->name));
+	json_object_set_new(o, "url", json_text(e->cfg->url));
+	json_object_set_new(o, "ip", json_text(outcome_ep_ip(e)));
+	if (e->cfg->cname != NULL)
+		json_object_set_new(o, "cname", json_text(e->cfg->cname));
+	json_object_set_new(o, "priority", json_integer(e->cfg->priority));
+	json_object_set_new(o, "location", json_text(e->cfg->location));
 	json_object_set_new(o, "state", json_string(ep_state_str(e->state)));
 	json_object_set_new(o, "drained", json_boolean(e->drained));
 	json_object_set_new(o, "drainedUntil", e->drained ?
@@ -220,7 +245,8 @@ endpoint_json(const struct report_ep *e, int fleet)
 	return o;
 }
 
-/* SPEC 11: a domain's last round, null when none is known. */
+/* A domain's last round, null when none is known (ddup-check(8),
+   SEVERAL CHECKERS). */
 static json_t *
 round_json(const struct outcome_round *rd)
 {
@@ -237,7 +263,8 @@ round_json(const struct outcome_round *rd)
 	return o;
 }
 
-/* SPEC 11: the fleet, each checker's last report, who is out of step. */
+/* The fleet, each checker's last report, who is out of step
+   (ddup-check(8), SEVERAL CHECKERS). */
 static json_t *
 fleet_json(const struct outcome_fleet *f)
 {
@@ -390,20 +417,20 @@ struct ep_cols {
 #define CELL_MAX	256
 
 static const char *
-ep_name(const struct report_ep *e, char buf[CELL_MAX])
+ep_name(const struct outcome_ep *e, char buf[CELL_MAX])
 {
-	return text_printable_copy(buf, CELL_MAX, e->name);
+	return text_printable_copy(buf, CELL_MAX, e->cfg->name);
 }
 
 static const char *
-ep_target(const struct report_ep *e, char buf[CELL_MAX])
+ep_target(const struct outcome_ep *e, char buf[CELL_MAX])
 {
-	return text_printable_copy(buf, CELL_MAX, e->ip != NULL ? e->ip :
-	    e->cname);
+	return text_printable_copy(buf, CELL_MAX, outcome_ep_ip(e) != NULL ? outcome_ep_ip(e) :
+	    e->cfg->cname);
 }
 
 static const char *
-ep_when(const struct report_ep *e, char buf[CELL_MAX])
+ep_when(const struct outcome_ep *e, char buf[CELL_MAX])
 {
 	snprintf(buf, CELL_MAX, "never");
 	if (e->last_check != 0)
@@ -459,7 +486,7 @@ print_ep_header(FILE *f, const struct ep_cols *c)
 }
 
 static void
-print_endpoint(FILE *f, const struct report_ep *e, const struct ep_cols *c)
+print_endpoint(FILE *f, const struct outcome_ep *e, const struct ep_cols *c)
 {
 	char	 buf[CELL_MAX], lat[32] = "-";
 
@@ -468,7 +495,7 @@ print_endpoint(FILE *f, const struct report_ep *e, const struct ep_cols *c)
 	fputs("  ", f);
 	put_cell(f, ep_name(e, buf), c->name);
 	fprintf(f, " %-11s %-3s %5ld  ", ep_state_str(e->state),
-	    e->published ? "yes" : "no", e->priority);
+	    e->published ? "yes" : "no", e->cfg->priority);
 	put_cell(f, ep_target(e, buf), c->target);
 	fprintf(f, " %4ld %4ld  ", e->failures, e->passes);
 	put_cell(f, ep_when(e, buf), c->when);
@@ -559,7 +586,8 @@ print_failover(FILE *f, const struct report *r, const struct report_domain *d)
 	    " + 1, several checkers)" : "", d->ttl, slow, to);
 }
 
-/* SPEC 11: a domain's last round and its endpoints' votes. */
+/* A domain's last round and its endpoints' votes (ddup-check(8),
+   SEVERAL CHECKERS). */
 static void
 print_round(FILE *f, const struct report_domain *d)
 {
@@ -581,12 +609,13 @@ print_round(FILE *f, const struct report_domain *d)
 		if (d->eps[j].has_votes)
 			fprintf(f, "  %s: votes %ld pass, %ld fail: %s\n",
 			    text_printable_copy(t1, sizeof(t1),
-			    d->eps[j].name), d->eps[j].votes_pass,
+			    d->eps[j].cfg->name), d->eps[j].votes_pass,
 			    d->eps[j].votes_fail,
 			    vote_verdict_str(d->eps[j].verdict));
 }
 
-/* SPEC 11: each checker's last report, and who is out of step. */
+/* Each checker's last report, and who is out of step (ddup-check(8),
+   SEVERAL CHECKERS). */
 static void
 print_fleet(FILE *f, const struct outcome_fleet *fl)
 {
@@ -723,18 +752,18 @@ report_print_text(FILE *f, const struct report *r)
 		for (j = 0; j < d->neps; j++)
 			print_endpoint(f, &d->eps[j], &cols);
 		for (j = 0; j < d->neps; j++) {
-			const struct report_ep *e = &d->eps[j];
+			const struct outcome_ep *e = &d->eps[j];
 
 			if (!e->drained)
 				continue;
 			if (e->drained_until != 0) {
 				iso_time(e->drained_until, when, sizeof(when));
-				fprintf(f, "  %s: drained until %s\n", e->name,
+				fprintf(f, "  %s: drained until %s\n", e->cfg->name,
 				    when);
 			} else
 				fprintf(f, "  %s: drained until ddup-check "
-				    "--undrain %s/%s\n", e->name, d->name,
-				    e->name);
+				    "--undrain %s/%s\n", e->cfg->name, d->name,
+				    e->cfg->name);
 		}
 	}
 	if (r->fleet != NULL)

@@ -2,7 +2,7 @@
 #define DDUP_STATUS_H
 
 /*
- * What --status and --dry-run print (SPEC sections 1 and 8): a table for
+ * What --status and --dry-run print (ddup-check(8), STATUS JSON): a table for
  * people, or one JSON document.  A report is filled from an outcome
  * (outcome.h: of a dry run, or of the stored state for --status), then
  * formatted.
@@ -12,31 +12,10 @@
 
 #include "util.h"
 
-struct report_ep {
-	const char	*name;
-	const char	*url;
-	const char	*ip;		/* NULL: a cname endpoint */
-	const char	*cname;		/* NULL: an address endpoint */
-	long		 priority;
-	const char	*location;	/* NULL: none */
-	int		 drained;
-	long long	 drained_until;	/* ms, 0: until --undrain */
-	int		 state;		/* enum ep_state */
-	int		 healthy;
-	int		 published;
-	long		 failures;
-	long		 passes;
-	long long	 last_check;	/* ms, 0: never */
-	const char	*last_result;	/* NULL: never checked */
-	long		 latency_ms;	/* <0: none */
-	int		 has_votes;	/* SPEC 11: the last round's */
-	long		 votes_pass;
-	long		 votes_fail;
-	int		 verdict;	/* enum vote_verdict */
-};
-
+struct outcome_ep;
 struct outcome_round;
 struct outcome_fleet;
+struct st_change;
 
 struct report_domain {
 	const char	*name;
@@ -60,24 +39,12 @@ struct report_domain {
 	long		 attempts;	/* for the streak shown while failing */
 	long long	 timeout_ms;	/* a check's; with attempts, the failover time */
 	long		 recover_after;	/* likewise while recovering */
-	const struct outcome_round *round; /* SPEC 11: its last round */
-	struct report_ep *eps;
+	const struct outcome_round *round; /* its last round (SEVERAL CHECKERS) */
+	const struct outcome_ep *eps;	/* the outcome's, file order */
 	size_t		 neps;
 };
 
-/* One DNS change attempt, for the dashboard. */
-struct report_change {
-	long long	 when;		/* ms */
-	const char	*domain;
-	const char	*type;		/* "A", "AAAA" or "CNAME" */
-	const char	*old_set;	/* space-separated, "" for none */
-	const char	*new_set;
-	long		 tier;		/* <0: none */
-	int		 ok;
-	const char	*error;		/* NULL: none */
-};
-
-/* A [notify] section's outbox (SPEC 10). */
+/* A [notify] section's outbox (ddup.ini(5), NOTIFICATIONS). */
 struct report_notify {
 	const char	*name;
 	const char	*kind;		/* "webhook" or "program" */
@@ -98,19 +65,32 @@ struct report {
 	struct report_domain *domains;
 	size_t		 ndomains;
 	/*
-	 * Notifications (SPEC 10) waiting for delivery and given up go
-	 * here, from the state file's outbox: text after the domains,
+	 * Notifications (ddup.ini(5), NOTIFICATIONS) waiting for delivery
+	 * and given up go here, from the state file's outbox: text after the domains,
 	 * JSON "notifications" at the top.
 	 */
-	const struct report_change *changes;	/* newest first; may be NULL */
+	const struct st_change *changes;	/* the dashboard's: newest first,
+						   as state_recent_changes()
+						   gives them; may be NULL */
 	size_t		 nchanges;
 	struct report_notify *notifiers;
 	size_t		 nnotifiers;
-	const struct outcome_fleet *fleet; /* SPEC 11; NULL: one checker */
+	const struct outcome_fleet *fleet; /* SEVERAL CHECKERS; NULL: one */
 };
 
 struct outcome;
+struct notify_cfg;
+struct st_notify_counts;
 
+/*
+ * --status or --dry-run on f: o's report, with the outboxes of the n
+ * [notify] sections nc (their counts from the state file; n 0: none
+ * shown).  Returns 0, or -1 when f failed or JSON could not be built
+ * (logged).
+ */
+int	 report_print(FILE *f, const struct outcome *o, long long interval_ms,
+	    const struct notify_cfg *nc, const struct st_notify_counts *counts,
+	    size_t n, int json);
 /* rep borrows o's strings: free it (report_free) before o. */
 void	 report_from_outcome(struct report *rep, const struct outcome *o,
 	    long long interval_ms);

@@ -9,9 +9,12 @@
  * page is printable UTF-8 lines (text_printable() leaves each alone).
  */
 
+#include "config.h"
 #include "dashboard.h"
 #include "decide.h"
 #include "fuzz.h"
+#include "outcome.h"
+#include "state.h"
 #include "status.h"
 #include "util.h"
 
@@ -54,17 +57,20 @@ markup(const char *s, size_t n[5])
 
 /* Fills r from f[0..NFIELDS-1]. */
 static void
-fill(struct report *r, struct report_domain *d, struct report_ep *e,
-    struct report_change *c, char **f)
+fill(struct report *r, struct report_domain *d, struct endpoint_cfg *ec,
+    struct outcome_ep *e, struct st_change *c, char **f)
 {
 	memset(r, 0, sizeof(*r));
 	memset(d, 0, sizeof(*d));
+	memset(ec, 0, sizeof(*ec));
 	memset(e, 0, sizeof(*e));
 	memset(c, 0, sizeof(*c));
-	e->name = f[0];
-	e->location = f[1];
+	ec->name = f[0];
+	ec->location = f[1];
+	ec->ip.family = 4;
+	strcpy(ec->ip.s, "192.0.2.1");
+	e->cfg = ec;
 	e->last_result = f[2];
-	e->ip = "192.0.2.1";
 	e->state = EP_RECOVERING;
 	e->passes = 1;
 	e->last_check = 1;
@@ -101,8 +107,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct report		 r;
 	struct report_domain	 d;
-	struct report_ep	 e;
-	struct report_change	 c;
+	struct endpoint_cfg	 ec;
+	struct outcome_ep	 e;
+	struct st_change	 c;
 	char			*s, *f[NFIELDS], *x[NFIELDS], *p, *got, *want;
 	char			*line, *copy;
 	size_t			 i, ng[5], nw[5];
@@ -119,9 +126,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		x[i] = f[i][0] == '\0' ? "" : strcmp(f[i], "ok") == 0 ? "ok" :
 		    "x";
 	}
-	fill(&r, &d, &e, &c, f);
+	fill(&r, &d, &ec, &e, &c, f);
 	got = page(&r);
-	fill(&r, &d, &e, &c, x);
+	fill(&r, &d, &ec, &e, &c, x);
 	want = page(&r);
 	markup(got, ng);
 	markup(want, nw);

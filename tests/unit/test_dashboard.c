@@ -19,7 +19,10 @@
 #include <unistd.h>
 
 #include "dashboard.h"
+#include "config.h"
 #include "decide.h"
+#include "outcome.h"
+#include "state.h"
 #include "status.h"
 #include "util.h"
 
@@ -69,23 +72,30 @@ between(const char *s, const char *a, const char *b)
 	return out;
 }
 
-static struct report_ep eps[] = {
-	{ .name = "primary", .url = "http://192.0.2.1/", .ip = "192.0.2.1",
-	  .priority = 0, .state = EP_DOWN, .failures = 4, .last_check = T0,
+#define EP_CFG(n, last, prio) { .name = n, \
+	.url = "http://192.0.2." #last "/", \
+	.ip = { .family = 4, .s = "192.0.2." #last }, .priority = prio }
+
+static struct endpoint_cfg cfgs[] = {
+	EP_CFG("primary", 1, 0),
+	EP_CFG("backup", 2, 10),
+	EP_CFG("third", 3, 0),
+	EP_CFG("fourth", 4, 10),
+	EP_CFG("never", 5, 0),
+};
+
+static struct outcome_ep eps[] = {
+	{ .cfg = &cfgs[0], .state = EP_DOWN, .failures = 4, .last_check = T0,
 	  .last_result = "connection refused", .latency_ms = 3 },
-	{ .name = "backup", .url = "http://192.0.2.2/", .ip = "192.0.2.2",
-	  .priority = 10, .state = EP_ACTIVE, .healthy = 1, .published = 1,
+	{ .cfg = &cfgs[1], .state = EP_ACTIVE, .healthy = 1, .published = 1,
 	  .passes = 7, .last_check = T0, .last_result = "ok",
 	  .latency_ms = 12 },
-	{ .name = "third", .url = "http://192.0.2.3/", .ip = "192.0.2.3",
-	  .priority = 0, .state = EP_RECOVERING, .passes = 2,
+	{ .cfg = &cfgs[2], .state = EP_RECOVERING, .passes = 2,
 	  .last_check = T0, .last_result = "ok", .latency_ms = 5 },
-	{ .name = "fourth", .url = "http://192.0.2.4/", .ip = "192.0.2.4",
-	  .priority = 10, .state = EP_FAILING, .healthy = 1, .published = 1,
+	{ .cfg = &cfgs[3], .state = EP_FAILING, .healthy = 1, .published = 1,
 	  .failures = 1, .last_check = T0, .last_result = "HTTP 503",
 	  .latency_ms = 9 },
-	{ .name = "never", .url = "http://192.0.2.5/", .ip = "192.0.2.5",
-	  .state = EP_UNKNOWN, .latency_ms = -1 },
+	{ .cfg = &cfgs[4], .state = EP_UNKNOWN, .latency_ms = -1 },
 };
 
 /* One domain of each status, with the endpoints above in the first. */
@@ -135,16 +145,18 @@ test_escaping(void **state)
 {
 	struct report		 r;
 	struct report_domain	 d[3];
-	struct report_ep	 e = eps[0];
-	struct report_change	 c = { .when = T0, .domain = "a<b>.test",
+	struct endpoint_cfg	 ec = cfgs[0];
+	struct outcome_ep	 e = eps[0];
+	struct st_change	 c = { .when = T0, .domain = "a<b>.test",
 	    .type = "A", .old_set = "", .new_set = "<i>", .tier = 0,
 	    .ok = 0, .error = "refused: <script>x()</script>" };
 	char			*html;
 
 	(void)state;
 	make_report(&r, d);
-	e.name = "<script>alert(\"ep\")</script> & 'b'";
-	e.location = "\"><img src=x onerror=alert(1)>";
+	ec.name = "<script>alert(\"ep\")</script> & 'b'";
+	ec.location = "\"><img src=x onerror=alert(1)>";
+	e.cfg = &ec;
 	e.last_result = "HTTP 503 </td></tr></table>\x1b[2J";
 	d[1].eps = &e;
 	d[1].name = "x<y>&z";
@@ -318,15 +330,17 @@ test_locations_and_changes(void **state)
 {
 	struct report		 r;
 	struct report_domain	 d[3];
-	struct report_ep	 e[2];
-	struct report_change	 c[25];
+	struct endpoint_cfg	 ec = cfgs[1];
+	struct outcome_ep	 e[2];
+	struct st_change	 c[25];
 	char			*html, sets[25][16];
 	size_t			 i;
 
 	(void)state;
 	make_report(&r, d);
 	e[0] = eps[1];
-	e[0].location = "boston";
+	ec.location = "boston";
+	e[0].cfg = &ec;
 	e[1] = eps[0];
 	d[1].eps = e;
 	d[1].neps = 2;
@@ -336,7 +350,7 @@ test_locations_and_changes(void **state)
 	d[1].tier_location = "boston";
 	for (i = 0; i < 25; i++) {
 		snprintf(sets[i], sizeof(sets[i]), "192.0.2.%zu", 100 + i);
-		c[i] = (struct report_change){ .when = T0 - (long long)i * 1000,
+		c[i] = (struct st_change){ .when = T0 - (long long)i * 1000,
 		    .domain = "app.example.test", .type = "A",
 		    .old_set = "192.0.2.1", .new_set = sets[i], .tier = -1,
 		    .ok = 1 };
@@ -372,7 +386,7 @@ test_odd_clock(void **state)
 {
 	struct report		 r;
 	struct report_domain	 d[3];
-	struct report_ep	 e[2];
+	struct outcome_ep	 e[2];
 	char			*html;
 	size_t			 nevers;
 

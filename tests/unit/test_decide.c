@@ -134,7 +134,7 @@ static const struct scenario scenarios[] = {
 	} },
 	/*
 	 * With attempts = 1 too, a new endpoint's first failure does not
-	 * remove it (SPEC 5): its next pass publishes it.  Once known, a
+	 * remove it (FAILOVER RULES): its next pass publishes it.  Once known, a
 	 * failure removes at once, and recoverAfter passes bring it back.
 	 */
 	{ "attempts 1", 1, 2, { 0, 10 }, { 0 }, 2, {
@@ -171,10 +171,11 @@ static const struct scenario scenarios[] = {
 	} },
 
 	/*
-	 * SPEC 9, directory-sync failover: SIX without locations, publish
-	 * one, manual failback.  List order is the order of preference;
-	 * the server in use is kept until it fails, then the best healthy
-	 * one takes over; past the end of the list, the top again.
+	 * ddup-check(8), FAILOVER RULES, directory-sync failover: SIX
+	 * without locations, publish one, manual failback.  List order is
+	 * the order of preference; the server in use is kept until it
+	 * fails, then the best healthy one takes over; past the end of the
+	 * list, the top again.
 	 */
 	{ .name = SIX ", publish one, manual failback", .attempts = 1,
 	  .recover_after = 1, .n = 6, .publish_one = 1, .manual = 1, .runs = {
@@ -355,7 +356,7 @@ static const struct scenario scenarios[] = {
 	} },
 	/*
 	 * Drained endpoints are checked, never published; draining the
-	 * last one leaves DNS as it is (SPEC 5); undrained, back.
+	 * last one leaves DNS as it is (FAILOVER RULES); undrained, back.
 	 */
 	{ .name = "drain", .attempts = 1, .recover_after = 1, .n = 3,
 	  .prio = { 0, 0, 10 }, .runs = {
@@ -540,7 +541,7 @@ test_tier(void **unused)
 	assert_int_equal(d.status, DOM_UNHEALTHY);
 }
 
-/* Counters follow SPEC 5 exactly. */
+/* Counters follow ddup-check(8), FAILOVER RULES, exactly. */
 static void
 test_counters(void **unused)
 {

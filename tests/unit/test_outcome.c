@@ -1,6 +1,6 @@
 /*
- * outcome.c: the events of SPEC 10 from a domain's before and after,
- * driven by a table; the iteration over a sealed outcome.
+ * outcome.c: the events of ddup.ini(5), NOTIFICATIONS, from a domain's
+ * before and after, driven by a table; the iteration over a sealed outcome.
  */
 
 #include <setjmp.h>
