@@ -79,7 +79,7 @@ void name params							\
 	real args;							\
 }
 
-/* libpq: state_pg*.c, and config_build.c for a PostgreSQL URI. */
+/* libpq: state/pg*.c, and config_build_state.c for a PostgreSQL URI. */
 FWD(pq, PGconn *, PQconnectdbParams, (const char *const *k,
     const char *const *v, int expand), (k, v, expand))
 FWD(pq, ConnStatusType, PQstatus, (const PGconn *c), (c))

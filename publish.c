@@ -73,7 +73,7 @@ publication_add(struct publication *p, const struct endpoint_cfg *e)
 	int i;
 
 	if (e->cname != NULL) {
-		/* Alone in its tier (config_build.c): the one target. */
+		/* Alone in its tier (config_build_endpoint.c): the one target. */
 		free(p->want[RR_CNAME].target);
 		p->want[RR_CNAME].target = xstrdup(e->cname);
 	} else {
@@ -87,7 +87,7 @@ publication_add(struct publication *p, const struct endpoint_cfg *e)
 		addrset_add_addr(set, &e->ip);
 	}
 	/*
-	 * A tier is proxied or not as a whole (config_build.c); proxied
+	 * A tier is proxied or not as a whole (config_build_endpoint.c); proxied
 	 * records have TTL 1, automatic, whatever the domain's ttl says.
 	 */
 	for (i = 0; i < RR_NTYPES; i++) {

@@ -1,7 +1,7 @@
 /*
- * url_plain(), the shortcut config_build.c takes before asking libcurl's
+ * url_plain(), the shortcut config_value.c takes before asking libcurl's
  * URL parser: whatever it calls plain, libcurl must accept with the same
- * call config_build.c makes (flags 0, a host that is not empty), or the
+ * call config_value.c makes (flags 0, a host that is not empty), or the
  * configuration's validation would differ from libcurl's.
  */
 

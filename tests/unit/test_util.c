@@ -292,7 +292,7 @@ test_addr_ipv4_text(void **state)
 			}
 }
 
-/* What libcurl's URL parser says, as config_build.c asks it. */
+/* What libcurl's URL parser says, as config_value.c asks it. */
 static int
 curl_accepts(const char *s)
 {
