@@ -1,4 +1,4 @@
-"""The state file's views for the common questions (README), after real
+"""The state file's views for the common questions (ddup-check(8), STATE FILE; README), after real
 runs against real HTTP servers and BIND: an endpoint's uptime over the
 day before the last run, flapping endpoints, a domain's DNS changes."""
 

@@ -57,7 +57,7 @@ struct scenario {
 #define SIX	"austin1 london1 boston1 austin2 boston2 london2"
 
 static const struct scenario scenarios[] = {
-	/* ddup README, "Failover with priorities": a primary and a backup. */
+	/* A primary and a backup (ddup.ini(5), EXAMPLES). */
 	{ "primary and backup, recoverAfter 3", 2, 3, { 0, 10 }, { 0 }, 2, {
 		{ "PP", "10", "active standby", "healthy" },
 		{ "FP", "10", "failing standby", "warning" },
