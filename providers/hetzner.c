@@ -90,23 +90,15 @@ parse_rrsets(const char *buf, size_t len, const char *name, struct rrset *sets,
     size_t nsets, char *err, size_t errlen)
 {
 	json_t *root, *list, *rs, *recs, *rec, *jn, *jt, *jttl, *jv;
-	json_error_t je;
 	enum rrtype t;
 	struct addr a;
 	size_t i, j, k;
 	int rv = -1;
 
-	if ((root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je)) ==
-	    NULL) {
-		snprintf(err, errlen, "not JSON: %s (line %d)", je.text,
-		    je.line);
+	if ((root = api_json_load(buf, len, err, errlen)) == NULL)
 		goto out;
-	}
-	list = json_is_object(root) ? json_object_get(root, "rrsets") : NULL;
-	if (!json_is_array(list)) {
-		snprintf(err, errlen, "no rrsets array");
+	if ((list = api_json_array(root, "rrsets", err, errlen)) == NULL)
 		goto out;
-	}
 	json_array_foreach(list, i, rs) {
 		jn = json_object_get(rs, "name");
 		jt = json_object_get(rs, "type");
