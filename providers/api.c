@@ -86,6 +86,14 @@ api_check_token_word(const struct provider_cfg *pc, const char *name,
 	return 0;
 }
 
+const struct provider_key api_token_zone_keys[] = {
+	{ "apiToken", PK_REQUIRED | PK_SECRET },
+	{ "zone", PK_REQUIRED },
+	{ "baseUrl", 0 },
+	{ "timeout", 0 },
+	{ NULL, 0 }
+};
+
 int
 api_check_token_zone(const struct provider_cfg *pc, const char **key,
     char *err, size_t errlen)

@@ -115,6 +115,8 @@ int		 api_check_token_word(const struct provider_cfg *pc,
  */
 int		 api_check_token_zone(const struct provider_cfg *pc,
 		    const char **key, char *err, size_t errlen);
+/* The keys that check() takes, for the provider's ops. */
+extern const struct provider_key api_token_zone_keys[];
 
 /*
  * A provider's state of size bytes (struct api first, the rest zeroed)

@@ -35,14 +35,6 @@
 #define DO_PER_PAGE	200		/* the API's largest page */
 #define DO_MAX_PAGES	50		/* 10,000 records: a loop, or no filter */
 
-static const struct provider_key digitalocean_keys[] = {
-	{ "apiToken", PK_REQUIRED | PK_SECRET },
-	{ "zone", PK_REQUIRED },
-	{ "baseUrl", 0 },
-	{ "timeout", 0 },
-	{ NULL, 0 }
-};
-
 /* One record of the name, as listed. */
 struct dorec {
 	long long	 id;
@@ -351,7 +343,7 @@ digitalocean_replace(void *priv, const char *fqdn, const struct rrset *sets,
 
 const struct provider_ops digitalocean_ops = {
 	.type = "digitalocean",
-	.keys = digitalocean_keys,
+	.keys = api_token_zone_keys,
 	/* Record by record: nothing is all or nothing. */
 	.caps = 0,
 	.ttl_min = 30,

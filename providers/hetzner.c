@@ -43,14 +43,6 @@
 #define HZ_TIMEOUT	"10s"
 #define HZ_POLL_MS	500
 
-static const struct provider_key hetzner_keys[] = {
-	{ "apiToken", PK_REQUIRED | PK_SECRET },
-	{ "zone", PK_REQUIRED },
-	{ "baseUrl", 0 },
-	{ "timeout", 0 },
-	{ NULL, 0 }
-};
-
 struct hz {
 	struct api	 api;
 };
@@ -442,7 +434,7 @@ out:
 
 const struct provider_ops hetzner_ops = {
 	.type = "hetzner",
-	.keys = hetzner_keys,
+	.keys = api_token_zone_keys,
 	/* Each set is its own request: A and AAAA are not all or nothing. */
 	.caps = 0,
 	.ttl_min = 60,
