@@ -388,6 +388,25 @@ addrset_copy(struct addrset *dst, const struct addrset *src)
 	dst->n = dst->cap = src->n;
 }
 
+const char *
+word_next(const char **p, size_t *len)
+{
+	const char *s = *p, *start;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	if (*s == '\0') {
+		*p = s;
+		return NULL;
+	}
+	start = s;
+	while (*s != '\0' && *s != ' ' && *s != '\t')
+		s++;
+	*len = (size_t)(s - start);
+	*p = s;
+	return start;
+}
+
 int
 addrset_parse(struct addrset *set, const char *list)
 {
@@ -395,27 +414,14 @@ addrset_parse(struct addrset *set, const char *list)
 	char word[ADDR_STRLEN];
 	const char *p = list, *start;
 	size_t len, words = 0;
-	int rc = -1, in_word = 0;
+	int rc = -1;
 
 	/* Sized once: the stored sets are kept to the end of a run. */
-	for (start = list; *start != '\0'; start++) {
-		if (*start == ' ' || *start == '\t')
-			in_word = 0;
-		else if (!in_word) {
-			in_word = 1;
-			words++;
-		}
-	}
+	while (word_next(&p, &len) != NULL)
+		words++;
 	addrset_reserve(&tmp, words);
-	for (;;) {
-		while (*p == ' ' || *p == '\t')
-			p++;
-		if (*p == '\0')
-			break;
-		start = p;
-		while (*p != '\0' && *p != ' ' && *p != '\t')
-			p++;
-		len = (size_t)(p - start);
+	p = list;
+	while ((start = word_next(&p, &len)) != NULL) {
 		if (len >= sizeof(word))
 			goto out;
 		memcpy(word, start, len);

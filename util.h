@@ -86,6 +86,11 @@ int	 addrset_contains(const struct addrset *set, const char *s);
 int	 addrset_equal(const struct addrset *a, const struct addrset *b);
 /* Copies into dst (freed first). */
 void	 addrset_copy(struct addrset *dst, const struct addrset *src);
+/*
+ * The next word of *p, words split on spaces and tabs, no quoting: its
+ * start, its length in *len and *p just past it; NULL when none is left.
+ */
+const char *word_next(const char **p, size_t *len);
 /* Parses a space-separated list as written by addrset_join; -1 on junk. */
 int	 addrset_parse(struct addrset *set, const char *list);
 /* "192.0.2.1 192.0.2.2" (empty string for an empty set); malloc'd. */

@@ -86,6 +86,14 @@ api_check_token_word(const struct provider_cfg *pc, const char *name,
 	return 0;
 }
 
+const struct provider_key api_token_zone_keys[] = {
+	{ "apiToken", PK_REQUIRED | PK_SECRET },
+	{ "zone", PK_REQUIRED },
+	{ "baseUrl", 0 },
+	{ "timeout", 0 },
+	{ NULL, 0 }
+};
+
 int
 api_check_token_zone(const struct provider_cfg *pc, const char **key,
     char *err, size_t errlen)
@@ -178,6 +186,34 @@ api_call(const struct api *a, const struct http_req *rq,
 	if (r.notfound_hint == NULL)
 		r.notfound_hint = a->def->notfound_hint;
 	return http_call(&r, rs, err, errlen);
+}
+
+json_t *
+api_json_load(const char *buf, size_t len, char *err, size_t errlen)
+{
+	json_error_t je;
+	json_t *root;
+
+	if ((root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je)) ==
+	    NULL) {
+		snprintf(err, errlen, "not JSON: %s (line %d)", je.text,
+		    je.line);
+		/* The reason quotes the answer, and goes to the log. */
+		text_printable(err);
+	}
+	return root;
+}
+
+json_t *
+api_json_array(json_t *root, const char *key, char *err, size_t errlen)
+{
+	json_t *v = json_is_object(root) ? json_object_get(root, key) : NULL;
+
+	if (!json_is_array(v)) {
+		snprintf(err, errlen, "no %s array", key);
+		return NULL;
+	}
+	return v;
 }
 
 /* ------------------------------------------------------------ error text */

@@ -32,6 +32,8 @@
 
 #include <stddef.h>
 
+#include <jansson.h>
+
 #include "http.h"
 #include "provider.h"
 
@@ -113,6 +115,8 @@ int		 api_check_token_word(const struct provider_cfg *pc,
  */
 int		 api_check_token_zone(const struct provider_cfg *pc,
 		    const char **key, char *err, size_t errlen);
+/* The keys that check() takes, for the provider's ops. */
+extern const struct provider_key api_token_zone_keys[];
 
 /*
  * A provider's state of size bytes (struct api first, the rest zeroed)
@@ -144,6 +148,16 @@ char		*api_absname(const char *fqdn);
  */
 enum perr	 api_call(const struct api *a, const struct http_req *rq,
 		    struct http_resp *rs, char *err, size_t errlen);
+/*
+ * An answer's body as JSON (a key twice is refused): the root, to be
+ * json_decref()'d, or NULL with err "not JSON: TEXT (line N)",
+ * printable.
+ */
+json_t		*api_json_load(const char *buf, size_t len, char *err,
+		    size_t errlen);
+/* The array under key of the object root, or NULL with err "no KEY array". */
+json_t		*api_json_array(json_t *root, const char *key, char *err,
+		    size_t errlen);
 /*
  * The API's message in an error body, as d says where it is: 0 with a
  * printable line in out, -1 when the body has none.  Any bytes.

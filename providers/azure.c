@@ -118,17 +118,11 @@ static char *
 azure_parse_token(const char *buf, size_t len, char *err, size_t errlen)
 {
 	json_t *root, *tok, *type;
-	json_error_t je;
 	const char *t;
 	char *s = NULL;
 
-	if ((root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je)) ==
-	    NULL) {
-		snprintf(err, errlen, "not JSON: %s (line %d)", je.text,
-		    je.line);
-		text_printable(err);
+	if ((root = api_json_load(buf, len, err, errlen)) == NULL)
 		return NULL;
-	}
 	tok = json_object_get(root, "access_token");
 	type = json_object_get(root, "token_type");
 	if (!json_is_string(tok) || !json_is_string(type) ||
@@ -159,7 +153,6 @@ azure_parse_recordset(const char *buf, size_t len, struct rrset *set,
     char *etag, size_t etaglen, char *err, size_t errlen)
 {
 	json_t *root, *props, *ttl, *recs, *rec, *ip, *jetag;
-	json_error_t je;
 	const char *field = set->type == RR_AAAA ? "AAAARecords" : "ARecords";
 	const char *key = set->type == RR_AAAA ? "ipv6Address" : "ipv4Address";
 	int family = set->type == RR_AAAA ? 6 : 4;
@@ -168,12 +161,8 @@ azure_parse_recordset(const char *buf, size_t len, struct rrset *set,
 	int rv = -1;
 
 	etag[0] = '\0';
-	if ((root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je)) ==
-	    NULL) {
-		snprintf(err, errlen, "not JSON: %s (line %d)", je.text,
-		    je.line);
+	if ((root = api_json_load(buf, len, err, errlen)) == NULL)
 		goto out;
-	}
 	props = json_object_get(root, "properties");
 	ttl = json_object_get(props, "TTL");
 	recs = json_object_get(props, field);

@@ -115,18 +115,12 @@ static int
 cf_envelope(const char *buf, size_t len, json_t **root, json_t **result,
     char *err, size_t errlen)
 {
-	json_error_t je;
 	json_t *ok;
 	char text[192];
 
 	*result = NULL;
-	if ((*root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je)) ==
-	    NULL) {
-		snprintf(err, errlen, "not JSON: %s (line %d)", je.text,
-		    je.line);
-		text_printable(err);
+	if ((*root = api_json_load(buf, len, err, errlen)) == NULL)
 		return -1;
-	}
 	ok = json_is_object(*root) ? json_object_get(*root, "success") : NULL;
 	if (!json_is_true(ok)) {
 		if (cf_errtext(buf, len, text, sizeof(text)) == 0)

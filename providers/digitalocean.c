@@ -35,14 +35,6 @@
 #define DO_PER_PAGE	200		/* the API's largest page */
 #define DO_MAX_PAGES	50		/* 10,000 records: a loop, or no filter */
 
-static const struct provider_key digitalocean_keys[] = {
-	{ "apiToken", PK_REQUIRED | PK_SECRET },
-	{ "zone", PK_REQUIRED },
-	{ "baseUrl", 0 },
-	{ "timeout", 0 },
-	{ NULL, 0 }
-};
-
 /* One record of the name, as listed. */
 struct dorec {
 	long long	 id;
@@ -98,25 +90,17 @@ parse_records(const char *buf, size_t len, const char *name, enum rrtype t,
     struct dolist *l, int *more, char *err, size_t errlen)
 {
 	json_t *root, *recs, *r, *jid, *jt, *jn, *jd, *jttl, *links, *pages;
-	json_error_t je;
 	struct dorec *d;
 	struct addr a;
 	size_t i;
 	int rv = -1;
 
 	*more = 0;
-	if ((root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je)) ==
-	    NULL) {
-		snprintf(err, errlen, "not JSON: %s (line %d)", je.text,
-		    je.line);
+	if ((root = api_json_load(buf, len, err, errlen)) == NULL)
 		goto out;
-	}
-	recs = json_is_object(root) ? json_object_get(root, "domain_records") :
-	    NULL;
-	if (!json_is_array(recs)) {
-		snprintf(err, errlen, "no domain_records array");
+	if ((recs = api_json_array(root, "domain_records", err, errlen)) ==
+	    NULL)
 		goto out;
-	}
 	json_array_foreach(recs, i, r) {
 		jid = json_object_get(r, "id");
 		jt = json_object_get(r, "type");
@@ -359,7 +343,7 @@ digitalocean_replace(void *priv, const char *fqdn, const struct rrset *sets,
 
 const struct provider_ops digitalocean_ops = {
 	.type = "digitalocean",
-	.keys = digitalocean_keys,
+	.keys = api_token_zone_keys,
 	/* Record by record: nothing is all or nothing. */
 	.caps = 0,
 	.ttl_min = 30,

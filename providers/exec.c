@@ -85,6 +85,7 @@ exec_create(const struct provider_cfg *pc, char *err, size_t errlen)
 {
 	struct execp *ep;
 	const char *v, *p, *start;
+	size_t len;
 
 	ep = xcalloc(1, sizeof(*ep));
 	ep->command = xstrdup(provider_cfg_get(pc, "command"));
@@ -101,19 +102,13 @@ exec_create(const struct provider_cfg *pc, char *err, size_t errlen)
 	 * space, no quoting.
 	 */
 	v = provider_cfg_get(pc, "args");
-	for (p = v != NULL ? v : ""; *p != '\0';) {
-		while (*p == ' ' || *p == '\t')
-			p++;
-		if (*p == '\0')
-			break;
-		start = p;
-		while (*p != '\0' && *p != ' ' && *p != '\t')
-			p++;
+	p = v != NULL ? v : "";
+	while ((start = word_next(&p, &len)) != NULL) {
 		ep->args = xrealloc(ep->args, (ep->nargs + 1) *
 		    sizeof(*ep->args));
-		ep->args[ep->nargs] = xmalloc((size_t)(p - start) + 1);
-		memcpy(ep->args[ep->nargs], start, (size_t)(p - start));
-		ep->args[ep->nargs][p - start] = '\0';
+		ep->args[ep->nargs] = xmalloc(len + 1);
+		memcpy(ep->args[ep->nargs], start, len);
+		ep->args[ep->nargs][len] = '\0';
 		ep->nargs++;
 	}
 	return ep;

@@ -43,14 +43,6 @@
 #define HZ_TIMEOUT	"10s"
 #define HZ_POLL_MS	500
 
-static const struct provider_key hetzner_keys[] = {
-	{ "apiToken", PK_REQUIRED | PK_SECRET },
-	{ "zone", PK_REQUIRED },
-	{ "baseUrl", 0 },
-	{ "timeout", 0 },
-	{ NULL, 0 }
-};
-
 struct hz {
 	struct api	 api;
 };
@@ -90,23 +82,15 @@ parse_rrsets(const char *buf, size_t len, const char *name, struct rrset *sets,
     size_t nsets, char *err, size_t errlen)
 {
 	json_t *root, *list, *rs, *recs, *rec, *jn, *jt, *jttl, *jv;
-	json_error_t je;
 	enum rrtype t;
 	struct addr a;
 	size_t i, j, k;
 	int rv = -1;
 
-	if ((root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je)) ==
-	    NULL) {
-		snprintf(err, errlen, "not JSON: %s (line %d)", je.text,
-		    je.line);
+	if ((root = api_json_load(buf, len, err, errlen)) == NULL)
 		goto out;
-	}
-	list = json_is_object(root) ? json_object_get(root, "rrsets") : NULL;
-	if (!json_is_array(list)) {
-		snprintf(err, errlen, "no rrsets array");
+	if ((list = api_json_array(root, "rrsets", err, errlen)) == NULL)
 		goto out;
-	}
 	json_array_foreach(list, i, rs) {
 		jn = json_object_get(rs, "name");
 		jt = json_object_get(rs, "type");
@@ -450,7 +434,7 @@ out:
 
 const struct provider_ops hetzner_ops = {
 	.type = "hetzner",
-	.keys = hetzner_keys,
+	.keys = api_token_zone_keys,
 	/* Each set is its own request: A and AAAA are not all or nothing. */
 	.caps = 0,
 	.ttl_min = 60,

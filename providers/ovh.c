@@ -125,17 +125,11 @@ ovh_parse_ids(const char *buf, size_t len, long long *ids, size_t max,
     char *err, size_t errlen)
 {
 	json_t *root, *v;
-	json_error_t je;
 	size_t i;
 	int n = -1;
 
-	if ((root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je)) ==
-	    NULL) {
-		snprintf(err, errlen, "not JSON: %s (line %d)", je.text,
-		    je.line);
-		text_printable(err);
+	if ((root = api_json_load(buf, len, err, errlen)) == NULL)
 		return -1;
-	}
 	if (!json_is_array(root) || json_array_size(root) > max) {
 		snprintf(err, errlen, "not an array of at most %zu record ids",
 		    max);
@@ -166,15 +160,10 @@ ovh_parse_record(const char *buf, size_t len, int family, const char *sub,
     struct orec *r, char *err, size_t errlen)
 {
 	json_t *root, *id, *type, *jsub, *target, *ttl;
-	json_error_t je;
 	int rv = -1;
 
-	if ((root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je)) ==
-	    NULL) {
-		snprintf(err, errlen, "not JSON: %s (line %d)", je.text,
-		    je.line);
+	if ((root = api_json_load(buf, len, err, errlen)) == NULL)
 		goto out;
-	}
 	id = json_object_get(root, "id");
 	type = json_object_get(root, "fieldType");
 	jsub = json_object_get(root, "subDomain");
@@ -287,16 +276,6 @@ ovh_free(void *priv)
 	api_free(&ov->api);
 }
 
-static char *
-header(const char *name, const char *value)
-{
-	size_t len = strlen(name) + strlen(value) + 3;
-	char *s = xmalloc(len);
-
-	snprintf(s, len, "%s: %s", name, value);
-	return s;
-}
-
 static void *
 ovh_create(const struct provider_cfg *pc, char *err, size_t errlen)
 {
@@ -308,10 +287,10 @@ ovh_create(const struct provider_cfg *pc, char *err, size_t errlen)
 		return NULL;
 	/* ovh_check() passed: a name or a base URL. */
 	api_set_base(&ov->api, ovh_url(pc, &key, &named));
-	ov->app_hdr = header("X-Ovh-Application",
-	    provider_cfg_get(pc, "applicationKey"));
-	ov->ck_hdr = header("X-Ovh-Consumer",
-	    provider_cfg_get(pc, "consumerKey"));
+	ov->app_hdr = xconcat("X-Ovh-Application: ",
+	    provider_cfg_get(pc, "applicationKey"), "", "", "");
+	ov->ck_hdr = xconcat("X-Ovh-Consumer: ",
+	    provider_cfg_get(pc, "consumerKey"), "", "", "");
 	ov->secret = xstrdup(provider_cfg_get(pc, "applicationSecret"));
 	ov->ck = xstrdup(provider_cfg_get(pc, "consumerKey"));
 	return ov;
@@ -349,17 +328,6 @@ ovh_sign(const struct ovh *ov, const char *method, const char *url,
 	return rv;
 }
 
-/* a + b, malloc'd. */
-static char *
-cat2(const char *a, const char *b)
-{
-	size_t len = strlen(a) + strlen(b) + 1;
-	char *s = xmalloc(len);
-
-	snprintf(s, len, "%s%s", a, b);
-	return s;
-}
-
 /* The server's clock minus ours, asked once per run. */
 static enum perr
 ovh_clock(struct ovh *ov, char *err, size_t errlen)
@@ -374,7 +342,7 @@ ovh_clock(struct ovh *ov, char *err, size_t errlen)
 
 	if (ov->have_delta)
 		return PERR_OK;
-	rq.url = cat2(ov->api.base, "/auth/time");
+	rq.url = xconcat(ov->api.base, "/auth/time", "", "", "");
 	e = http_call(&rq, &rs, err, errlen);
 	if (e == PERR_OK && ovh_parse_time(rs.body, rs.len, &t) == -1) {
 		snprintf(err, errlen, "OVH at %s: unexpected answer: not a "
@@ -408,7 +376,7 @@ ovh_call(struct ovh *ov, const char *method, const char *path,
 	memset(rs, 0, sizeof(*rs));
 	if ((e = ovh_clock(ov, err, errlen)) != PERR_OK)
 		return e;
-	rq.url = url = cat2(ov->api.base, path);
+	rq.url = url = xconcat(ov->api.base, path, "", "", "");
 	ts = (long long)time(NULL) + ov->delta;
 	if (ovh_sign(ov, method, url, body != NULL ? body : "", ts, sig,
 	    sizeof(sig)) == -1) {

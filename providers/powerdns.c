@@ -181,23 +181,14 @@ parse_zone(const char *buf, size_t len, const char *name, struct rrset *sets,
 {
 	json_t *root, *rrsets, *rs, *recs, *rec, *jname, *jtype, *jttl;
 	json_t *content, *disabled;
-	json_error_t je;
 	struct addr a;
 	size_t i, j, k;
 	int fam, rv = -1;
 
-	if ((root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je)) ==
-	    NULL) {
-		snprintf(err, errlen, "not JSON: %s (line %d)", je.text,
-		    je.line);
-		text_printable(err);
+	if ((root = api_json_load(buf, len, err, errlen)) == NULL)
 		return -1;
-	}
-	rrsets = json_is_object(root) ? json_object_get(root, "rrsets") : NULL;
-	if (!json_is_array(rrsets)) {
-		snprintf(err, errlen, "no rrsets array");
+	if ((rrsets = api_json_array(root, "rrsets", err, errlen)) == NULL)
 		goto out;
-	}
 	json_array_foreach(rrsets, i, rs) {
 		jname = json_object_get(rs, "name");
 		jtype = json_object_get(rs, "type");

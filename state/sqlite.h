@@ -302,6 +302,19 @@ void	 st_set_err(struct sqlite_state *st, const char *fmt, ...)
 void	 st_db_err(struct sqlite_state *st, sqlite3 *db, const char *what);
 /* Writes need a read-write open and an open transaction. */
 int	 st_need_tx(struct sqlite_state *st, const char *what);
+/* sql prepared into *s; -1 with "what: sqlite's message". */
+int	 st_stmt(struct sqlite_state *st, const char *sql, sqlite3_stmt **s,
+	    const char *what);
+/*
+ * Steps s, a statement that returns no rows, when its bindings went well
+ * (bound SQLITE_OK); -1 with "what: sqlite's message" otherwise.
+ */
+int	 st_step_done(struct sqlite_state *st, sqlite3_stmt *s, int bound,
+	    const char *what);
+/* Column i of a row as text, malloc'd: "" for NULL. */
+char	*st_col_text(sqlite3_stmt *s, int i);
+/* Column i of a row, an ISO-8601 time, in ms since the epoch: 0 for NULL. */
+long long st_col_ms(sqlite3_stmt *s, int i);
 /* Forgets the loaded rows (after a rollback, and at close). */
 void	 st_forget_rows(struct sqlite_state *st);
 void	 st_row_free(struct st_row *r);

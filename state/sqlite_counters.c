@@ -42,14 +42,6 @@ out:
 	return rc;
 }
 
-static char *
-col_text(sqlite3_stmt *s, int i)
-{
-	const char *v = (const char *)sqlite3_column_text(s, i);
-
-	return xstrdup(v != NULL ? v : "");
-}
-
 int
 st_sqlite_counters(struct sqlite_state *st, struct st_counter **out, size_t *n)
 {
@@ -62,23 +54,21 @@ st_sqlite_counters(struct sqlite_state *st, struct st_counter **out, size_t *n)
 	*n = 0;
 	if (st == NULL)
 		return 0;
-	if (sqlite3_prepare_v2(st->db, "SELECT domain, endpoint, name,"
+	if (st_stmt(st, "SELECT domain, endpoint, name,"
 	    " sum(value) FROM (SELECT domain, endpoint, name, value"
 	    " FROM counters UNION ALL SELECT domain, endpoint, CASE WHEN ok"
 	    " THEN 'checks_pass' ELSE 'checks_fail' END, checks FROM history)"
 	    " GROUP BY domain, endpoint, name"
-	    " ORDER BY domain, endpoint, name", -1, &s, NULL) != SQLITE_OK) {
-		st_db_err(st, st->db, "reading counters");
+	    " ORDER BY domain, endpoint, name", &s, "reading counters") == -1)
 		goto out;
-	}
 	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
 		if (len == cap) {
 			cap = cap ? 2 * cap : 64;
 			v = xrealloc(v, cap * sizeof(*v));
 		}
-		v[len].domain = col_text(s, 0);
-		v[len].endpoint = col_text(s, 1);
-		v[len].name = col_text(s, 2);
+		v[len].domain = st_col_text(s, 0);
+		v[len].endpoint = st_col_text(s, 1);
+		v[len].name = st_col_text(s, 2);
 		v[len].value = sqlite3_column_int64(s, 3);
 		len++;
 	}

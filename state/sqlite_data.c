@@ -154,8 +154,19 @@ parse_ms(const char *s)
 }
 
 /*
+ * A kept statement after its use: reset, and its bindings cleared, so
+ * that it holds no caller's string and the next use starts clean.
+ */
+static void
+stmt_release(sqlite3_stmt *s)
+{
+	sqlite3_reset(s);
+	sqlite3_clear_bindings(s);
+}
+
+/*
  * Not copied: every caller's string outlives the statement's step, and
- * run_stmt() and the readers clear the bindings after it.
+ * run_stmt() and the readers clear the bindings after it (stmt_release()).
  */
 static int
 bind_text(sqlite3_stmt *s, int i, const char *v)
@@ -187,21 +198,10 @@ static int
 run_stmt(struct sqlite_state *st, sqlite3_stmt *s, int bind_rc,
     const char *what)
 {
-	int	 rc = -1;
+	int	 rc;
 
-	/* bind_rc may be several codes or'ed: only "not OK" is meant. */
-	if (bind_rc != SQLITE_OK) {
-		st_db_err(st, st->db, what);
-		goto out;
-	}
-	if (sqlite3_step(s) != SQLITE_DONE) {
-		st_db_err(st, st->db, what);
-		goto out;
-	}
-	rc = 0;
- out:
-	sqlite3_reset(s);
-	sqlite3_clear_bindings(s);
+	rc = st_step_done(st, s, bind_rc, what);
+	stmt_release(s);
 	return rc;
 }
 
@@ -388,8 +388,7 @@ find_row(struct sqlite_state *st, const char *domain, const char *name,
 		*err = 1;
 	}
  out:
-	sqlite3_reset(s);
-	sqlite3_clear_bindings(s);
+	stmt_release(s);
 	return r;
 }
 
@@ -490,8 +489,7 @@ get_published(struct sqlite_state *st, const char *domain, struct st_domain *d)
 	}
 	rc = 0;
  out:
-	sqlite3_reset(s);
-	sqlite3_clear_bindings(s);
+	stmt_release(s);
 	return rc;
 }
 
@@ -518,8 +516,7 @@ state_get_domain(struct sqlite_state *st, const char *domain,
 		out->found = 1;
 		out->has_tier = sqlite3_column_type(s, 0) != SQLITE_NULL;
 		out->tier = sqlite3_column_int64(s, 0);
-		out->last_change =
-		    parse_ms((const char *)sqlite3_column_text(s, 1));
+		out->last_change = st_col_ms(s, 1);
 		v = (const char *)sqlite3_column_text(s, 2);
 		out->last_error = st_error_dup(v);
 		out->unhealthy = sqlite3_column_int(s, 3);
@@ -538,8 +535,7 @@ state_get_domain(struct sqlite_state *st, const char *domain,
 		goto out;
 	rc = 0;
  out:
-	sqlite3_reset(s);
-	sqlite3_clear_bindings(s);
+	stmt_release(s);
 	if (rc == -1)
 		state_domain_free(out);
 	return rc;
@@ -974,8 +970,7 @@ get_meta(struct sqlite_state *st, const char *key, char *buf, size_t len)
 	}
 	rc = 0;
  out:
-	sqlite3_reset(s);
-	sqlite3_clear_bindings(s);
+	stmt_release(s);
 	return rc;
 }
 

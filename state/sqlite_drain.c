@@ -33,10 +33,8 @@ exec1(struct sqlite_state *st, const char *sql, const char *what,
 	sqlite3_stmt	*s = NULL;
 	int		 rc = -1, b = 0, np;
 
-	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK) {
-		st_db_err(st, st->db, what);
+	if (st_stmt(st, sql, &s, what) == -1)
 		goto out;
-	}
 	np = sqlite3_bind_parameter_count(s);
 	if (np >= 1 && t1 != NULL)
 		b |= sqlite3_bind_text(s, 1, t1, -1, SQLITE_TRANSIENT);
@@ -46,10 +44,8 @@ exec1(struct sqlite_state *st, const char *sql, const char *what,
 		b |= sqlite3_bind_int64(s, 3, n3);
 	if (np >= 4 && n4 != 0)
 		b |= sqlite3_bind_int64(s, 4, n4);
-	if (b != SQLITE_OK || sqlite3_step(s) != SQLITE_DONE) {
-		st_db_err(st, st->db, what);
+	if (st_step_done(st, s, b, what) == -1)
 		goto out;
-	}
 	rc = 0;
 out:
 	sqlite3_finalize(s);
@@ -105,25 +101,6 @@ st_sqlite_request_failback(struct sqlite_state *st, const char *domain,
 	    err, errlen);
 }
 
-static long long
-col_ms(sqlite3_stmt *s, int i)
-{
-	long long ms;
-
-	if (sqlite3_column_type(s, i) == SQLITE_NULL ||
-	    parse_iso_time((const char *)sqlite3_column_text(s, i), &ms) == -1)
-		return 0;
-	return ms;
-}
-
-static char *
-col_dup(sqlite3_stmt *s, int i)
-{
-	const char *v = (const char *)sqlite3_column_text(s, i);
-
-	return xstrdup(v != NULL ? v : "");
-}
-
 static int
 get_drains(struct sqlite_state *st, long long now, struct st_requests *out)
 {
@@ -137,7 +114,7 @@ get_drains(struct sqlite_state *st, long long now, struct st_requests *out)
 	    SQLITE_OK)
 		goto out;
 	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-		long long until = col_ms(s, 3);
+		long long until = st_col_ms(s, 3);
 
 		/* Back by itself when the time runs out. */
 		if (until != 0 && until <= now)
@@ -148,9 +125,9 @@ get_drains(struct sqlite_state *st, long long now, struct st_requests *out)
 			    cap * sizeof(*out->drains));
 		}
 		d = &out->drains[out->ndrains++];
-		d->domain = col_dup(s, 0);
-		d->endpoint = col_dup(s, 1);
-		d->since = col_ms(s, 2);
+		d->domain = st_col_text(s, 0);
+		d->endpoint = st_col_text(s, 1);
+		d->since = st_col_ms(s, 2);
 		d->until = until;
 	}
 	if (step == SQLITE_DONE)
@@ -178,7 +155,7 @@ get_failbacks(struct sqlite_state *st, struct st_requests *out)
 			out->failbacks = xrealloc(out->failbacks,
 			    cap * sizeof(*out->failbacks));
 		}
-		out->failbacks[out->nfailbacks++] = col_dup(s, 0);
+		out->failbacks[out->nfailbacks++] = st_col_text(s, 0);
 	}
 	if (step == SQLITE_DONE)
 		rc = 0;
@@ -203,7 +180,7 @@ get_control(struct sqlite_state *st, struct st_requests *out)
 	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
 		v = (const char *)sqlite3_column_text(s, 0);
 		if (v != NULL && strcmp(v, "control_failed_since") == 0)
-			out->control_since = col_ms(s, 1);
+			out->control_since = st_col_ms(s, 1);
 		else if ((v = (const char *)sqlite3_column_text(s, 1)) != NULL)
 			snprintf(out->control_result,
 			    sizeof(out->control_result), "%s", v);

@@ -14,14 +14,6 @@
 #include "util.h"
 
 /* A column's text, copied; "" for NULL. */
-static char *
-col_text(sqlite3_stmt *s, int i)
-{
-	const char *v = (const char *)sqlite3_column_text(s, i);
-
-	return xstrdup(v != NULL ? v : "");
-}
-
 int
 st_sqlite_recent_changes(struct sqlite_state *st, size_t max,
     struct st_change **out,
@@ -29,7 +21,6 @@ st_sqlite_recent_changes(struct sqlite_state *st, size_t max,
 {
 	sqlite3_stmt	*s = NULL;
 	struct st_change *v = NULL, *c;
-	const char	*t;
 	size_t		 len = 0;
 	int		 step, rc = -1;
 
@@ -48,19 +39,17 @@ st_sqlite_recent_changes(struct sqlite_state *st, size_t max,
 	v = xcalloc(max, sizeof(*v));
 	while ((step = sqlite3_step(s)) == SQLITE_ROW && len < max) {
 		c = &v[len++];
-		t = (const char *)sqlite3_column_text(s, 0);
-		if (t == NULL || parse_iso_time(t, &c->when) == -1)
-			c->when = 0;
-		c->domain = col_text(s, 1);
-		c->type = col_text(s, 2);
+		c->when = st_col_ms(s, 0);
+		c->domain = st_col_text(s, 1);
+		c->type = st_col_text(s, 2);
 		c->ttl = (long)sqlite3_column_int64(s, 3);
-		c->old_set = col_text(s, 4);
-		c->new_set = col_text(s, 5);
+		c->old_set = st_col_text(s, 4);
+		c->new_set = st_col_text(s, 5);
 		c->tier = sqlite3_column_type(s, 6) != SQLITE_NULL ?
 		    (long)sqlite3_column_int64(s, 6) : -1;
 		c->ok = sqlite3_column_int(s, 7);
 		c->error = sqlite3_column_type(s, 8) != SQLITE_NULL ?
-		    col_text(s, 8) : NULL;
+		    st_col_text(s, 8) : NULL;
 	}
 	if (step != SQLITE_ROW && step != SQLITE_DONE) {
 		st_db_err(st, st->db, "reading DNS changes");

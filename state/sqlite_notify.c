@@ -22,27 +22,6 @@
 #define SQL_TIME(n)	"strftime('%Y-%m-%dT%H:%M:%fZ', " n " / 1000.0, " \
 			"'unixepoch')"
 
-static int
-prepare(struct sqlite_state *st, const char *sql, sqlite3_stmt **s,
-    const char *what)
-{
-	if (sqlite3_prepare_v2(st->db, sql, -1, s, NULL) != SQLITE_OK) {
-		st_db_err(st, st->db, what);
-		return -1;
-	}
-	return 0;
-}
-
-static int
-done(struct sqlite_state *st, sqlite3_stmt *s, int bound, const char *what)
-{
-	if (bound != SQLITE_OK || sqlite3_step(s) != SQLITE_DONE) {
-		st_db_err(st, st->db, what);
-		return -1;
-	}
-	return 0;
-}
-
 int
 state_add_event(struct sqlite_state *st, long long when, const char *domain,
     const char *event, const char *endpoint, const char *body,
@@ -55,7 +34,7 @@ state_add_event(struct sqlite_state *st, long long when, const char *domain,
 
 	if (st_need_tx(st, "cannot store an event") == -1 || n == 0)
 		return n == 0 ? 0 : -1;
-	if (prepare(st, "INSERT INTO events (time, domain, event, endpoint,"
+	if (st_stmt(st, "INSERT INTO events (time, domain, event, endpoint,"
 	    " body) VALUES (" SQL_TIME("?1") ", ?2, ?3, ?4, ?5)", &s,
 	    "cannot store an event") == -1)
 		goto out;
@@ -65,19 +44,19 @@ state_add_event(struct sqlite_state *st, long long when, const char *domain,
 	if (endpoint != NULL)
 		b |= sqlite3_bind_text(s, 4, endpoint, -1, SQLITE_STATIC);
 	b |= sqlite3_bind_text(s, 5, body, -1, SQLITE_STATIC);
-	if (done(st, s, b, "cannot store an event") == -1)
+	if (st_step_done(st, s, b, "cannot store an event") == -1)
 		goto out;
 	id = sqlite3_last_insert_rowid(st->db);
 	sqlite3_finalize(s);
 	s = NULL;
-	if (prepare(st, "INSERT INTO deliveries (event, notifier) VALUES"
+	if (st_stmt(st, "INSERT INTO deliveries (event, notifier) VALUES"
 	    " (?1, ?2)", &s, "cannot store a delivery") == -1)
 		goto out;
 	for (i = 0; i < n; i++) {
 		sqlite3_reset(s);
 		b = sqlite3_bind_int64(s, 1, id);
 		b |= sqlite3_bind_text(s, 2, notifiers[i], -1, SQLITE_STATIC);
-		if (done(st, s, b, "cannot store a delivery") == -1)
+		if (st_step_done(st, s, b, "cannot store a delivery") == -1)
 			goto out;
 	}
 	rc = 0;
@@ -98,10 +77,10 @@ state_prune_events(struct sqlite_state *st, long long now, long long keep_ms,
 	if (st_need_tx(st, "cannot prune events") == -1)
 		return -1;
 	/* A section gone from the configuration has nowhere to deliver. */
-	if (prepare(st, "SELECT DISTINCT notifier FROM deliveries WHERE"
+	if (st_stmt(st, "SELECT DISTINCT notifier FROM deliveries WHERE"
 	    " delivered IS NULL AND given_up IS NULL", &s,
 	    "cannot prune events") == -1 ||
-	    prepare(st, "UPDATE deliveries SET given_up = " SQL_TIME("?2") ","
+	    st_stmt(st, "UPDATE deliveries SET given_up = " SQL_TIME("?2") ","
 	    " last_error = 'no [notify] section of this name any more'"
 	    " WHERE notifier = ?1 AND delivered IS NULL AND given_up IS NULL",
 	    &u, "cannot prune events") == -1)
@@ -116,7 +95,7 @@ state_prune_events(struct sqlite_state *st, long long now, long long keep_ms,
 		sqlite3_reset(u);
 		b = sqlite3_bind_text(u, 1, name, -1, SQLITE_TRANSIENT);
 		b |= sqlite3_bind_int64(u, 2, now);
-		if (done(st, u, b, "cannot prune events") == -1)
+		if (st_step_done(st, u, b, "cannot prune events") == -1)
 			goto out;
 	}
 	if (step != SQLITE_DONE) {
@@ -126,20 +105,20 @@ state_prune_events(struct sqlite_state *st, long long now, long long keep_ms,
 	sqlite3_finalize(s);
 	s = NULL;
 	/* Done with, and older than history: gone, as streaks are. */
-	if (prepare(st, "DELETE FROM deliveries WHERE (delivered IS NOT NULL"
+	if (st_stmt(st, "DELETE FROM deliveries WHERE (delivered IS NOT NULL"
 	    " OR given_up IS NOT NULL) AND event IN (SELECT id FROM events"
 	    " WHERE time < " SQL_TIME("?1") ")", &s,
 	    "cannot prune events") == -1)
 		goto out;
-	if (done(st, s, sqlite3_bind_int64(s, 1, now - keep_ms),
+	if (st_step_done(st, s, sqlite3_bind_int64(s, 1, now - keep_ms),
 	    "cannot prune events") == -1)
 		goto out;
 	sqlite3_finalize(s);
 	s = NULL;
-	if (prepare(st, "DELETE FROM events WHERE NOT EXISTS (SELECT 1 FROM"
+	if (st_stmt(st, "DELETE FROM events WHERE NOT EXISTS (SELECT 1 FROM"
 	    " deliveries WHERE event = events.id)", &s,
 	    "cannot prune events") == -1 ||
-	    done(st, s, SQLITE_OK, "cannot prune events") == -1)
+	    st_step_done(st, s, SQLITE_OK, "cannot prune events") == -1)
 		goto out;
 	rc = 0;
 out:
@@ -148,24 +127,12 @@ out:
 	return rc;
 }
 
-static long long
-col_ms(sqlite3_stmt *s, int i)
-{
-	long long ms;
-
-	if (sqlite3_column_type(s, i) == SQLITE_NULL ||
-	    parse_iso_time((const char *)sqlite3_column_text(s, i), &ms) == -1)
-		return 0;
-	return ms;
-}
-
 int
 st_sqlite_get_deliveries(struct sqlite_state *st, const char *notifier,
     struct st_delivery **out, size_t *nout)
 {
 	sqlite3_stmt *s = NULL;
 	struct st_delivery *v = NULL, *d;
-	const char *body;
 	size_t n = 0, cap = 0;
 	int rc = -1, step;
 
@@ -173,7 +140,7 @@ st_sqlite_get_deliveries(struct sqlite_state *st, const char *notifier,
 	*nout = 0;
 	if (st == NULL)
 		return 0;
-	if (prepare(st, "SELECT d.event, e.body, d.attempts, d.next_attempt"
+	if (st_stmt(st, "SELECT d.event, e.body, d.attempts, d.next_attempt"
 	    " FROM deliveries d JOIN events e ON e.id = d.event"
 	    " WHERE d.notifier = ?1 AND d.delivered IS NULL AND"
 	    " d.given_up IS NULL ORDER BY d.event", &s,
@@ -191,10 +158,9 @@ st_sqlite_get_deliveries(struct sqlite_state *st, const char *notifier,
 		}
 		d = &v[n++];
 		d->event = sqlite3_column_int64(s, 0);
-		body = (const char *)sqlite3_column_text(s, 1);
-		d->body = xstrdup(body != NULL ? body : "");
+		d->body = st_col_text(s, 1);
 		d->attempts = (long)sqlite3_column_int64(s, 2);
-		d->next_attempt = col_ms(s, 3);
+		d->next_attempt = st_col_ms(s, 3);
 	}
 	if (step != SQLITE_DONE) {
 		st_db_err(st, st->db, "cannot read deliveries");
@@ -221,7 +187,7 @@ st_sqlite_put_delivery(struct sqlite_state *st, const char *notifier,
 
 	if (state_begin(st, err, errlen) == -1)
 		return -1;
-	if (prepare(st, "UPDATE deliveries SET attempts = ?3,"
+	if (st_stmt(st, "UPDATE deliveries SET attempts = ?3,"
 	    " next_attempt = CASE WHEN ?4 IS NULL THEN NULL ELSE "
 	    SQL_TIME("?4") " END,"
 	    " delivered = CASE WHEN ?5 THEN " SQL_TIME("?6") " END,"
@@ -240,7 +206,7 @@ st_sqlite_put_delivery(struct sqlite_state *st, const char *notifier,
 	b |= sqlite3_bind_int(s, 7, given_up != 0);
 	if (error != NULL)
 		b |= sqlite3_bind_text(s, 8, error, -1, SQLITE_STATIC);
-	if (done(st, s, b, "cannot record a delivery") == -1)
+	if (st_step_done(st, s, b, "cannot record a delivery") == -1)
 		goto fail;
 	sqlite3_finalize(s);
 	return state_commit(st, err, errlen);
@@ -262,7 +228,7 @@ st_sqlite_notify_counts(struct sqlite_state *st, const char *notifier,
 	memset(out, 0, sizeof(*out));
 	if (st == NULL)
 		return 0;
-	if (prepare(st, "SELECT count(*) FILTER (WHERE given_up IS NULL),"
+	if (st_stmt(st, "SELECT count(*) FILTER (WHERE given_up IS NULL),"
 	    " count(*) FILTER (WHERE given_up IS NOT NULL),"
 	    " min(e.time) FILTER (WHERE given_up IS NULL),"
 	    " (SELECT last_error FROM deliveries WHERE notifier = ?1 AND"
@@ -280,7 +246,7 @@ st_sqlite_notify_counts(struct sqlite_state *st, const char *notifier,
 	}
 	out->pending = (long)sqlite3_column_int64(s, 0);
 	out->given_up = (long)sqlite3_column_int64(s, 1);
-	out->oldest_pending = col_ms(s, 2);
+	out->oldest_pending = st_col_ms(s, 2);
 	if ((e = (const char *)sqlite3_column_text(s, 3)) != NULL)
 		text_printable_copy(out->last_error, sizeof(out->last_error),
 		    e);

@@ -3,7 +3,8 @@
  * every file of it uses: the error state_errmsg() returns, the write
  * transaction of a run and the read transaction of a load.  A rollback
  * forgets the loaded rows, which may hold what it undid, so their
- * lifetime is here too.
+ * lifetime is here too.  The readers of a column that several files
+ * share are here as well.
  */
 
 #include <stdarg.h>
@@ -15,6 +16,7 @@
 
 #include "state.h"
 #include "state/sqlite.h"
+#include "util.h"
 
 void
 st_set_err(struct sqlite_state *st, const char *fmt, ...)
@@ -36,6 +38,49 @@ st_db_err(struct sqlite_state *st, sqlite3 *db, const char *what)
 {
 	st_set_err(st, "%s: %s", what, db != NULL ? sqlite3_errmsg(db) :
 	    "out of memory");
+}
+
+char *
+st_col_text(sqlite3_stmt *s, int i)
+{
+	const char *v = (const char *)sqlite3_column_text(s, i);
+
+	return xstrdup(v != NULL ? v : "");
+}
+
+long long
+st_col_ms(sqlite3_stmt *s, int i)
+{
+	const char *v = (const char *)sqlite3_column_text(s, i);
+	long long ms;
+
+	/* NULL for a NULL column (and for no memory to convert it). */
+	if (v == NULL || parse_iso_time(v, &ms) == -1)
+		return 0;
+	return ms;
+}
+
+int
+st_stmt(struct sqlite_state *st, const char *sql, sqlite3_stmt **s,
+    const char *what)
+{
+	if (sqlite3_prepare_v2(st->db, sql, -1, s, NULL) != SQLITE_OK) {
+		st_db_err(st, st->db, what);
+		return -1;
+	}
+	return 0;
+}
+
+int
+st_step_done(struct sqlite_state *st, sqlite3_stmt *s, int bound,
+    const char *what)
+{
+	/* bound may be several codes or'ed: only "not OK" is meant. */
+	if (bound != SQLITE_OK || sqlite3_step(s) != SQLITE_DONE) {
+		st_db_err(st, st->db, what);
+		return -1;
+	}
+	return 0;
 }
 
 /* Writes need a read-write open and an open transaction. */
