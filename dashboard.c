@@ -287,6 +287,18 @@ td_open(FILE *f, const char *label, const char *cls)
 	    cls != NULL ? "\"" : "");
 }
 
+/* A cell of outside text, or a muted "-" when there is none. */
+static void
+td_text(FILE *f, const char *label, const char *cls, const char *text)
+{
+	td_open(f, label, cls);
+	if (text != NULL)
+		put_text(f, text);
+	else
+		fputs("<span class=\"muted\">-</span>", f);
+	fputs("</td>", f);
+}
+
 static void
 put_endpoint(FILE *f, const struct report_domain *d,
     const struct outcome_ep *e, int located)
@@ -295,23 +307,15 @@ put_endpoint(FILE *f, const struct report_domain *d,
 	char		 buf[64];
 
 	fprintf(f, "<tr data-state=\"%s\">", st);
-	td_open(f, "Endpoint", NULL);
-	put_text(f, e->cfg->name);
-	fputs("</td>", f);
+	td_text(f, "Endpoint", NULL, e->cfg->name);
 	td_open(f, "Address", NULL);
 	fputs("<code>", f);
 	put_text(f, outcome_ep_ip(e) != NULL ? outcome_ep_ip(e) : e->cfg->cname);
 	fputs("</code></td>", f);
 	td_open(f, "Priority", "num");
 	fprintf(f, "%ld</td>", e->cfg->priority);
-	if (located) {
-		td_open(f, "Location", NULL);
-		if (e->cfg->location != NULL)
-			put_text(f, e->cfg->location);
-		else
-			fputs("<span class=\"muted\">-</span>", f);
-		fputs("</td>", f);
-	}
+	if (located)
+		td_text(f, "Location", NULL, e->cfg->location);
 	td_open(f, "State", NULL);
 	fprintf(f, "<span class=\"badge s-%s\">%s</span>%s", st, st,
 	    e->published ? " <span class=\"muted\">in DNS</span>" : "");
@@ -325,13 +329,8 @@ put_endpoint(FILE *f, const struct report_domain *d,
 	fmt_streak(d, e, buf, sizeof(buf));
 	td_open(f, "Streak", NULL);
 	fprintf(f, "%s</td>", buf);
-	td_open(f, "Last result", e->last_result != NULL &&
-	    strcmp(e->last_result, "ok") != 0 ? "err" : NULL);
-	if (e->last_result != NULL)
-		put_text(f, e->last_result);
-	else
-		fputs("<span class=\"muted\">-</span>", f);
-	fputs("</td>", f);
+	td_text(f, "Last result", e->last_result != NULL &&
+	    strcmp(e->last_result, "ok") != 0 ? "err" : NULL, e->last_result);
 	td_open(f, "Latency", "num");
 	if (e->latency_ms >= 0)
 		fprintf(f, "%ld ms</td>", e->latency_ms);
@@ -437,12 +436,8 @@ put_changes(FILE *f, const struct report *r)
 		td_open(f, "Time", NULL);
 		put_time(f, c->when);
 		fputs("</td>", f);
-		td_open(f, "Domain", NULL);
-		put_text(f, c->domain);
-		fputs("</td>", f);
-		td_open(f, "Type", NULL);
-		put_text(f, c->type);
-		fputs("</td>", f);
+		td_text(f, "Domain", NULL, c->domain);
+		td_text(f, "Type", NULL, c->type);
 		td_open(f, "Old", NULL);
 		put_set(f, c->old_set);
 		fputs("</td>", f);
