@@ -71,7 +71,7 @@ provider_zone_ok(const char *v)
 	 * Letters, digits, '-' and '_' (a zone such as
 	 * _acme-challenge.example.com is delegated in practice); an IDN
 	 * in its xn-- form, as every API here takes it (doc/design.md,
-	 * "What a zone name is").  A trailing dot is the root's:
+	 * "Publishing DNS, every provider").  A trailing dot is the root's:
 	 * "example.com." is a zone name.
 	 */
 	if (len > 1 && v[len - 1] == '.')
