@@ -47,7 +47,8 @@ CORE_SRCS = util.c log.c config.c config_problem.c config_keys.c config_read.c \
 STATE_SRCS = state.c
 include state/Makefile.inc
 include providers/Makefile.inc
-SRCS	 = $(CORE_SRCS) $(STATE_SRCS) $(PROVIDER_SRCS)
+include check/Makefile.inc
+SRCS	 = $(CORE_SRCS) $(CHECK_SRCS) $(STATE_SRCS) $(PROVIDER_SRCS)
 OBJS	 = $(SRCS:%.c=$(O)/%.o)
 # Each object depends on the headers it includes, as the compiler found
 # them (-MMD); -MP keeps a removed header from breaking the next build.

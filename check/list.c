@@ -1,0 +1,43 @@
+/*
+ * The one explicit table of check types (check/type.h), and the look-up
+ * through it.  It lives apart from check.c and check/result.c, which
+ * the types use: the table uses every type, and no type uses it.
+ * Adding a type: one file in check/, one line here, one in
+ * check/Makefile.inc.  Which endpoint a type takes is declared in its
+ * entry (schemes), never tested by its name.
+ */
+
+#include <stddef.h>
+#include <string.h>
+#include <strings.h>
+
+#include "check/type.h"
+
+static const struct check_type *const check_types[] = {
+	&check_http,
+	NULL
+};
+
+/* Whether url starts with scheme, then "://". */
+static int
+has_scheme(const char *url, const char *scheme)
+{
+	size_t	 len = strlen(scheme);
+
+	return strncasecmp(url, scheme, len) == 0 &&
+	    strncmp(url + len, "://", 3) == 0;
+}
+
+const struct check_type *
+check_type_of(const char *url)
+{
+	size_t	 i, k;
+
+	if (url == NULL)
+		return check_types[0];
+	for (i = 0; check_types[i] != NULL; i++)
+		for (k = 0; check_types[i]->schemes[k] != NULL; k++)
+			if (has_scheme(url, check_types[i]->schemes[k]))
+				return check_types[i];
+	return check_types[0];
+}
