@@ -2,9 +2,10 @@
 #define DDUP_CHECK_H
 
 /*
- * HTTP(S) health checks (ddup-check(8), HEALTH CHECKS), all in flight
- * together through the libcurl multi interface, at most max_parallel at
- * once.
+ * Health checks (ddup-check(8), HEALTH CHECKS), all in flight together
+ * through the libcurl multi interface, at most max_parallel at once:
+ * the loop in check.c, each check by its type (HTTP(S) today, in
+ * check/).  check_res_init() and check_res_free() are check/result.c's.
  */
 
 #include <stddef.h>

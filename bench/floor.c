@@ -2,7 +2,7 @@
  * The floor of the benchmark: what libcurl's multi interface needs to make
  * the GETs of a ddup-check run when it does nothing else.  Same requests,
  * same concurrency limit, same timeouts and the per-handle options of
- * check.c (no proxy, no signals, no DNS cache, no connection reuse, the
+ * check/http.c (no proxy, no signals, no DNS cache, no connection reuse, the
  * same receive buffer), answers thrown away.  No configuration, no
  * state, no DNS, no output but a count.  Like check.c it keeps
  * MAX_PARALLEL easy handles, set up once, and hands each from one
@@ -59,7 +59,7 @@ read_urls(const char *path, size_t *np)
 	return urls;
 }
 
-/* An easy handle with the options check.c sets once per handle. */
+/* An easy handle with the options check/http.c sets once per handle. */
 static CURL *
 handle(long tmo)
 {
@@ -81,7 +81,7 @@ handle(long tmo)
 	curl_easy_setopt(e, CURLOPT_BUFFERSIZE, 4096L);
 	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, discard);
 	/*
-	 * The two settings of check.c that make libcurl 7.88 itself fast
+	 * The two settings of check/http.c that make libcurl 7.88 itself fast
 	 * with thousands of hosts: no DNS cache to walk after every
 	 * transfer, no idle connections to search and evict.  Without them
 	 * this program takes seconds more at 10,000 URLs.  Each transfer
