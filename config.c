@@ -193,6 +193,7 @@ config_free(struct config *c)
 	free(c->checkers);
 	free(c->checker);
 	free(c->ca_file);
+	free(c->dir);
 	free(c->control_url);
 	free(c->status_html);
 	free(c->metrics_file);

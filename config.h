@@ -131,6 +131,8 @@ struct config {
 	long long	 interval_ms;
 	char		*state;
 	long		 max_parallel;
+	long		 max_exec;	/* check programs at once (maxExec) */
+	char		*dir;		/* the configuration file's folder */
 	char		*ca_file;	/* NULL: system store */
 	int		 log_json;
 	long long	 history_ms;

@@ -34,6 +34,8 @@ check_top(struct ctx *x, struct rsec *s, struct hc *h)
 	cfg_resolve_keys(x, s);
 	c->interval_ms = 30 * 1000LL;
 	c->max_parallel = 256;
+	c->max_exec = 16;
+	c->dir = cfg_dir(x);
 	c->history_ms = 7LL * 86400 * 1000;
 	if ((k = cfg_get(x, s, "interval")) != NULL)
 		(void)cfg_get_duration(x, k, &c->interval_ms);

@@ -415,7 +415,7 @@ fail_reason(struct slot *j, CURLcode cc)
 }
 
 /* Fills in the result of a finished transfer; the slot is idle after. */
-static void
+static int
 slot_done(void *st, CURLM *cm, CURLcode cc)
 {
 	struct slot	*j = st;
@@ -450,6 +450,7 @@ slot_done(void *st, CURLM *cm, CURLcode cc)
 
 	(void)curl_multi_remove_handle(cm, j->e);
 	slot_clear(j);
+	return 1;
 }
 
 static void *
@@ -477,6 +478,7 @@ static const char *const http_schemes[] = { "http", "https", NULL };
 const struct check_type check_http = {
 	.name = "http",
 	.schemes = http_schemes,
+	.takes = CHECK_TAKES_HTTP | CHECK_TAKES_CERT,
 	.slot_new = slot_new,
 	.start = slot_start,
 	.done = slot_done,

@@ -8,6 +8,7 @@
  */
 
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
@@ -33,11 +34,36 @@ check_type_of(const char *url)
 {
 	size_t	 i, k;
 
-	if (url == NULL)
-		return check_types[0];
-	for (i = 0; check_types[i] != NULL; i++)
+	for (i = 0; check_types[i] != NULL; i++) {
+		if (url == NULL) {
+			if (check_types[i]->schemes[0] == NULL)
+				return check_types[i];
+			continue;
+		}
 		for (k = 0; check_types[i]->schemes[k] != NULL; k++)
 			if (has_scheme(url, check_types[i]->schemes[k]))
 				return check_types[i];
-	return check_types[0];
+	}
+	return NULL;
+}
+
+unsigned
+check_takes(const char *url)
+{
+	const struct check_type *t = check_type_of(url);
+
+	return t != NULL ? t->takes : 0;
+}
+
+int
+check_url_ok(const char *url, char *err, size_t errlen)
+{
+	const struct check_type *t = check_type_of(url);
+
+	if (t == NULL) {
+		snprintf(err, errlen, "not a url a check takes (http://, "
+		    "https://, tcp://, tls://)");
+		return -1;
+	}
+	return t->url_ok != NULL ? t->url_ok(url, err, errlen) : 0;
 }

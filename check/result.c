@@ -14,19 +14,34 @@
 #include "redact.h"
 #include "util.h"
 
-void
-check_res_free(struct check_res *res)
+/* The reason goes; the earlier results stay. */
+static void
+drop_reason(struct check_res *res)
 {
 	free(res->text);
 	res->text = NULL;
 	res->reason = NULL;
 }
 
+void
+check_res_free(struct check_res *res)
+{
+	struct check_res *b, *next;
+
+	drop_reason(res);
+	for (b = res->before; b != NULL; b = next) {
+		next = b->before;
+		drop_reason(b);
+		free(b);
+	}
+	res->before = NULL;
+}
+
 /* A constant reason: text must outlive the result. */
 void
 check_res_text(struct check_res *res, const char *text)
 {
-	check_res_free(res);
+	drop_reason(res);
 	res->reason = text;
 }
 
@@ -42,7 +57,7 @@ check_res_reason(struct check_res *res, const char *fmt, ...)
 	va_end(ap);
 	/* It may quote a server (a certificate's subject name, say). */
 	outside_text(buf, sizeof(buf));
-	check_res_free(res);
+	drop_reason(res);
 	res->text = xstrdup(buf);
 	res->reason = res->text;
 }

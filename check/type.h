@@ -16,40 +16,69 @@
 
 #include "check.h"
 
+/* Descriptors a slot may wait on beside libcurl's own. */
+#define CHECK_WAIT_FDS	2
+
 struct check_type {
 	const char	 *name;		/* "http" */
-	/* The url schemes it takes, lower case, NULL-terminated. */
+	/*
+	 * The url schemes it takes, lower case, NULL-terminated; a type
+	 * with none takes an endpoint's `command` instead of a url.
+	 */
 	const char *const *schemes;
+	unsigned	 takes;		/* CHECK_TAKES_* (check.h) */
+	/* Whether url is of the form it takes; NULL: any of its schemes. */
+	int	 (*url_ok)(const char *url, char *err, size_t errlen);
 
 	/*
 	 * A slot's state for this type, made on a slot's first check of
 	 * the type and used for check after check; slot_free() drops it,
-	 * with a transfer still in flight on cm.
+	 * with a check still in flight (its transfers on cm, a process).
 	 */
 	void	*(*slot_new)(void);
 	void	 (*slot_free)(void *st, CURLM *cm);
 	/*
 	 * Starts r in the idle slot st: adds its transfers to cm, each
-	 * with CURLOPT_PRIVATE set to tag (the loop's slot).  r is copied.
-	 * Returns 0, or -1 with r->res's reason set (the check has then
-	 * failed without a transfer, the slot stays idle).
+	 * with CURLOPT_PRIVATE set to tag (the loop's slot), or starts
+	 * what it waits on through wait().  r is copied.  Returns 0, or -1
+	 * with r->res's reason set (the check has then failed without
+	 * starting, the slot stays idle).
 	 */
 	int	 (*start)(void *st, CURLM *cm, void *tag,
 		    const struct check_req *r, const char *ca_file);
 	/*
-	 * The slot's transfer ended with cc: its result (ok, status,
-	 * latency, reason) into the request's res, its transfers out of
-	 * cm.  The slot is idle after.
+	 * The slot's transfer ended with cc.  Returns 1 when the check is
+	 * over: its result (ok, status, latency, reason) in the request's
+	 * res, its transfers out of cm, the slot idle.  0: it goes on, on
+	 * what wait() gives (a TCP check's send and expect).  NULL for a
+	 * type that has no transfer.
 	 */
-	void	 (*done)(void *st, CURLM *cm, CURLcode cc);
+	int	 (*done)(void *st, CURLM *cm, CURLcode cc);
+	/*
+	 * What a busy slot waits on beside its transfers: at most
+	 * CHECK_WAIT_FDS descriptors into fds (fd and events; the loop
+	 * clears revents) and a deadline, mono_ms(), into *deadline (0:
+	 * none).  Returns how many descriptors.  NULL: only transfers.
+	 */
+	size_t	 (*wait)(void *st, struct curl_waitfd *fds,
+		    long long *deadline);
+	/*
+	 * After each wait of the loop, with the revents of what wait()
+	 * gave, in its order, and now (mono_ms()).  Returns 1 when the
+	 * check is over (as done()), 0 while it goes on.
+	 */
+	int	 (*ready)(void *st, CURLM *cm, const struct curl_waitfd *fds,
+		    size_t nfds, long long now);
 };
 
 extern const struct check_type check_http;
+extern const struct check_type check_tcp;	/* tcp:// and tls:// */
+extern const struct check_type check_prog;	/* command */
 
 /*
- * The type that takes url, by its scheme.  The configuration refuses a
- * url no type takes; one that comes anyway goes to the table's first,
- * whose transfer then says why.
+ * The type that takes url, by its scheme; url NULL: the type with no
+ * scheme (a program).  NULL when none takes it: the configuration
+ * refuses such a url, and the loop fails its check.
  */
 const struct check_type *check_type_of(const char *url);
 
