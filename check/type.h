@@ -82,6 +82,17 @@ extern const struct check_type check_prog;	/* command */
  */
 const struct check_type *check_type_of(const char *url);
 
+/*
+ * check/cert.c: check_cert_setup() before a transfer asks e to keep the
+ * server's certificate (want 0: not to); after the handshake,
+ * check_cert_expires() says when it expires, Unix seconds, 0 when none
+ * was seen.  check_cert_parse() reads OpenSSL's "Jan  2 03:04:05 2027
+ * GMT" (leading blanks allowed), 0 when it is not that.
+ */
+int	 check_cert_setup(CURL *e, int want);
+long long check_cert_expires(CURL *e);
+long long check_cert_parse(const char *s);
+
 /* check/result.c: a constant reason (text outlives res), or one made. */
 void	 check_res_text(struct check_res *res, const char *text);
 void	 check_res_reason(struct check_res *res, const char *fmt, ...)

@@ -186,6 +186,13 @@ const char *const pg_migrations[] = {
 	"  d.attempts, d.next_attempt, d.given_up, d.last_error"
 	" FROM ddup_delivery d JOIN ddup_event e ON e.id = d.event"
 	" WHERE d.delivered IS NULL ORDER BY e.id, d.notifier",
+	/*
+	 * 4: certificates, as the SQLite file's version 11: when an
+	 * endpoint's certificate expires (Unix seconds), as its latest
+	 * check saw it, written when that changes.
+	 */
+	"CREATE TABLE ddup_cert (domain text NOT NULL, endpoint text NOT NULL,"
+	"  expires bigint NOT NULL, PRIMARY KEY (domain, endpoint))",
 };
 
 const int pg_schema_version =

@@ -434,6 +434,19 @@ const char *const state_migrations[] = {
 	"INSERT INTO meta (key, value)\n"
 	"  VALUES ('config', NULL)\n"
 	"  ON CONFLICT (key) DO NOTHING;\n",
+	/*
+	 * 11: certificates (ddup.ini(5), certWarn): when an endpoint's
+	 * certificate expires, as its latest check saw it, for the checks
+	 * that see one.  A table of its own, written when the expiry
+	 * changes, so that the endpoints rows every run writes stay as
+	 * small as they were.
+	 */
+	"CREATE TABLE certs (           -- the latest certificate seen\n"
+	"  domain TEXT NOT NULL,\n"
+	"  endpoint TEXT NOT NULL,\n"
+	"  expires INTEGER NOT NULL,    -- Unix seconds\n"
+	"  PRIMARY KEY (domain, endpoint)\n"
+	");\n",
 };
 
 const int state_schema_version =
