@@ -66,6 +66,7 @@ struct endpoint_cfg {
 struct domain_policy {
 	long		 ttl;
 	long long	 timeout_ms;
+	long long	 recheck_ms;	/* 0: off (ddup.ini(5), recheck) */
 	long		 attempts;
 	long		 recover_after;
 	int		 head;		/* method HEAD (else GET) */

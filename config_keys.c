@@ -59,6 +59,8 @@ const struct cfg_dom_key cfg_dom_keys[] = {
 	    0, { NULL } },
 	{ "attempts", DK_LONG, offsetof(struct domain_policy, attempts), 1,
 	    { NULL } },
+	{ "recheck", DK_DURATION, offsetof(struct domain_policy, recheck_ms),
+	    0, { NULL } },
 	{ "recoverAfter", DK_LONG,
 	    offsetof(struct domain_policy, recover_after), 1, { NULL } },
 	{ "method", DK_WORD, offsetof(struct domain_policy, head), 0,
