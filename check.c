@@ -80,6 +80,7 @@ parallel_limit(long max_parallel)
 struct check_iter {
 	const struct config	*cfg;
 	struct check_res	*res;
+	const long		*repeats;	/* per endpoint; NULL: none */
 	size_t			 dom;
 	size_t			 ep;
 };
@@ -112,16 +113,19 @@ next_check(void *arg, struct check_req *req)
 	req->timeout_ms = dc->pol.timeout_ms;
 	req->expect = &dc->pol.expect;
 	req->expect_body = dc->pol.expect_body;
+	if (it->repeats != NULL)
+		req->repeats = *it->repeats++;
+	req->recheck_ms = dc->pol.recheck_ms;
 	req->res = it->res++;
 	it->ep++;
 	return 1;
 }
 
 int
-check_endpoints(const struct config *cfg, struct check_res *res, char *err,
-    size_t errlen)
+check_endpoints(const struct config *cfg, struct check_res *res,
+    const long *repeats, char *err, size_t errlen)
 {
-	struct check_iter	 it = { cfg, res, 0, 0 };
+	struct check_iter	 it = { cfg, res, repeats, 0, 0 };
 	struct check_limits	 lim = { cfg->max_parallel, cfg->max_exec,
 				    cfg->ca_file };
 	size_t			 i, j, n = 0;

@@ -123,6 +123,8 @@ outcome_ep_settle(struct outcome_ep *oe, const struct dec_ep *de,
 		oe->check.latency_ms = res->latency_ms;
 		if (oe->check.reason == NULL)
 			oe->check.reason = res->reason;
+		/* A fleet's round counts one result: the repeats are history. */
+		oe->check.before = res->before;
 	}
 	if (v != NULL) {
 		oe->has_votes = 1;
@@ -296,6 +298,19 @@ outcome_keep(struct outcome *o, char *s)
 	}
 	o->kept[o->nkept++] = s;
 	return s;
+}
+
+void
+outcome_keep_checks(struct outcome *o, struct check_res *b)
+{
+	struct check_res *next;
+
+	/* Each a malloc()ed result with its own text: free() does. */
+	for (; b != NULL; b = next) {
+		next = b->before;
+		outcome_keep(o, b->text);
+		outcome_keep(o, (char *)(void *)b);
+	}
 }
 
 void
