@@ -123,8 +123,11 @@ outcome_ep_settle(struct outcome_ep *oe, const struct dec_ep *de,
 		oe->check.latency_ms = res->latency_ms;
 		if (oe->check.reason == NULL)
 			oe->check.reason = res->reason;
-		/* A fleet's round counts one result: the repeats are history. */
-		oe->check.before = res->before;
+		/*
+		 * The repeats counted are history; a fleet's round counts
+		 * one result per slot, and keeps none of them.
+		 */
+		oe->check.before = de->failed_before > 0 ? res->before : NULL;
 	}
 	if (v != NULL) {
 		oe->has_votes = 1;

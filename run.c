@@ -402,6 +402,10 @@ set_results(struct run *r, struct dom_run *d, size_t first)
 
 		d->dep[j].result = v->verdict == VERDICT_PASS ? CR_PASS :
 		    v->verdict == VERDICT_FAIL ? CR_FAIL : CR_NONE;
+		/* A fleet of one is one checker: its repeats count. */
+		if (r->cfg->ncheckers == 1 && d->dep[j].result != CR_NONE &&
+		    (d->dep[j].result == CR_PASS) == (d->res[j].ok != 0))
+			d->dep[j].failed_before = failed_before(&d->res[j]);
 		outcome_ep_verdict(r->out, &d->od->eps[j], v, &d->res[j],
 		    d->heard, r->cfg->quorum);
 	}
