@@ -20,6 +20,7 @@
 #include "outcome.h"
 #include "provider.h"
 #include "publish.h"
+#include "recheck.h"
 #include "run.h"
 #include "save.h"
 #include "state.h"
@@ -171,90 +172,6 @@ prepare(struct run *r)
 	}
 }
 
-/* Whether some domain confirms failures within the run. */
-static int
-any_recheck(const struct config *cfg)
-{
-	size_t	 i;
-
-	for (i = 0; i < cfg->ndomains; i++)
-		if (cfg->domains[i].pol.recheck_ms > 0)
-			return 1;
-	return 0;
-}
-
-/*
- * The repeats each endpoint's check may have (ddup.ini(5), recheck), in
- * file order, from the counters as last stored (a fleet's, in a shared
- * store); NULL when no domain has recheck or the controlUrl failed (no
- * failure would count), so a run without it reads nothing more.  A
- * state that cannot be read gives no repeats, and the run goes on: its
- * own read of the state says why.
- */
-static long *
-repeats_allowed(struct run *r)
-{
-	struct st_snapshot	 snap;
-	struct dec_domain	 dd;
-	struct dec_ep		 de;
-	long			*rep;
-	size_t			 i, j, k = 0;
-
-	if (!any_recheck(r->cfg) || r->control_failed)
-		return NULL;
-	rep = xcalloc(r->neps + 1, sizeof(*rep));
-	if (state_load(r->st, r->cfg, 0, r->now, &snap, NULL, 0) == -1)
-		goto out;
-	for (i = 0; i < r->ndoms; i++) {
-		const struct domain_cfg *dc = r->doms[i].cfg;
-
-		memset(&dd, 0, sizeof(dd));
-		dec_domain_load(&dd, &dc->pol, &snap.doms[i], 0);
-		for (j = 0; j < dc->neps; j++, k++) {
-			if (dc->pol.recheck_ms <= 0)
-				continue;
-			memset(&de, 0, sizeof(de));
-			dec_ep_load(&de, &dc->eps[j], &snap.eps[k],
-			    &snap.doms[i], state_find_drain(snap.req, dc->name,
-			    dc->eps[j].name) != NULL, 0);
-			rep[k] = dec_repeats(&dd, &de);
-		}
-	}
-out:
-	state_snapshot_free(r->cfg, &snap);
-	return rep;
-}
-
-/* How many failed checks came before res, its repeat (recheck). */
-static long
-failed_before(const struct check_res *res)
-{
-	const struct check_res	*b;
-	long			 n = 0;
-
-	for (b = res->before; b != NULL; b = b->before)
-		n++;
-	return n;
-}
-
-/*
- * -v: one line per check, a repeat's numbered; the repeats came first,
- * and res->before has them latest first.
- */
-static void
-log_checks(const char *domain, const char *name, const struct check_res *res,
-    long nth)
-{
-	if (res->before != NULL)
-		log_checks(domain, name, res->before, nth - 1);
-	if (nth == 0)
-		logx(LOG_DEBUG, domain, name, "%s (%ld ms)", res->reason,
-		    res->latency_ms);
-	else
-		logx(LOG_DEBUG, domain, name, "%s (%ld ms, repeat %ld)",
-		    res->reason, res->latency_ms, nth);
-}
-
 /*
  * The controlUrl, alone and before the endpoints; when it fails the run
  * blames its own network.  Then every endpoint, all in parallel.
@@ -279,16 +196,16 @@ check_all(struct run *r)
 			    "counted, DNS not changed", r->cfg->control_url,
 			    r->control.reason);
 	}
-	rep = repeats_allowed(r);
+	rep = r->control_failed ? NULL : recheck_repeats(r->cfg, r->st,
+	    r->now, r->neps);
 	rc = check_endpoints(r->cfg, r->res, rep, err, sizeof(err));
 	free(rep);
 	if (rc == -1)
 		goto fail;
 	for (i = 0; i < r->ndoms; i++)
 		for (j = 0; j < r->doms[i].cfg->neps; j++)
-			log_checks(r->doms[i].cfg->name,
-			    r->doms[i].cfg->eps[j].name, &r->doms[i].res[j],
-			    failed_before(&r->doms[i].res[j]));
+			recheck_log(r->doms[i].cfg->name,
+			    r->doms[i].cfg->eps[j].name, &r->doms[i].res[j]);
 	/*
 	 * The transfers' memory (libcurl's connections and buffers, some
 	 * MB with many endpoints) is free now but still resident, and the
@@ -382,7 +299,7 @@ set_results(struct run *r, struct dom_run *d, size_t first)
 	if (!r->round.shared) {
 		for (j = 0; j < n; j++) {
 			d->dep[j].result = d->res[j].ok ? CR_PASS : CR_FAIL;
-			d->dep[j].failed_before = failed_before(&d->res[j]);
+			d->dep[j].failed_before = recheck_failed(&d->res[j]);
 		}
 		return;
 	}
@@ -405,7 +322,7 @@ set_results(struct run *r, struct dom_run *d, size_t first)
 		/* A fleet of one is one checker: its repeats count. */
 		if (r->cfg->ncheckers == 1 && d->dep[j].result != CR_NONE &&
 		    (d->dep[j].result == CR_PASS) == (d->res[j].ok != 0))
-			d->dep[j].failed_before = failed_before(&d->res[j]);
+			d->dep[j].failed_before = recheck_failed(&d->res[j]);
 		outcome_ep_verdict(r->out, &d->od->eps[j], v, &d->res[j],
 		    d->heard, r->cfg->quorum);
 	}

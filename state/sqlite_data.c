@@ -693,6 +693,7 @@ put_checks(struct sqlite_state *st, const char *domain, const char *name,
 	struct cur_streak c;
 	const struct st_endpoint *x;
 	size_t		 i;
+	int		 rc;
 
 	memset(&c, 0, sizeof(c));
 	if (r != NULL && r->streak != 0 && !r->closed &&
@@ -706,11 +707,13 @@ put_checks(struct sqlite_state *st, const char *domain, const char *name,
 		x = i < e->nbefore ? &e->before[i] : e;
 		if (cur_same(&c, x)) {
 			/* The stored streak's first check of the run: one a run. */
-			if (c.in_run++ == 0) {
-				if (streak_latency(st, r, x->latency_ms) == -1)
-					return -1;
-			} else if (c.extra++, streak_minmax(st, c.id,
-			    x->latency_ms) == -1)
+			if (c.in_run++ == 0)
+				rc = streak_latency(st, r, x->latency_ms);
+			else {
+				c.extra++;
+				rc = streak_minmax(st, c.id, x->latency_ms);
+			}
+			if (rc == -1)
 				return -1;
 			continue;
 		}

@@ -48,7 +48,12 @@ def states(ddup):
 
 
 def history(ddup, endpoint):
-    """(ok, checks) of each streak of endpoint, oldest first."""
+    """(ok, checks) of each streak of endpoint, oldest first, from the
+    state (the SQLite file's view history, or PostgreSQL's streaks)."""
+    if ON_PG:
+        rows = ddup.pg.psql("SELECT ok::int, checks FROM ddup_streak"
+                            f" WHERE endpoint = '{endpoint}' ORDER BY first, id")
+        return [(int(ok), int(n)) for ok, n in rows]
     db = sqlite3.connect(f"file:{ddup.state}?mode=ro", uri=True)
     try:
         return db.execute("SELECT ok, checks FROM history WHERE endpoint = ?"
@@ -88,10 +93,9 @@ def test_dead_primary_leaves_dns_in_its_first_failing_run(ddup, bind_server, fla
     run_ok(ddup)
     assert p.count() == 6
     assert bind_server.query(NAME, "A") == [PRIMARY]
-    if not ON_PG:
-        # The failed streak counts its repeats: 3 checks, then 1 more.
-        assert history(ddup, "primary") == [(1, 1), (0, 4), (1, 1)]
-        assert history(ddup, "backup") == [(1, 4)]
+    # The failed streak counts its repeats: 3 checks, then 1 more.
+    assert history(ddup, "primary") == [(1, 1), (0, 4), (1, 1)]
+    assert history(ddup, "backup") == [(1, 4)]
 
 
 def test_blip_costs_one_request_and_no_removal(ddup, bind_server, flaky_server):
@@ -106,9 +110,8 @@ def test_blip_costs_one_request_and_no_removal(ddup, bind_server, flaky_server):
     assert (st["state"], st["failures"], st["passes"]) == ("active", 0, 1)
     run_ok(ddup)
     assert p.count() == 4
-    if not ON_PG:
-        # A failure then a pass in one run: two streaks, never merged.
-        assert history(ddup, "primary") == [(1, 1), (0, 1), (1, 2)]
+    # A failure then a pass in one run: two streaks, never merged.
+    assert history(ddup, "primary") == [(1, 1), (0, 1), (1, 2)]
 
 
 def test_repeats_left_follow_failures_so_far(ddup, bind_server, flaky_server):
