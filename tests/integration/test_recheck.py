@@ -189,3 +189,60 @@ def test_no_recheck_no_repeat(ddup, bind_server, flaky_server, keys):
     run_ok(ddup)
     assert p.count() == 1
     assert bind_server.query(NAME, "A") == [BACKUP]
+
+
+# ---------------------------------------------------------------- several checkers
+
+@pytest.fixture
+def fleet3(tmp_path, pg_server, bind_server, flaky_server):
+    """Checkers a, b and c on one PostgreSQL (fleetfix.py), attempts 3 and
+    recheck 1s, over a flaky primary and backup."""
+    from fleetfix import Fleet
+    p, b = flaky_server(), flaky_server()
+    f = Fleet(tmp_path, pg_server, bind_server,
+              [("primary", p, PRIMARY, 0), ("backup", b, BACKUP, 10)],
+              attempts=3, domain_keys="recheck = 1s\n")
+    yield f, p, b
+    f.stop_all()
+
+
+def fleet_settle(f):
+    for _ in range(2):
+        f.next_slot()
+        f.round()
+    assert f.dns() == [PRIMARY]
+
+
+def test_fleet_counts_one_failure_a_slot(fleet3):
+    """Each checker repeats as the fleet's stored counters allow, but a
+    round counts one failure a slot: failover is not hastened."""
+    f, p, _ = fleet3
+    fleet_settle(f)
+    p.set(status=503)
+    seen, made = [], []
+    for _ in range(4):
+        n = p.count()
+        f.next_slot()
+        f.round()
+        seen.append(f.dns())
+        made.append(p.count() - n)
+    # Slot 1: a's failure is outvoted by the passes of the slot before
+    # (failures stay 0: three checks each).  Then each round counts one
+    # failure, and the next checker reads it before its checks.
+    assert seen == [[PRIMARY], [PRIMARY], [PRIMARY], [BACKUP]], seen
+    assert made == [9, 3 + 2 + 2, 2 + 1 + 1, 1 + 1 + 1], made
+
+
+def test_fleet_report_holds_the_result_after_repeats(fleet3):
+    f, p, _ = fleet3
+    fleet_settle(f)
+    p.fail_next(1)
+    n = p.count()
+    f.next_slot()
+    f.round("a")
+    assert p.count() - n == 2
+    st = f.status("a")
+    a = [c for c in st["fleet"]["checkers"] if c["name"] == "a"][0]
+    assert (a["passes"], a["failures"]) == (2, 0), a
+    e = st["domains"][0]["endpoints"][0]
+    assert (e["state"], e["failures"]) == ("active", 0), e
