@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from conftest import ON_PG
+from conftest import ON_PG, TIME_SCALE
 from recheckfix import flaky_server  # noqa: F401  (fixture)
 from test_failover import NAME, provider_section
 
@@ -77,7 +77,7 @@ def test_dead_primary_leaves_dns_in_its_first_failing_run(ddup, bind_server, fla
     assert p.count() == 1 + 3, p.times
     assert b.count() == 2
     gaps = [y - x for x, y in zip(p.times[1:], p.times[2:])]
-    assert all(0.9 <= g < 1.9 for g in gaps), gaps
+    assert all(0.9 <= g < 0.9 + TIME_SCALE for g in gaps), gaps
     assert took >= 2.0
     assert bind_server.query(NAME, "A") == [BACKUP], r
     assert states(ddup) == "down active"
@@ -153,8 +153,11 @@ def test_other_endpoints_are_not_held_up(ddup, bind_server, flaky_server):
     # timeout + 2 x (recheck + timeout): about 8 s for the primary ...
     assert took >= 7.5
     assert p.count() == 4
-    # ... while the backup was asked at once and answered fast.
-    assert b.times[-1] - t0 < 1.5
+    # ... while the backup was asked beside its first check, long before
+    # its first repeat (timeout + recheck later), and answered fast.
+    first, repeat = p.times[-3], p.times[-2]
+    assert repeat - first >= 2.9
+    assert abs(b.times[-1] - first) < 1.0 * TIME_SCALE
     st = ddup.status()["domains"][0]["endpoints"]
     assert st[1]["latencyMs"] < 1000
     assert st[0]["lastResult"] == "timeout"
