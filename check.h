@@ -104,9 +104,9 @@ int	 check_control(const struct config *cfg, struct check_res *res,
 /*
  * Every endpoint of cfg, domain after domain and each domain's in file
  * order, with its domain's settings, into res[0], res[1], ... (as many
- * as cfg has endpoints), at most maxParallel at once; repeats[k] (NULL:
- * none) is how many times endpoint k's check may be repeated after a
- * failure, recheck later (ddup.ini(5), recheck).  As check_run().
+ * as cfg has endpoints), at most maxParallel at once.  repeats, in the
+ * same order, gives each check's req.repeats (recheck); NULL: none
+ * repeats.  As check_run().
  */
 int	 check_endpoints(const struct config *cfg, struct check_res *res,
 	    const long *repeats, char *err, size_t errlen);
