@@ -183,10 +183,11 @@ def test_status_gives_the_failover_time(ddup, bind_server, flaky_server):
     assert "recheck" not in f and f["seconds"] == 150
 
 
-@pytest.mark.parametrize("keys", ["attempts = 3\n", "attempts = 3\nrecheck = 1s\n"])
+@pytest.mark.parametrize("keys", ["attempts = 3\n", "attempts = 3\nrecheck = 0\n",
+                                  "attempts = 3\nrecheck = 1s\n"])
 def test_no_recheck_no_repeat(ddup, bind_server, flaky_server, keys):
-    """Without recheck one request per run, as before; a first check of
-    an endpoint never seen gets no repeat either."""
+    """Without recheck (or with 0, off) one request per run, as before;
+    a first check of an endpoint never seen gets no repeat either."""
     p, b = flaky_server(status=503), flaky_server()
     write(ddup, bind_server, p, b, keys)
     run_ok(ddup)
