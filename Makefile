@@ -38,7 +38,7 @@ LAZY_CPPFLAGS = -DLAZYLIB_PQ='"$(call soname,libpq.so)"' \
 # Sources by folder, as curl lists lib/: the core here, each family of
 # backends in its own folder with its own list (FOLDER/Makefile.inc).
 CORE_SRCS = util.c log.c config.c config_problem.c config_keys.c config_read.c \
-	   config_value.c config_build.c config_build_policy.c config_build_state.c \
+	   config_value.c config_value_check.c config_build.c config_build_policy.c config_build_state.c \
 	   config_build_provider.c config_build_notify.c config_build_domain.c \
 	   config_build_endpoint.c \
 	   config_digest.c check.c decide.c outcome.c status.c dashboard.c \
