@@ -15,6 +15,8 @@ ratio mixed / http.
 
 import os
 import shutil
+import socket
+import ssl
 import statistics
 import subprocess
 import sys
@@ -63,6 +65,14 @@ class TlsNginx(bench.Nginx):
         return conf.replace("    server {\n", "    server {\n" + tls, 1)
 
 
+def tls_handshake(address, port, ca):
+    """The setup's own check: the TLS listener verifies against ca."""
+    ctx = ssl.create_default_context(cafile=ca)
+    with socket.create_connection((address, port), timeout=5) as raw:
+        with ctx.wrap_socket(raw, server_hostname=TLS_NAME):
+            pass
+
+
 def write_ini(path, state, bind, ng, ca, mixed, ndomains):
     per = len(ng.addrs) // ndomains
     lines = [f"state = {state}", "maxParallel = 256", "timeout = 3s", f"caFile = {ca}", "",
@@ -106,6 +116,7 @@ def main(args):
         ng = TlsNginx(nd, [bench.addr(130 + i // 62500, i % 62500) for i in range(n)], cert, key)
         servers.append(ng)
         ng.start()
+        tls_handshake(ng.addrs[-1], ng.port + 1, ca)
         cases = {}
         for name in ("http", "mixed"):
             d = os.path.join(work, name)
