@@ -77,6 +77,7 @@ struct domain_policy {
 	int		 failback_manual; /* failback = manual (else auto) */
 	int		 publish_one;	/* publish = one (else all) */
 	long		 min_healthy;
+	long long	 cert_warn_ms;	/* 0: off */
 };
 
 struct domain_cfg {

@@ -26,6 +26,7 @@ cfg_hc_defaults(struct hc *h)
 	h->p.expect.r[0].lo = 200;
 	h->p.expect.r[0].hi = 299;
 	h->p.min_healthy = 1;
+	h->p.cert_warn_ms = 14LL * 86400 * 1000;
 }
 
 int
