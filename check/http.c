@@ -289,6 +289,8 @@ slot_start(void *st, CURLM *cm, void *tag, const struct check_req *r,
 	    != CURLE_OK;
 	bad |= curl_easy_setopt(j->e, CURLOPT_NOBODY, r->head ? 1L : 0L)
 	    != CURLE_OK;
+	bad |= check_cert_setup(j->e, check_takes(r->url) & CHECK_TAKES_CERT)
+	    != 0;
 	if (bad) {
 		check_res_text(r->res, "libcurl: cannot set up the check");
 		goto out;
@@ -428,6 +430,7 @@ slot_done(void *st, CURLM *cm, CURLcode cc)
 	res->status = code;
 	res->latency_ms = (long)(total / 1000);
 	res->ok = 0;
+	res->cert_expires = check_cert_expires(j->e);
 
 	/* Our write callback stopped it: the body we need has arrived. */
 	if (cc == CURLE_WRITE_ERROR && j->capped)
@@ -474,11 +477,13 @@ slot_free(void *st, CURLM *cm)
 }
 
 static const char *const http_schemes[] = { "http", "https", NULL };
+static const char *const http_tls_schemes[] = { "https", NULL };
 
 const struct check_type check_http = {
 	.name = "http",
 	.schemes = http_schemes,
 	.takes = CHECK_TAKES_HTTP | CHECK_TAKES_CERT,
+	.tls_schemes = http_tls_schemes,
 	.slot_new = slot_new,
 	.start = slot_start,
 	.done = slot_done,
