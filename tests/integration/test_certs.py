@@ -165,3 +165,41 @@ def test_dashboard_shows_it(ddup, three, chromium):  # noqa: F811
     assert cells["later"][0] == iso(not_after(certs.cert("1year"))), cells
     assert cells["later"][1] == "", cells
     assert cells["plain"][0] == "-", cells
+
+
+def cert_rows(ddup):
+    return sorted(tuple(r) for r in ddup.state_rows(
+        "SELECT endpoint, expires FROM certs", "SELECT endpoint, expires FROM ddup_cert"))
+
+
+def test_rows_written_on_change_and_dropped_with_the_endpoint(ddup, three):
+    """One row per endpoint that has seen a certificate, not rewritten while it stays
+    the same, and gone with the endpoint when the configuration drops it."""
+    certs, soon, later, plain = three
+    configure(ddup, certs, soon, later, plain)
+    assert ddup.run().rc == 0
+    want = [("later", not_after(certs.cert("1year"))), ("soon", not_after(certs.cert("5days")))]
+    assert cert_rows(ddup) == want
+    if not ddup.on_pg():
+        # Every write of the table counted behind ddup's back.
+        for op in ("INSERT", "UPDATE"):
+            ddup.state_exec(f"CREATE TRIGGER IF NOT EXISTS count_{op} AFTER {op} ON certs"
+                            " BEGIN INSERT INTO meta (key, value) VALUES ('test_writes', 1)"
+                            " ON CONFLICT (key) DO UPDATE SET value = value + 1; END", "")
+        assert ddup.run().rc == 0 and ddup.run().rc == 0
+        assert ddup.state_rows("SELECT value FROM meta WHERE key = 'test_writes'", "") == []
+        ddup.state_exec("UPDATE certs SET expires = 1 WHERE endpoint = 'soon'", "")
+        assert ddup.run().rc == 0
+        assert ddup.state_rows("SELECT value FROM meta WHERE key = 'test_writes'", "") \
+            == [("2",)]    # the UPDATE of the test, then ddup's
+        for op in ("INSERT", "UPDATE"):
+            ddup.state_exec(f"DROP TRIGGER count_{op}", "")
+            ddup.state_exec("DELETE FROM meta WHERE key = 'test_writes'", "")
+    assert cert_rows(ddup) == want
+    text = open(ddup.config).read()
+    start = text.index("[endpoint later]")
+    end = text.index("[endpoint plain]")
+    with open(ddup.config, "w") as f:
+        f.write(text[:start] + text[end:])
+    assert ddup.run().rc == 0
+    assert cert_rows(ddup) == want[1:]
