@@ -125,6 +125,11 @@ outcome_ep_settle(struct outcome_ep *oe, const struct dec_ep *de,
 		if (oe->check.reason == NULL)
 			oe->check.reason = res->reason;
 		oe->check.cert_expires = res->cert_expires;
+		/*
+		 * The repeats counted are history; a fleet's round counts
+		 * one result per slot, and keeps none of them.
+		 */
+		oe->check.before = de->failed_before > 0 ? res->before : NULL;
 	}
 	/* A check that saw none (refused, say) leaves the stored one. */
 	oe->cert_expires = oe->check.cert_expires != 0 ?
@@ -301,6 +306,19 @@ outcome_keep(struct outcome *o, char *s)
 	}
 	o->kept[o->nkept++] = s;
 	return s;
+}
+
+void
+outcome_keep_checks(struct outcome *o, struct check_res *b)
+{
+	struct check_res *next;
+
+	/* Each a malloc()ed result with its own text: free() does. */
+	for (; b != NULL; b = next) {
+		next = b->before;
+		outcome_keep(o, b->text);
+		outcome_keep(o, (char *)(void *)b);
+	}
 }
 
 void
