@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <curl/curl.h>
 
@@ -323,7 +324,8 @@ slot_start(void *st, CURLM *cm, void *tag, const struct check_req *r,
 	    != CURLE_OK;
 	bad |= curl_easy_setopt(j->e, CURLOPT_NOBODY, r->head ? 1L : 0L)
 	    != CURLE_OK;
-	bad |= check_cert_setup(j->e, check_takes(r->url) & CHECK_TAKES_CERT)
+	/* Its own tls_schemes: https:// keeps the server's certificate. */
+	bad |= check_cert_setup(j->e, strncasecmp(r->url, "https://", 8) == 0)
 	    != 0;
 	bad |= curl_easy_setopt(j->e, CURLOPT_USERAGENT, r->user_agent != NULL ?
 	    r->user_agent : CHECK_UA) != CURLE_OK;
