@@ -38,7 +38,7 @@ LAZY_CPPFLAGS = -DLAZYLIB_PQ='"$(call soname,libpq.so)"' \
 # Sources by folder, as curl lists lib/: the core here, each family of
 # backends in its own folder with its own list (FOLDER/Makefile.inc).
 CORE_SRCS = util.c log.c config.c config_problem.c config_keys.c config_read.c \
-	   config_value.c config_build.c config_build_policy.c config_build_state.c \
+	   config_value.c config_value_check.c config_build.c config_build_policy.c config_build_state.c \
 	   config_build_provider.c config_build_notify.c config_build_domain.c \
 	   config_build_endpoint.c \
 	   config_digest.c check.c decide.c outcome.c status.c dashboard.c \
@@ -54,7 +54,7 @@ OBJS	 = $(SRCS:%.c=$(O)/%.o)
 # them (-MMD); -MP keeps a removed header from breaking the next build.
 DEPFLAGS = -MMD -MP
 
-UNIT	 = test_util test_config test_decide test_outcome test_state test_http test_doc test_dashboard \
+UNIT	 = test_util test_config test_config_checks test_decide test_outcome test_state test_http test_doc test_dashboard \
 	   test_vote test_pguri test_notify test_cert
 UNITBIN	 = $(UNIT:%=$(O)/tests/%)
 
