@@ -244,7 +244,6 @@ struct loop {
 	long		 max_exec;
 	struct heap	 rechecks;	/* repeats, by their time */
 	struct heap	 programs;	/* programs waiting for maxExec */
-	long long	 now;		/* mono_ms() as of the last wait */
 };
 
 /*

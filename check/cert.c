@@ -28,7 +28,7 @@ check_cert_parse(const char *s)
 	char		 mon[4], zone[4];
 	const char	*m;
 	int		 day, hh, mm, ss, year, n = 0;
-	long long	 days, y;
+	long long	 days, y, era, yoe, doy, doe;
 	long		 mi;
 
 	if (s == NULL || sscanf(s, "%3s %d %d:%d:%d %d %3s%n", mon, &day, &hh,
@@ -39,17 +39,16 @@ check_cert_parse(const char *s)
 	    ss < 0 || ss > 60 || year < 1970 || year > 9999)
 		return 0;
 	mi = (long)((m - months) / 3) + 1;
-	/* Days from the civil date (Howard Hinnant's days_from_civil). */
+	/*
+	 * Days since 1970 from the civil date, years starting in March
+	 * (Howard Hinnant's days_from_civil; year >= 1970 keeps y >= 0).
+	 */
 	y = year - (mi <= 2);
-	days = (y >= 0 ? y : y - 399) / 400;
-	{
-		long long yoe = y - days * 400;
-		long long doy = (153 * (mi + (mi > 2 ? -3 : 9)) + 2) / 5 +
-		    day - 1;
-		long long doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-
-		days = days * 146097 + doe - 719468;
-	}
+	era = y / 400;
+	yoe = y - era * 400;
+	doy = (153 * (mi + (mi > 2 ? -3 : 9)) + 2) / 5 + day - 1;
+	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	days = era * 146097 + doe - 719468;
 	return days * 86400 + hh * 3600 + mm * 60 + ss;
 }
 
