@@ -17,8 +17,9 @@
  * dies of the signal.
  *
  * Two ways in: proc_run() runs one program to its end (blocking);
- * proc_start(), proc_exited() and proc_end() let a loop run several at
- * once (the check loop), waiting on their pipes and process descriptors.
+ * proc_start(), proc_exited(), proc_wait_fd() and proc_end() let a loop
+ * run several at once (the check loop), waiting on their pipes and on a
+ * descriptor that SIGCHLD makes readable.
  */
 
 #include <sys/types.h>
@@ -51,16 +52,12 @@ struct proc_child {
 	int		 in;		/* the pipe to its stdin (input), -1 */
 	int		 out;		/* its stdout, non-blocking */
 	int		 err;		/* its stderr; -1 with err_null */
-	/*
-	 * Readable once it has ended (pidfd_open(2)); -1 when the kernel
-	 * has none: then poll proc_exited() now and then.
-	 */
-	int		 pidfd;
 	int		 exited;	/* reaped: status is its */
 	int		 status;	/* from waitpid */
 	int		 exec_errno;	/* why it could not be executed, or 0 */
 	const char	*path;		/* the caller's, for a message */
 	int		 slot;		/* in the table of programs running */
+	int		 seen;		/* SIGCHLDs counted at its last look */
 };
 
 /*
@@ -75,6 +72,14 @@ int	 proc_start(const struct proc_spec *ps, struct proc_child *c,
 	    char *err, size_t errlen);
 /* Whether it has ended, reaping it if so (never waits): 1 or 0. */
 int	 proc_exited(struct proc_child *c);
+/*
+ * The descriptor to wait on, beside c's pipes, for its end: readable
+ * once a child of ddup-check may have ended (SIGCHLD: one descriptor for
+ * every program, and cleared here).  *at_once: one may have ended since
+ * c's last proc_exited(), which is then to be asked without waiting.
+ * -1 when there is none (no descriptor was left): ask now and then.
+ */
+int	 proc_wait_fd(struct proc_child *c, int *at_once);
 /*
  * Kills its group (SIGKILL), reaps it and what the group held, and
  * closes c's descriptors; c->status is then how it ended.  The last

@@ -78,7 +78,7 @@ proc_run(const struct proc_spec *ps, struct proc_result *o, char *err,
 	struct proc_child c;
 	struct pollfd pf[4];
 	int *fd[3] = { &c.out, &c.err, &c.in };
-	int rc, i, n, wait_ms;
+	int rc, i, n, wait_ms, at_once;
 	long long deadline;
 	size_t fed = 0;
 
@@ -103,18 +103,18 @@ proc_run(const struct proc_spec *ps, struct proc_result *o, char *err,
 		/*
 		 * Ended, but something it started holds a pipe: take what
 		 * is there now, and stop.  Otherwise wait for its end, or
-		 * without a process descriptor wake up now and then to see.
+		 * without the SIGCHLD pipe wake up now and then to see.
 		 */
-		wait_ms = c.exited ? 0 : (int)(deadline - mono_ms());
-		if (c.pidfd == -1 && wait_ms > 50)
+		pf[3].fd = c.exited ? -1 : proc_wait_fd(&c, &at_once);
+		pf[3].events = POLLIN;
+		wait_ms = c.exited || at_once ? 0 : (int)(deadline - mono_ms());
+		if (pf[3].fd == -1 && wait_ms > 50)
 			wait_ms = 50;
 		for (i = 0; i < 3; i++) {
 			pf[i].fd = *fd[i];
 			pf[i].events = i == 2 ? POLLOUT : POLLIN;
 			pf[i].revents = 0;
 		}
-		pf[3].fd = c.exited ? -1 : c.pidfd;
-		pf[3].events = POLLIN;
 		/* poll() passes over the entries whose fd is -1. */
 		if ((n = poll(pf, 4, wait_ms)) == -1 && errno != EINTR) {
 			snprintf(err, errlen, "poll: %s", strerror(errno));

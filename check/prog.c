@@ -3,8 +3,8 @@
  * as its check, in the monitoring-plugins convention, so that Debian's
  * monitoring-plugins work as they are.  The program joins the one loop
  * of check.c through two descriptors, its stdout (a non-blocking pipe)
- * and a process descriptor that is readable once it has exited, and a
- * deadline: nothing here waits.  It is started by proc.c, as the exec
+ * and one that SIGCHLD makes readable (proc_wait_fd()), and a deadline:
+ * nothing here waits.  It is started by proc.c, as the exec
  * provider's programs are: its own process group, which is killed at the
  * deadline and once the program has exited (something it left holding
  * the pipe does not hold the check), and ddup-check as the subreaper of
@@ -32,7 +32,7 @@
  * that writes without end shares the loop with the other checks.
  */
 #define PROG_READ_TURN	((size_t)256 * 1024)
-/* Without a process descriptor (an old kernel), it is looked at so often. */
+/* Without proc_wait_fd()'s descriptor, it is looked at so often. */
 #define PROG_POLL_MS	20
 
 /* A slot's program: one check at a time, from start to its result. */
@@ -166,17 +166,20 @@ prog_wait(void *st, struct curl_waitfd *fds, long long *deadline)
 	struct prog	*p = st;
 	long long	 soon;
 	size_t		 n = 0;
+	int		 fd, at_once;
 
 	if (p->c.out != -1) {
 		fds[n].fd = p->c.out;
 		fds[n++].events = CURL_WAIT_POLLIN;
 	}
-	if (p->c.pidfd != -1) {
-		fds[n].fd = p->c.pidfd;
+	*deadline = p->deadline;
+	if ((fd = proc_wait_fd(&p->c, &at_once)) != -1) {
+		fds[n].fd = fd;
 		fds[n++].events = CURL_WAIT_POLLIN;
 	}
-	*deadline = p->deadline;
-	if (p->c.pidfd == -1 && (soon = mono_ms() + PROG_POLL_MS) < *deadline)
+	/* It may have ended since ready() looked: at once, then. */
+	soon = mono_ms() + (at_once ? 0 : fd == -1 ? PROG_POLL_MS : 0);
+	if ((at_once || fd == -1) && soon < *deadline)
 		*deadline = soon;
 	return n;
 }
