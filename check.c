@@ -80,9 +80,26 @@ parallel_limit(long max_parallel)
 struct check_iter {
 	const struct config	*cfg;
 	struct check_res	*res;
+	const long		*repeats;	/* one per endpoint, or NULL */
 	size_t			 dom;
 	size_t			 ep;
+	size_t			 n;		/* endpoints so far */
 };
+
+/* The keys of a domain's policy every type may read (check_takes()). */
+static void
+req_policy(struct check_req *req, const struct domain_policy *p)
+{
+	req->head = p->head;
+	req->timeout_ms = p->timeout_ms;
+	req->max_latency_ms = p->max_latency_ms;
+	req->expect = &p->expect;
+	req->expect_body = p->expect_body;
+	req->user_agent = p->user_agent;
+	req->headers = (const char *const *)p->headers;
+	req->nheaders = p->nheaders;
+	req->recheck_ms = p->recheck_ms;
+}
 
 /* The next endpoint's check for check_run(); 0 when all have been. */
 static int
@@ -103,25 +120,28 @@ next_check(void *arg, struct check_req *req)
 	e = &dc->eps[it->ep];
 	memset(req, 0, sizeof(*req));
 	req->url = e->url;
+	req->command = e->command;
 	req->host = e->host;
 	req->ip = endpoint_target(e);
 	req->name = e->name;
 	req->domain = dc->name;
 	req->dir = it->cfg->dir;	/* NULL: "/" */
-	req->head = dc->pol.head;
-	req->timeout_ms = dc->pol.timeout_ms;
-	req->expect = &dc->pol.expect;
-	req->expect_body = dc->pol.expect_body;
+	req_policy(req, &dc->pol);
+	req->send = e->send;
+	req->send_len = e->send_len;
+	req->expect_text = e->expect_text;
+	req->repeats = it->repeats != NULL ? it->repeats[it->n] : 0;
 	req->res = it->res++;
 	it->ep++;
+	it->n++;
 	return 1;
 }
 
 int
-check_endpoints(const struct config *cfg, struct check_res *res, char *err,
-    size_t errlen)
+check_endpoints(const struct config *cfg, struct check_res *res,
+    const long *repeats, char *err, size_t errlen)
 {
-	struct check_iter	 it = { cfg, res, 0, 0 };
+	struct check_iter	 it = { cfg, res, repeats, 0, 0, 0 };
 	struct check_limits	 lim = { cfg->max_parallel, cfg->max_exec,
 				    cfg->ca_file };
 	size_t			 i, j, n = 0;
@@ -156,10 +176,8 @@ check_control(const struct config *cfg, struct check_res *res, char *err,
 
 	memset(&req, 0, sizeof(req));
 	req.url = cfg->control_url;
-	req.head = p->head;
-	req.timeout_ms = p->timeout_ms;
-	req.expect = &p->expect;
-	req.expect_body = p->expect_body;
+	req_policy(&req, p);
+	req.recheck_ms = 0;	/* the controlUrl is asked once */
 	req.res = res;
 	check_res_init(res);
 	return check_run(1, next_one, &one, &lim, err, errlen);
@@ -301,6 +319,13 @@ slot_end(struct loop *l, struct slot *s)
 	l->idle[l->nidle++] = (size_t)(s - l->slots);
 	if (s->type->takes & CHECK_TAKES_EXEC)
 		l->nexec--;
+	/* maxLatency (ddup.ini(5)): the same for every type. */
+	if (res->ok && r->max_latency_ms > 0 &&
+	    res->latency_ms > r->max_latency_ms) {
+		res->ok = 0;
+		check_res_reason(res, "slow: %ld ms > %lld ms", res->latency_ms,
+		    r->max_latency_ms);
+	}
 	if (res->ok || r->repeats <= 0)
 		return;
 	prev = xmalloc(sizeof(*prev));

@@ -108,10 +108,12 @@ int	 check_control(const struct config *cfg, struct check_res *res,
 /*
  * Every endpoint of cfg, domain after domain and each domain's in file
  * order, with its domain's settings, into res[0], res[1], ... (as many
- * as cfg has endpoints), at most maxParallel at once.  As check_run().
+ * as cfg has endpoints), at most maxParallel at once.  repeats, in the
+ * same order, gives each check's req.repeats (recheck); NULL: none
+ * repeats.  As check_run().
  */
 int	 check_endpoints(const struct config *cfg, struct check_res *res,
-	    char *err, size_t errlen);
+	    const long *repeats, char *err, size_t errlen);
 /*
  * What the check of an endpoint with this url (NULL: a command) takes,
  * as CHECK_TAKES_* bits; 0 when no check type takes the url.  The

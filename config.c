@@ -173,6 +173,9 @@ config_free(struct config *c)
 			if (d->eps[j].name != d->eps[j].url)
 				free(d->eps[j].name);
 			free(d->eps[j].url);
+			free(d->eps[j].command);
+			free(d->eps[j].send);
+			free(d->eps[j].expect_text);
 			free(d->eps[j].host);
 			free(d->eps[j].cname);
 			free(d->eps[j].location);
@@ -206,6 +209,18 @@ add_password(void *arg, const char *pw)
 	redactor_add(arg, pw);
 }
 
+/* The values of the checks' `header` lines, each a secret. */
+static void
+add_headers(struct redactor *r, const struct domain_policy *p)
+{
+	const char *v;
+	size_t i;
+
+	for (i = 0; i < p->nheaders; i++)
+		if ((v = strchr(p->headers[i], ':')) != NULL)
+			redactor_add_header(r, v + 1 + strspn(v + 1, " \t"));
+}
+
 struct redactor *
 config_redactor(const struct config *c)
 {
@@ -229,6 +244,9 @@ config_redactor(const struct config *c)
 			redactor_add_header(r, v + 1 + strspn(v + 1, " \t"));
 		}
 	}
+	add_headers(r, &c->defaults);
+	for (i = 0; i < c->ndomains; i++)
+		add_headers(r, &c->domains[i].pol);
 	if (c->state_pg)
 		pguri_passwords(c->state, add_password, r);
 	return r;

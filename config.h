@@ -40,10 +40,14 @@ int		 provider_cfg_line(const struct provider_cfg *pc,
 
 struct endpoint_cfg {
 	char		*name;		/* `name`, else section name, else url (the same string) */
-	char		*url;
+	char		*url;		/* NULL: a check program (command) */
+	char		*command;	/* the program's line as written; NULL: url */
+	char		*send;		/* tcp/tls: bytes written, decoded; NULL: none */
+	size_t		 send_len;
+	char		*expect_text;	/* tcp/tls `expect`; NULL: none */
 	char		*host;		/* NULL: none */
 	struct addr	 ip;		/* parsed and canonical; family 0 with cname */
-	/* The ints by ip's odd size: 128 bytes an endpoint, not 136. */
+	/* The ints by ip's odd size, so no padding comes between. */
 	int		 proxied;	/* its own `proxied`, else its provider's */
 	int		 line;
 	char		*cname;		/* CNAME target, lower case, no trailing
@@ -77,6 +81,13 @@ struct domain_policy {
 	int		 failback_manual; /* failback = manual (else auto) */
 	int		 publish_one;	/* publish = one (else all) */
 	long		 min_healthy;
+	/* HTTP(S) checks: `header` lines "Name: value", each a secret. */
+	char		**headers;
+	size_t		 nheaders;
+	char		*user_agent;	/* NULL: "ddup/1.0" */
+	long long	 max_latency_ms; /* 0: none */
+	long long	 recheck_ms;	/* 0: off */
+	long long	 cert_warn_ms;	/* 0: off */
 };
 
 struct domain_cfg {
@@ -203,6 +214,17 @@ void		 config_decision_digest(const struct config *c,
  */
 struct redactor;
 struct redactor	*config_redactor(const struct config *c);
+
+/*
+ * Decodes an endpoint's `send` (ddup.ini(5), ENDPOINTS): the escapes
+ * \r, \n, \t, \\ and \xHH (two hex digits), every other byte as it is,
+ * into out, at most cap bytes, their count in *outlen (a NUL may be among
+ * them).  Returns 0, or -1 with why in err: a bad escape and where it
+ * starts (byte 1 is the first), or more than cap bytes.  Pure: nothing
+ * allocated, nothing touched but out, *outlen and err.
+ */
+int		 config_send_decode(const char *in, char *out, size_t cap,
+		    size_t *outlen, char *err, size_t errlen);
 
 /* What e publishes, as text: its address, or its CNAME target. */
 const char	*endpoint_target(const struct endpoint_cfg *e);

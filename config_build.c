@@ -43,6 +43,8 @@ check_top(struct ctx *x, struct rsec *s, struct hc *h)
 		(void)cfg_get_duration(x, k, &c->history_ms);
 	if ((k = cfg_get(x, s, "maxParallel")) != NULL)
 		cfg_get_long(x, k, 1, 2147483647, &c->max_parallel);
+	if ((k = cfg_get(x, s, "maxExec")) != NULL)
+		cfg_get_long(x, k, 1, 2147483647, &c->max_exec);
 	cfg_build_state(x, s);
 	if ((k = cfg_get(x, s, "logFormat")) != NULL) {
 		if (strcasecmp(k->value, "json") == 0)

@@ -32,6 +32,37 @@ check_ttl(struct ctx *x, const struct domain_cfg *d, int line)
 	    (ops->caps & PCAP_TTL_AUTO) != 0 ? ", or 1 for automatic" : "");
 }
 
+/*
+ * ddup.ini(5), recheck: a run's checks of the domain can last timeout +
+ * (attempts - 1) x (recheck + timeout); when that is not below interval,
+ * the next run finds this one still going.  A warning, as for timeout.
+ */
+static void
+check_recheck(struct ctx *x, const struct domain_cfg *d, const struct hc *h)
+{
+	const struct domain_policy *p = &d->pol;
+	long long worst, per = p->recheck_ms + p->timeout_ms;
+	int line;
+
+	if (p->recheck_ms <= 0 || p->timeout_ms >= x->c->interval_ms)
+		return;
+	/*
+	 * Durations are at most DURATION_MAX_MS, but attempts may be 2^31:
+	 * past a day of repeats the product is not needed to know.
+	 */
+	if (p->attempts - 1 > 86400000LL * 3650 / per)
+		worst = 86400000LL * 3650;
+	else
+		worst = p->timeout_ms + (p->attempts - 1) * per;
+	if (worst < x->c->interval_ms)
+		return;
+	if ((line = cfg_hc_line(h, "recheck")) == 0)
+		line = d->line;
+	cfg_problem(x, line, 1, "domain %s: with recheck a run can take %lld "
+	    "ms (timeout + (attempts - 1) x (recheck + timeout)), not below "
+	    "interval (%lld ms)", d->name, worst, x->c->interval_ms);
+}
+
 /* The domain of section idx; seen: the names of the domains so far. */
 static void
 build_domain(struct ctx *x, size_t idx, const struct hc *defaults,
@@ -99,6 +130,7 @@ build_domain(struct ctx *x, size_t idx, const struct hc *defaults,
 		    "not below interval (%lld ms)", d->name, d->pol.timeout_ms,
 		    c->interval_ms);
 	}
+	check_recheck(x, d, &h);
 	cfg_build_endpoints(x, idx, d);
 }
 

@@ -1,16 +1,164 @@
 /*
  * The [endpoint] sections of one domain (ddup.ini(5), ENDPOINTS): each
- * one's url, address or CNAME target, host, priority, location and
- * name, no two with the same address or name, and the tiers they form
+ * one's url or check program with what its check takes, address or
+ * CNAME target, host, priority, location and name, no two with the same address or name, and the tiers they form
  * (priority, then location) checked as a whole.
  */
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "config_int.h"
 #include "provider.h"
 #include "util.h"
+
+/* The placeholders a check program's words may hold (ddup.ini(5)). */
+static const char *const placeholders[] = { "ip", "host", "name", "domain",
+    NULL };
+
+/*
+ * An unknown "{word}" in a program's line: a typo ({IP}, {hostname})
+ * would reach the program as written and fail every check.  Returns
+ * the first, its length with the braces in *len, or NULL.
+ */
+static const char *
+bad_placeholder(const char *v, size_t *len)
+{
+	const char *p, *end;
+	size_t i, n;
+
+	for (p = strchr(v, '{'); p != NULL; p = strchr(p + 1, '{')) {
+		for (end = p + 1; *end == '_' || (*end >= 'a' && *end <= 'z') ||
+		    (*end >= 'A' && *end <= 'Z') || (*end >= '0' && *end <= '9');
+		    end++)
+			;
+		if (*end != '}' || end == p + 1)
+			continue;
+		n = (size_t)(end - p - 1);
+		for (i = 0; placeholders[i] != NULL; i++)
+			if (strlen(placeholders[i]) == n &&
+			    strncmp(placeholders[i], p + 1, n) == 0)
+				break;
+		if (placeholders[i] == NULL) {
+			*len = n + 2;
+			return p;
+		}
+	}
+	return NULL;
+}
+
+/* `command`: an absolute path and its words, placeholders known. */
+static void
+build_command(struct ctx *x, const struct rkey *k, struct endpoint_cfg *e)
+{
+	const char *p = k->value, *bad;
+	size_t len, n = 0;
+
+	while (word_next(&p, &len) != NULL)
+		n++;
+	if (!cfg_text_ok(k->value))
+		cfg_problem(x, k->line, 0, "command: a control character or "
+		    "invalid UTF-8");
+	else if (k->value[strspn(k->value, " \t")] != '/')
+		cfg_problem(x, k->line, 0, "command \"%s\" is not an absolute "
+		    "path", k->value);
+	else if (n > CHECK_ARGV_MAX)
+		cfg_problem(x, k->line, 0, "command has %zu words, more than "
+		    "%d", n, CHECK_ARGV_MAX);
+	else if ((bad = bad_placeholder(k->value, &len)) != NULL)
+		cfg_problem(x, k->line, 0, "command: unknown placeholder "
+		    "%.*s (known: {ip}, {host}, {name}, {domain})", (int)len,
+		    bad);
+	else
+		e->command = xstrdup(k->value);
+}
+
+/* `url`: one a check type takes, printable, without a password. */
+static void
+build_url(struct ctx *x, const struct rkey *k, struct endpoint_cfg *e)
+{
+	char err[256];
+
+	/*
+	 * Logs, status and the state file show the url: refused as
+	 * baseUrl is, and not quoted.
+	 */
+	if (cfg_url_has_userinfo(k->value))
+		cfg_problem(x, k->line, 0, "url must not hold a user name or "
+		    "password (logs and status show the url)");
+	else if (!cfg_text_ok(k->value))
+		cfg_problem(x, k->line, 0, "bad url '%s': a control character "
+		    "or invalid UTF-8", k->value);
+	else if (check_url_ok(k->value, err, sizeof(err)) == 0)
+		e->url = xstrdup(k->value);
+	else
+		cfg_problem(x, k->line, 0, "bad url '%s': %s", k->value, err);
+}
+
+/* `send` and `expect`, of a check that takes them (a stream's). */
+static void
+build_stream(struct ctx *x, const struct rsec *s, struct endpoint_cfg *e)
+{
+	unsigned takes = check_takes(e->url);
+	const struct rkey *k;
+	char err[256], buf[CHECK_SEND_MAX];
+	size_t len;
+
+	if ((k = cfg_get(x, s, "send")) != NULL) {
+		if ((takes & CHECK_TAKES_STREAM) == 0)
+			cfg_problem(x, k->line, 0, "'send' is for tcp:// and "
+			    "tls:// checks only");
+		else if (config_send_decode(k->value, buf, sizeof(buf), &len,
+		    err, sizeof(err)) == -1)
+			cfg_problem(x, k->line, 0, "send: %s", err);
+		else {
+			e->send = xmalloc(len + 1);
+			memcpy(e->send, buf, len);
+			e->send[len] = '\0';
+			e->send_len = len;
+		}
+	}
+	if ((k = cfg_get(x, s, "expect")) != NULL) {
+		if ((takes & CHECK_TAKES_STREAM) == 0)
+			cfg_problem(x, k->line, 0, "'expect' is for tcp:// and "
+			    "tls:// checks only (HTTP checks take expectBody)");
+		else if (!cfg_text_ok(k->value))
+			cfg_problem(x, k->line, 0, "expect: a control character "
+			    "or invalid UTF-8");
+		else
+			e->expect_text = xstrdup(k->value);
+	}
+}
+
+/*
+ * `url` or `command`, exactly one of them, then what the check they
+ * make takes.  A bad url says nothing of what it takes: send and expect
+ * wait for it to be mended.
+ */
+static void
+build_target(struct ctx *x, const struct rsec *s, struct endpoint_cfg *e)
+{
+	const struct rkey *k;
+	int hasurl = cfg_has_key(s, "url"), hascmd = cfg_has_key(s, "command");
+
+	if (hasurl && hascmd) {
+		cfg_problem(x, s->line, 0, "[endpoint] has both 'url' and "
+		    "'command' (one of them says what to check)");
+		return;
+	}
+	if (!hasurl && !hascmd) {
+		cfg_problem(x, s->line, 0, "[endpoint] has no 'url' (or "
+		    "'command')");
+		return;
+	}
+	if ((k = cfg_get(x, s, "url")) != NULL)
+		build_url(x, k, e);
+	else if ((k = cfg_get(x, s, "command")) != NULL)
+		build_command(x, k, e);
+	if (e->url != NULL || e->command != NULL)
+		build_stream(x, s, e);
+}
 
 /* The provider's name and type, for messages; NULL when it is unknown. */
 static const struct provider_ops *
@@ -82,30 +230,13 @@ build_endpoint(struct ctx *x, struct rsec *s, struct domain_cfg *d,
 {
 	struct endpoint_cfg *e = &d->eps[d->neps];
 	const struct rkey *k;
-	char err[256], *host;
+	char *host;
 	int ipline, nameline, first;
 
 	cfg_resolve_keys(x, s);
 	e->line = s->line;
 	ipline = nameline = s->line;
-	if ((k = cfg_get(x, s, "url")) != NULL) {
-		/*
-		 * Logs, status and the state file show the url: refused
-		 * as baseUrl is, and not quoted.
-		 */
-		if (cfg_url_has_userinfo(k->value))
-			cfg_problem(x, k->line, 0, "url must not hold a user "
-			    "name or password (logs and status show the url)");
-		else if (!cfg_text_ok(k->value))
-			cfg_problem(x, k->line, 0, "bad url '%s': a control "
-			    "character or invalid UTF-8", k->value);
-		else if (cfg_url_ok(k->value, err, sizeof(err)))
-			e->url = xstrdup(k->value);
-		else
-			cfg_problem(x, k->line, 0, "bad url '%s': %s", k->value,
-			    err);
-	} else if (!cfg_has_key(s, "url"))
-		cfg_problem(x, s->line, 0, "[endpoint] has no 'url'");
+	build_target(x, s, e);
 	if ((k = cfg_get(x, s, "ip")) != NULL) {
 		ipline = k->line;
 		if (addr_parse(k->value, &e->ip) == -1)
@@ -146,6 +277,8 @@ build_endpoint(struct ctx *x, struct rsec *s, struct domain_cfg *d,
 		e->name = xstrdup(s->name);
 	else if (e->url != NULL)
 		e->name = e->url;	/* one string: see config_free() */
+	else if (e->command != NULL)
+		e->name = xstrdup(e->command);
 	if (e->name != NULL && !cfg_text_ok(e->name))
 		cfg_problem(x, nameline, 0, "endpoint name '%s': a control "
 		    "character or invalid UTF-8", e->name);

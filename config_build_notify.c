@@ -69,68 +69,6 @@ parse_events(struct ctx *x, const char *who, const struct rkey *k,
 	return rc;
 }
 
-/* An HTTP token (RFC 9110 5.6.2): the name of a header. */
-static int
-token_ok(const char *s, size_t len)
-{
-	size_t i;
-
-	if (len == 0)
-		return 0;
-	for (i = 0; i < len; i++)
-		if (!isalnum((unsigned char)s[i]) &&
-		    strchr("!#$%&'*+-.^_`|~", s[i]) == NULL)
-			return 0;
-	return 1;
-}
-
-/*
- * "Name: value" with the value's secret resolved; NULL after a problem.
- * The message names the header, never its value.
- */
-static char *
-parse_header(struct ctx *x, const char *who, const struct rkey *k)
-{
-	const char *colon, *v;
-	struct rkey vk;
-	char *val, *hdr = NULL;
-	size_t nlen, i;
-
-	if ((colon = strchr(k->value, ':')) == NULL ||
-	    !token_ok(k->value, (size_t)(colon - k->value))) {
-		cfg_problem(x, k->line, 0, "%s: 'header' must be 'Name: "
-		    "value' with a header name of letters, digits and "
-		    "!#$%%&'*+-.^_`|~", who);
-		return NULL;
-	}
-	nlen = (size_t)(colon - k->value);
-	for (v = colon + 1; *v == ' ' || *v == '\t'; v++)
-		;
-	/* The value alone, as if it were the key's: "!env NAME" works. */
-	vk = *k;
-	vk.value = xstrdup(v);
-	val = cfg_value(x, who, &vk, "header", 1, 0);
-	explicit_bzero(vk.value, strlen(vk.value));
-	free(vk.value);
-	if (val == NULL)
-		return NULL;
-	/* A line break would start another header, or the body. */
-	for (i = 0; val[i] != '\0'; i++)
-		if ((unsigned char)val[i] < 0x20 && val[i] != '\t')
-			break;
-	if (val[i] != '\0')
-		cfg_problem(x, k->line, 0, "%s: header %.*s: its value holds a "
-		    "control character", who, (int)nlen, k->value);
-	else {
-		i = nlen + 2 + strlen(val) + 1;
-		hdr = xmalloc(i);
-		snprintf(hdr, i, "%.*s: %s", (int)nlen, k->value, val);
-	}
-	explicit_bzero(val, strlen(val));
-	free(val);
-	return hdr;
-}
-
 /* The keys other than url, command and header. */
 static void
 build_settings(struct ctx *x, const char *who, const struct rkey *k,
@@ -281,7 +219,7 @@ build_notify(struct ctx *x, struct rsec *s, struct notify_cfg *n)
 	for (i = 0; i < s->nkeys; i++)
 		if (s->keys[i].canon != NULL && s->keys[i].value[0] != '\0' &&
 		    strcmp(s->keys[i].canon, "header") == 0 &&
-		    (h = parse_header(x, who, &s->keys[i])) != NULL)
+		    (h = cfg_header(x, who, &s->keys[i], 0)) != NULL)
 			n->headers[n->nheaders++] = h;
 }
 

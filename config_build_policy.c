@@ -26,6 +26,7 @@ cfg_hc_defaults(struct hc *h)
 	h->p.expect.r[0].lo = 200;
 	h->p.expect.r[0].hi = 299;
 	h->p.min_healthy = 1;
+	h->p.cert_warn_ms = 14LL * 86400 * 1000;
 }
 
 int
@@ -63,15 +64,28 @@ strv_free(char **v, size_t n)
 	free(v);
 }
 
+/* The same for secrets: wiped before they are freed. */
+static void
+secretv_free(char **v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		explicit_bzero(v[i], strlen(v[i]));
+	strv_free(v, n);
+}
+
 void
 cfg_policy_free(struct domain_policy *p)
 {
 	free(p->expect_body);
 	free(p->location);
+	free(p->user_agent);
 	strv_free(p->failover, p->nfailover);
-	p->expect_body = p->location = NULL;
-	p->failover = NULL;
-	p->nfailover = 0;
+	secretv_free(p->headers, p->nheaders);
+	p->expect_body = p->location = p->user_agent = NULL;
+	p->failover = p->headers = NULL;
+	p->nfailover = p->nheaders = 0;
 }
 
 void
@@ -83,6 +97,50 @@ cfg_hc_copy(struct hc *dst, const struct hc *src)
 	dst->p.location = src->p.location != NULL ?
 	    xstrdup(src->p.location) : NULL;
 	dst->p.failover = strv_copy(src->p.failover, src->p.nfailover);
+	dst->p.user_agent = src->p.user_agent != NULL ?
+	    xstrdup(src->p.user_agent) : NULL;
+	dst->p.headers = strv_copy(src->p.headers, src->p.nheaders);
+}
+
+/*
+ * Every `header` of section s (repeatable), which replace those that h
+ * has from the top of the file; -1 when none is usable.
+ */
+static int
+parse_headers(struct ctx *x, const struct rsec *s, struct hc *h)
+{
+	char	**v, *hdr;
+	size_t	  i, n = 0, nv = 0;
+	int	  line = 0;
+
+	for (i = 0; i < s->nkeys; i++)
+		if (s->keys[i].canon != NULL &&
+		    strcmp(s->keys[i].canon, "header") == 0)
+			n++;
+	if (n == 0)
+		return -1;
+	v = xcalloc(n, sizeof(*v));
+	for (i = 0; i < s->nkeys; i++) {
+		const struct rkey *k = &s->keys[i];
+
+		if (k->canon == NULL || strcmp(k->canon, "header") != 0)
+			continue;
+		if (line == 0)
+			line = k->line;
+		if (nv == HC_HEADERS_MAX) {
+			cfg_problem(x, k->line, 0, "more than %d 'header' "
+			    "lines", HC_HEADERS_MAX);
+			break;
+		}
+		if (k->value[0] == '\0')
+			cfg_problem(x, k->line, 0, "'header' has no value");
+		else if ((hdr = cfg_header(x, NULL, k, 1)) != NULL)
+			v[nv++] = hdr;
+	}
+	secretv_free(h->p.headers, h->p.nheaders);
+	h->p.headers = v;
+	h->p.nheaders = nv;
+	return line;
 }
 
 /* A list of locations, split at commas and white space; -1: reported. */
@@ -136,6 +194,7 @@ parse_dom_key(struct ctx *x, const struct cfg_dom_key *dk, const struct rkey *k,
 	void	 *field = (char *)&h->p + dk->off;
 	char	**sp = field, **v;
 	size_t	  n, i;
+	long long ms;
 	long	  l;
 
 	switch (dk->type) {
@@ -150,6 +209,24 @@ parse_dom_key(struct ctx *x, const struct cfg_dom_key *dk, const struct rkey *k,
 		return 0;
 	case DK_DURATION:
 		return cfg_get_duration(x, k, field);
+	case DK_DURATION0:
+		if (parse_duration(k->value, &ms) == 0 && ms == 0) {
+			*(long long *)field = 0;	/* off */
+			return 0;
+		}
+		return cfg_get_duration(x, k, field);
+	case DK_LINE:
+		if (!cfg_text_ok(k->value)) {
+			cfg_problem(x, k->line, 0, "'%s' must be one line of "
+			    "printable text (a control character or invalid "
+			    "UTF-8)", dk->name);
+			return -1;
+		}
+		free(*sp);
+		*sp = xstrdup(k->value);
+		return 0;
+	case DK_HEADERS:
+		return -1;	/* every line of them: parse_headers() */
 	case DK_WORD:
 		for (i = 0; dk->words[i] != NULL; i++)
 			if (strcasecmp(k->value, dk->words[i]) == 0) {
@@ -197,8 +274,13 @@ cfg_parse_hc(struct ctx *x, const struct rsec *s, struct hc *h)
 	const struct rkey *k;
 	size_t j;
 
+	int line;
+
 	for (j = 0; j < cfg_ndom_keys; j++)
-		if ((k = cfg_get(x, s, cfg_dom_keys[j].name)) != NULL &&
+		if (cfg_dom_keys[j].type == DK_HEADERS) {
+			if ((line = parse_headers(x, s, h)) > 0)
+				h->line[j] = line;
+		} else if ((k = cfg_get(x, s, cfg_dom_keys[j].name)) != NULL &&
 		    parse_dom_key(x, &cfg_dom_keys[j], k, h) == 0)
 			h->line[j] = k->line;
 }

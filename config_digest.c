@@ -30,6 +30,20 @@ feed(EVP_MD_CTX *md, const char *name, const char *value)
 	    value != NULL ? strlen(value) + 1 : 1);
 }
 
+/*
+ * len bytes of value, which may hold a NUL (`send`): its length goes
+ * first, so that no two values feed the same bytes.
+ */
+static void
+feed_len(EVP_MD_CTX *md, const char *name, const char *value, size_t len)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%zu", len);
+	feed(md, name, buf);
+	(void)EVP_DigestUpdate(md, value, len);
+}
+
 static void
 feed_num(EVP_MD_CTX *md, const char *name, long long v)
 {
@@ -107,6 +121,16 @@ feed_policy(EVP_MD_CTX *md, const struct domain_policy *p)
 	feed(md, "failback", p->failback_manual ? "manual" : "auto");
 	feed(md, "publish", p->publish_one ? "one" : "all");
 	feed_num(md, "minHealthy", p->min_healthy);
+	/* The headers are secrets: how many, and the name of each. */
+	feed_num(md, "headers", (long long)p->nheaders);
+	for (i = 0; i < p->nheaders; i++)
+		feed_len(md, "header", p->headers[i],
+		    strcspn(p->headers[i], ":"));
+	feed(md, "userAgent", p->user_agent != NULL ? p->user_agent :
+	    "ddup/1.0");
+	feed_num(md, "maxLatency", p->max_latency_ms);
+	feed_num(md, "recheck", p->recheck_ms);
+	feed_num(md, "certWarn", p->cert_warn_ms);
 }
 
 static void
@@ -114,6 +138,9 @@ feed_endpoint(EVP_MD_CTX *md, const struct endpoint_cfg *e)
 {
 	feed(md, "[endpoint]", e->name);
 	feed(md, "url", e->url);
+	feed(md, "command", e->command);
+	feed_len(md, "send", e->send != NULL ? e->send : "", e->send_len);
+	feed(md, "expect", e->expect_text);
 	feed(md, "host", e->host);
 	feed(md, "ip", e->ip.family != 0 ? e->ip.s : NULL);
 	feed(md, "cname", e->cname);

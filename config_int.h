@@ -82,6 +82,7 @@ struct msg {
  * the built-in default.
  */
 #define HC_KEYS_MAX	24
+#define HC_HEADERS_MAX	32		/* `header` lines of one section */
 struct hc {
 	struct domain_policy p;
 	int		 line[HC_KEYS_MAX];
@@ -155,9 +156,12 @@ void	*cfg_grow(void *v, size_t n, size_t *cap, size_t size);
 enum dk_type {
 	DK_LONG,		/* long, from min */
 	DK_DURATION,		/* long long ms above zero */
+	DK_DURATION0,		/* long long ms, 0 allowed (off) */
 	DK_WORD,		/* int: the index of the value in words */
 	DK_EXPECT,		/* struct expect */
 	DK_TEXT,		/* char *, any text */
+	DK_LINE,		/* char *, one printable line */
+	DK_HEADERS,		/* char **, with nheaders: every `header` */
 	DK_LOCATION,		/* char *, a location name */
 	DK_LOCATIONS		/* char **, with nfailover: a list of them */
 };
@@ -248,6 +252,14 @@ char	*cfg_secret(struct ctx *x, const struct rkey *k, const char *canon,
  */
 char	*cfg_value(struct ctx *x, const char *owner, const struct rkey *k,
 	    const char *canon, int secret, int warn);
+/*
+ * A `header` line, "Name: value" (malloc'd), or NULL after a problem
+ * that never quotes the value.  The value may be written as !env or
+ * !file; with whole, the whole line may be too (the checks' `header`).
+ * who, as "notify 'x'", begins the messages; NULL: nothing.
+ */
+char	*cfg_header(struct ctx *x, const char *who, const struct rkey *k,
+	    int whole);
 /* The folder of the configuration file, for programs (malloc'd). */
 char	*cfg_dir(const struct ctx *x);
 

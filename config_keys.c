@@ -4,7 +4,7 @@
  * KEYS, DOMAINS, ENDPOINTS), the domain keys that the top of the file
  * also sets as every domain's default (POLICIES), the keys of a
  * [notify] section (NOTIFICATIONS) and the one key that may be
- * repeated.  A [provider]'s keys are in its provider's table.  Above
+ * repeated (`header`).  A [provider]'s keys are in its provider's table.  Above
  * config_problem.c only (config_int.h).
  */
 
@@ -27,11 +27,15 @@ static const struct {
 	{ "interval", W_TOP },
 	{ "state", W_TOP },
 	{ "maxParallel", W_TOP },
+	{ "maxExec", W_TOP },
 	{ "caFile", W_TOP },
 	{ "logFormat", W_TOP },
 	{ "history", W_TOP },
 	{ "provider", W_DOMAIN },
 	{ "url", W_ENDPOINT },
+	{ "command", W_ENDPOINT },
+	{ "send", W_ENDPOINT },
+	{ "expect", W_ENDPOINT },
 	{ "ip", W_ENDPOINT },
 	{ "host", W_ENDPOINT },
 	{ "priority", W_ENDPOINT },
@@ -76,6 +80,15 @@ const struct cfg_dom_key cfg_dom_keys[] = {
 	    { "all", "one", NULL } },
 	{ "minHealthy", DK_LONG, offsetof(struct domain_policy, min_healthy),
 	    1, { NULL } },
+	{ "header", DK_HEADERS, 0, 0, { NULL } },
+	{ "userAgent", DK_LINE, offsetof(struct domain_policy, user_agent), 0,
+	    { NULL } },
+	{ "maxLatency", DK_DURATION,
+	    offsetof(struct domain_policy, max_latency_ms), 0, { NULL } },
+	{ "recheck", DK_DURATION0, offsetof(struct domain_policy, recheck_ms),
+	    0, { NULL } },
+	{ "certWarn", DK_DURATION0,
+	    offsetof(struct domain_policy, cert_warn_ms), 0, { NULL } },
 };
 
 const size_t cfg_ndom_keys = sizeof(cfg_dom_keys) / sizeof(cfg_dom_keys[0]);
@@ -97,10 +110,12 @@ const struct cfg_notify_key cfg_notify_keys[] = {
 const size_t cfg_nnotify_keys = sizeof(cfg_notify_keys) /
     sizeof(cfg_notify_keys[0]);
 
+/* `header`, in a [notify], a [domain] or at the top of the file. */
 int
 cfg_repeatable(enum kind kind, const char *key)
 {
-	return kind == S_NOTIFY && strcasecmp(key, "header") == 0;
+	return (kind == S_NOTIFY || kind == S_DOMAIN || kind == S_TOP) &&
+	    strcasecmp(key, "header") == 0;
 }
 
 int

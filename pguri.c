@@ -28,18 +28,6 @@ pguri_is(const char *s)
 	    strncasecmp(s, "postgres://", 11) == 0;
 }
 
-static int
-hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* The n bytes at s percent-decoded, as libpq decodes a value; malloc'd. */
 static char *
 decode(const char *s, size_t n)
@@ -50,8 +38,8 @@ decode(const char *s, size_t n)
 
 	for (i = j = 0; i < n; i++) {
 		if (s[i] == '%' && i + 2 < n &&
-		    (hi = hexval(s[i + 1])) >= 0 &&
-		    (lo = hexval(s[i + 2])) >= 0) {
+		    (hi = hex_digit(s[i + 1])) >= 0 &&
+		    (lo = hex_digit(s[i + 2])) >= 0) {
 			out[j++] = (char)(hi * 16 + lo);
 			i += 2;
 		} else

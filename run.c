@@ -193,7 +193,7 @@ check_all(struct run *r)
 			    "counted, DNS not changed", r->cfg->control_url,
 			    r->control.reason);
 	}
-	if (check_endpoints(r->cfg, r->res, err, sizeof(err)) == -1)
+	if (check_endpoints(r->cfg, r->res, NULL, err, sizeof(err)) == -1)
 		goto fail;
 	for (i = 0; i < r->ndoms; i++)
 		for (j = 0; j < r->doms[i].cfg->neps; j++)

@@ -388,6 +388,18 @@ addrset_copy(struct addrset *dst, const struct addrset *src)
 	dst->n = dst->cap = src->n;
 }
 
+int
+hex_digit(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
 const char *
 word_next(const char **p, size_t *len)
 {

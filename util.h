@@ -86,6 +86,8 @@ int	 addrset_contains(const struct addrset *set, const char *s);
 int	 addrset_equal(const struct addrset *a, const struct addrset *b);
 /* Copies into dst (freed first). */
 void	 addrset_copy(struct addrset *dst, const struct addrset *src);
+/* The value of hex digit c (either case), or -1. */
+int	 hex_digit(int c);
 /*
  * The next word of *p, words split on spaces and tabs, no quoting: its
  * start, its length in *len and *p just past it; NULL when none is left.

@@ -45,6 +45,7 @@ struct slot {
 	struct check_req r;
 	char		*orighost;	/* the configured URL's host, [::1] */
 	struct curl_slist *connect_to;
+	struct curl_slist *headers;	/* `header` lines, secrets */
 	unsigned char	*body;		/* kept only when expect_body is set */
 	size_t		 bodylen;
 	size_t		 bodycap;
@@ -206,7 +207,6 @@ slot_handle(struct slot *j, struct check_res *res, const char *ca_file)
 	bad |= curl_easy_setopt(e, CURLOPT_QUICK_EXIT, 1L) != CURLE_OK;
 	bad |= curl_easy_setopt(e, CURLOPT_DNS_CACHE_TIMEOUT,
 	    CHECK_DNS_CACHE_S) != CURLE_OK;
-	bad |= curl_easy_setopt(e, CURLOPT_USERAGENT, CHECK_UA) != CURLE_OK;
 	bad |= curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L) != CURLE_OK;
 	bad |= curl_easy_setopt(e, CURLOPT_FORBID_REUSE, 1L) != CURLE_OK;
 	bad |= curl_easy_setopt(e, CURLOPT_FRESH_CONNECT, 1L) != CURLE_OK;
@@ -239,6 +239,35 @@ slot_handle(struct slot *j, struct check_res *res, const char *ca_file)
 	return 0;
 }
 
+/* Wipes the strings of list, `header` values, before it is freed. */
+static void
+slist_wipe(struct curl_slist *list)
+{
+	for (; list != NULL; list = list->next)
+		explicit_bzero(list->data, strlen(list->data));
+}
+
+/*
+ * The check's `header` lines as libcurl's list; 0, or -1 with the
+ * reason set (no header named in it: they are secrets).
+ */
+static int
+slot_headers(struct slot *j, struct check_res *res)
+{
+	struct curl_slist *l;
+	size_t i;
+
+	for (i = 0; i < j->req->nheaders; i++) {
+		if ((l = curl_slist_append(j->headers, j->req->headers[i])) ==
+		    NULL) {
+			check_res_text(res, "out of memory");
+			return -1;
+		}
+		j->headers = l;
+	}
+	return 0;
+}
+
 /* Forgets what the check in slot j kept; the handle stays. */
 static void
 slot_clear(struct slot *j)
@@ -247,6 +276,10 @@ slot_clear(struct slot *j)
 	j->orighost = NULL;
 	curl_slist_free_all(j->connect_to);
 	j->connect_to = NULL;
+	/* The transfer that used them is over; they were secrets. */
+	slist_wipe(j->headers);
+	curl_slist_free_all(j->headers);
+	j->headers = NULL;
 	free(j->body);
 	j->body = NULL;
 	j->bodylen = j->bodycap = j->received = 0;
@@ -274,7 +307,8 @@ slot_start(void *st, CURLM *cm, void *tag, const struct check_req *r,
 	j->req = &j->r;
 	r = j->req;
 	if (slot_url(j, r->res, &url) == -1 ||
-	    slot_handle(j, r->res, ca_file) == -1)
+	    slot_handle(j, r->res, ca_file) == -1 ||
+	    slot_headers(j, r->res) == -1)
 		goto out;
 	/* A zero timeout would mean "none" to libcurl: never allow that. */
 	tmo = r->timeout_ms > 0 ? (long)r->timeout_ms : 1L;
@@ -288,6 +322,11 @@ slot_start(void *st, CURLM *cm, void *tag, const struct check_req *r,
 	bad |= curl_easy_setopt(j->e, CURLOPT_CONNECT_TO, j->connect_to)
 	    != CURLE_OK;
 	bad |= curl_easy_setopt(j->e, CURLOPT_NOBODY, r->head ? 1L : 0L)
+	    != CURLE_OK;
+	bad |= curl_easy_setopt(j->e, CURLOPT_USERAGENT, r->user_agent != NULL ?
+	    r->user_agent : CHECK_UA) != CURLE_OK;
+	/* NULL when there are none: a list of the check before is gone. */
+	bad |= curl_easy_setopt(j->e, CURLOPT_HTTPHEADER, j->headers)
 	    != CURLE_OK;
 	if (bad) {
 		check_res_text(r->res, "libcurl: cannot set up the check");
@@ -473,12 +512,44 @@ slot_free(void *st, CURLM *cm)
 	free(j);
 }
 
+/*
+ * An http:// or https:// url with a host (the configuration's test of
+ * every url of this type, check_url_ok()).
+ */
+static int
+http_url_ok(const char *v, char *err, size_t len)
+{
+	CURLU *u;
+	CURLUcode rc;
+	char *host = NULL;
+	int ret = -1;
+
+	/* The common case, without a parse that costs 100 times as much. */
+	if (url_plain(v))
+		return 0;
+	if ((u = curl_url()) == NULL) {
+		snprintf(err, len, "out of memory");
+		return -1;
+	}
+	if ((rc = curl_url_set(u, CURLUPART_URL, v, 0)) != CURLUE_OK)
+		snprintf(err, len, "%s", curl_url_strerror(rc));
+	else if (curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK ||
+	    *host == '\0')
+		snprintf(err, len, "no host");
+	else
+		ret = 0;
+	curl_free(host);
+	curl_url_cleanup(u);
+	return ret;
+}
+
 static const char *const http_schemes[] = { "http", "https", NULL };
 
 const struct check_type check_http = {
 	.name = "http",
 	.schemes = http_schemes,
 	.takes = CHECK_TAKES_HTTP | CHECK_TAKES_CERT,
+	.url_ok = http_url_ok,
 	.slot_new = slot_new,
 	.start = slot_start,
 	.done = slot_done,

@@ -15,18 +15,6 @@
 #include "pguri.h"
 #include "util.h"
 
-static int
-hexv(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* The n bytes at s percent-decoded into buf (cut at len - 1). */
 static void
 decode(const char *s, size_t n, char *buf, size_t len)
@@ -34,9 +22,10 @@ decode(const char *s, size_t n, char *buf, size_t len)
 	size_t i, j = 0;
 
 	for (i = 0; i < n && j + 1 < len; i++) {
-		if (s[i] == '%' && i + 2 < n && hexv(s[i + 1]) >= 0 &&
-		    hexv(s[i + 2]) >= 0) {
-			buf[j++] = (char)(hexv(s[i + 1]) * 16 + hexv(s[i + 2]));
+		if (s[i] == '%' && i + 2 < n && hex_digit(s[i + 1]) >= 0 &&
+		    hex_digit(s[i + 2]) >= 0) {
+			buf[j++] = (char)(hex_digit(s[i + 1]) * 16 +
+			    hex_digit(s[i + 2]));
 			i += 2;
 		} else
 			buf[j++] = s[i];

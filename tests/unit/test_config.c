@@ -287,7 +287,7 @@ static const struct {
 
 	/* Endpoints. */
 	{ PROV DOM "[endpoint a]\nip = 192.0.2.1\n",
-	  "F:9: [endpoint] has no 'url'\n" },
+	  "F:9: [endpoint] has no 'url' (or 'command')\n" },
 	{ PROV DOM "[endpoint a]\nurl = http://127.0.0.1/\n",
 	  "F:9: [endpoint] has no 'ip'\n" },
 	{ PROV DOM "[endpoint a]\nurl = http://127.0.0.1/\nip = 192.0.2.300\n",
@@ -295,11 +295,11 @@ static const struct {
 	{ PROV DOM "[endpoint a]\nurl = http://127.0.0.1/\nip = [2001:db8::1]\n",
 	  "F:11: bad IP address '[2001:db8::1]'\n" },
 	{ PROV DOM "[endpoint a]\nurl = ftp://127.0.0.1/\nip = 192.0.2.1\n",
-	  "F:10: bad url 'ftp://127.0.0.1/': must start with http:// or "
-	  "https://\n" },
+	  "F:10: bad url 'ftp://127.0.0.1/': not a url a check takes "
+	  "(http://, https://, tcp://, tls://)\n" },
 	{ PROV DOM "[endpoint a]\nurl = 127.0.0.1/health\nip = 192.0.2.1\n",
-	  "F:10: bad url '127.0.0.1/health': must start with http:// or "
-	  "https://\n" },
+	  "F:10: bad url '127.0.0.1/health': not a url a check takes "
+	  "(http://, https://, tcp://, tls://)\n" },
 	{ PROV DOM "[endpoint a]\nurl = http://[::1/\nip = 192.0.2.1\n",
 	  "F:10: bad url 'http://[::1/': Bad IPv6 address\n" },
 	{ PROV DOM "[endpoint a]\nurl = http://:80/\nip = 192.0.2.1\n",
@@ -537,7 +537,7 @@ static const struct {
 	  "[domain b.example.test]\nprovider = nope\n",
 	  "F:1: 'ttl': expected an integer from 1 to 2147483647, not '0'\n"
 	  "F:2: provider 'dns': missing 'zone'\n"
-	  "F:7: [endpoint] has no 'url'\n"
+	  "F:7: [endpoint] has no 'url' (or 'command')\n"
 	  "F:9: domain b.example.test has no [endpoint]\n"
 	  "F:10: domain b.example.test: unknown provider 'nope'\n" },
 };
