@@ -92,7 +92,7 @@ sqlite_load(struct state *base, const struct config *c, int results,
 			struct st_ep_snap *o = &out->eps[k];
 
 			if (state_get_endpoint(st, d->name, e->name,
-			    endpoint_target(e), e->url, &se) == -1)
+			    endpoint_target(e), endpoint_check(e), &se) == -1)
 				rc = -1;
 			o->found = se.found;
 			o->failures = se.failures;
@@ -138,8 +138,8 @@ save_endpoint(struct sqlite_state *st, long long now,
 		se.uncounted = 1;
 		/* Its address or CNAME target, as every run stores it. */
 		return state_put_endpoint(st, od->cfg->name, e->cfg->name,
-		    endpoint_target(e->cfg), e->cfg->url, e->cfg->priority,
-		    &se);
+		    endpoint_target(e->cfg), endpoint_check(e->cfg),
+		    e->cfg->priority, &se);
 	}
 	se.failures = e->failures;
 	se.passes = e->passes;
@@ -151,7 +151,8 @@ save_endpoint(struct sqlite_state *st, long long now,
 	text_printable_copy(se.last_result, sizeof(se.last_result),
 	    e->check.reason);
 	return state_put_endpoint(st, od->cfg->name, e->cfg->name,
-	    endpoint_target(e->cfg), e->cfg->url, e->cfg->priority, &se);
+	    endpoint_target(e->cfg), endpoint_check(e->cfg), e->cfg->priority,
+	    &se);
 }
 
 /*

@@ -46,7 +46,8 @@ def check(ddup, endpoints, top=None, env=None, **domain):
     wall = time.monotonic() - t0
     assert r.rc == 0, r
     got = {e["name"]: e for d in r.json()["domains"] for e in d["endpoints"]}
-    return [got[f"e{i}"] for i in range(len(endpoints))], wall
+    return [got[ep.get("name", f"e{i}") if isinstance(ep, dict) else f"e{i}"]
+            for i, ep in enumerate(endpoints)], wall
 
 
 def passes(ep, result):
@@ -127,12 +128,12 @@ readlink /proc/self/fd/2 > "$HERE/stderr"
 echo "OK - $DDUP_ENDPOINT"
 ''')
     eps, _ = check(ddup, [
-        {"command": record.path + " -H {ip} --host={host} {name}/{domain} {nope} x{ip}y{ip}z",
+        {"command": record.path + " -H {ip} --host={host} {name}/{domain} {{ip} x{ip}y{ip}z",
          "ip": "192.0.2.10", "name": "web one"},
     ], env={"DDUP_RUN_MARK": "seen-by-the-program", "DDUP_IP": "from-outside"})
     passes(eps[0], "OK - web one")
     args = [record.read(f"arg{i}").rstrip("\n") for i in range(1, int(record.read("argc")) + 1)]
-    assert args == ["-H", "192.0.2.10", "--host=192.0.2.10", f"web one/app.{ZONE}", "{nope}",
+    assert args == ["-H", "192.0.2.10", "--host=192.0.2.10", f"web one/app.{ZONE}", "{192.0.2.10",
                     "x192.0.2.10y192.0.2.10z"]
     env = dict(line.split("=", 1) for line in record.read("env").splitlines() if "=" in line)
     assert env["DDUP_DOMAIN"] == f"app.{ZONE}"
@@ -222,7 +223,7 @@ def test_max_exec(ddup, programs, http_server):
     for s in servers:
         s.requests = Stamped()
     t0 = time.time()
-    eps, wall = check(ddup, [p.path for p in progs] + [s.url for s in servers],
+    eps, wall = check(ddup, [p.path for p in progs] + [{"url": s.url} for s in servers],
                       top={"maxExec": 2})
     for i, ep in enumerate(eps[:6]):
         passes(ep, f"OK - {i}")
