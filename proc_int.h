@@ -18,7 +18,7 @@
 /*
  * Before the fork of c: 0, with the stop signals masked (old: the mask
  * to put back) and caught while programs run; -1 with err set when too
- * many run already.
+ * many run already, or a stop signal came.
  */
 int	 proc_enter(struct proc_child *c, sigset_t *old, char *err,
 	    size_t errlen);

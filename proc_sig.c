@@ -345,9 +345,20 @@ int
 proc_enter(struct proc_child *c, sigset_t *old, char *err, size_t errlen)
 {
 	proc_init();
-	if (nrunning >= PROC_LIVE_MAX) {
-		snprintf(err, errlen, "%d programs are running already",
-		    PROC_LIVE_MAX);
+	/* No stop between the fork and the group's entry in the table. */
+	mask_stops(old);
+	/*
+	 * A stop came: the programs running are being ended, and the last
+	 * one's end dies of it; none starts meanwhile, out of its reach.
+	 */
+	if (stop_sig != 0 || nrunning >= PROC_LIVE_MAX) {
+		(void)sigprocmask(SIG_SETMASK, old, NULL);
+		if (stop_sig != 0)
+			snprintf(err, errlen, "stopping (signal %d)",
+			    (int)stop_sig);
+		else
+			snprintf(err, errlen, "%d programs are running already",
+			    PROC_LIVE_MAX);
 		return -1;
 	}
 	if (nrunning++ == 0) {
@@ -355,8 +366,6 @@ proc_enter(struct proc_child *c, sigset_t *old, char *err, size_t errlen)
 		catch_stops(1);
 		watch_children(1);
 	}
-	/* No stop between the fork and the group's entry in the table. */
-	mask_stops(old);
 	/* Before the fork: its SIGCHLD may come before fork() returns. */
 	c->seen = chld_count;
 	return 0;
