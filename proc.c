@@ -11,7 +11,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,7 +69,7 @@ child(const struct proc_spec *ps, char **envp, const int fds[3], int report)
 
 /* Whether environment entry ent has the name of one in extra. */
 static int
-env_replaced(const char *ent, const char *const *extra)
+env_replaced(const char *ent, char *const *extra)
 {
 	size_t i, n;
 
@@ -84,7 +83,7 @@ env_replaced(const char *ent, const char *const *extra)
 
 /* The run's environment with extra in it; the strings are not copied. */
 static char **
-env_make(const char *const *extra)
+env_make(char *const *extra)
 {
 	size_t n = 0, m = 0, k = 0, i;
 	char **v;
@@ -98,7 +97,7 @@ env_make(const char *const *extra)
 		if (!env_replaced(environ[i], extra))
 			v[k++] = environ[i];
 	for (i = 0; i < m; i++)
-		v[k++] = (char *)(uintptr_t)extra[i];
+		v[k++] = extra[i];
 	v[k] = NULL;
 	return v;
 }

@@ -42,7 +42,7 @@ struct proc_spec {
 	 * "NAME=value" strings added to the run's environment (one of the
 	 * same name is replaced), NULL-terminated; NULL: none.
 	 */
-	const char *const	 *env;
+	char *const		 *env;
 	int			  err_null;	/* stderr to /dev/null, no pipe */
 };
 

@@ -77,7 +77,7 @@ proc_run(const struct proc_spec *ps, struct proc_result *o, char *err,
 {
 	struct proc_child c;
 	struct pollfd pf[4];
-	int *fd[3] = { &c.out, &c.err, &c.in };
+	int *fd[3];
 	int rc, i, n, wait_ms, at_once;
 	long long deadline;
 	size_t fed = 0;
@@ -86,6 +86,9 @@ proc_run(const struct proc_spec *ps, struct proc_result *o, char *err,
 	o->out = xstrdup("");
 	if ((rc = proc_start(ps, &c, err, errlen)) != 0)
 		return rc;
+	fd[0] = &c.out;
+	fd[1] = &c.err;
+	fd[2] = &c.in;
 	deadline = mono_ms() + ps->timeout_ms;
 	if (ps->input_len == 0)
 		close_fd(&c.in);

@@ -100,7 +100,7 @@ prog_start(void *st, CURLM *cm, void *tag, const struct check_req *r,
 		.dir = r->dir != NULL ? r->dir : "/",
 		.input = NULL,
 		.timeout_ms = r->timeout_ms,
-		.env = (const char *const *)p->env,
+		.env = p->env,
 		.err_null = 1,
 	};
 	if (proc_start(&ps, &p->c, err, sizeof(err)) != 0) {

@@ -134,8 +134,10 @@ prog_line(const char *out, size_t len, char *line, size_t size)
 	}
 	while (n > 0 && is_blank(out[start + n - 1]))
 		n--;
+	memcpy(line, out + start, n);
 	for (i = 0; i < n; i++)
-		line[i] = out[start + i] != '\0' ? out[start + i] : '?';
+		if (line[i] == '\0')
+			line[i] = '?';
 	line[n] = '\0';
 	text_printable(line);
 	return n;
