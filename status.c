@@ -10,6 +10,7 @@
 
 #include <jansson.h>
 
+#include "check.h"
 #include "config.h"
 #include "decide.h"
 #include "log.h"
@@ -64,7 +65,9 @@ report_from_outcome(struct report *rep, const struct outcome *o,
 		rd->failback_requested = od->failback_requested;
 		rd->attempts = od->cfg->pol.attempts;
 		rd->timeout_ms = od->cfg->pol.timeout_ms;
+		rd->recheck_ms = od->cfg->pol.recheck_ms;
 		rd->recover_after = od->cfg->pol.recover_after;
+		rd->cert_warn_ms = od->cfg->pol.cert_warn_ms;
 		rd->round = rep->fleet != NULL ? &od->round : NULL;
 		addrset_copy(&rd->published, &od->published);
 		rd->published_cname = od->published_cname;
@@ -180,9 +183,32 @@ several(const struct report *r)
 	return r->fleet != NULL && r->fleet->ncheckers > 1;
 }
 
+/*
+ * With recheck (ddup.ini(5)), one checker confirms a failure within the
+ * run: the run that first sees the server fail (up to an interval
+ * after) removes it attempts - 1 repeats later, each recheck after the
+ * check before, which costs its timeout too when the server hangs.  A
+ * fleet's round counts one failure a slot: recheck does not hasten it.
+ */
+static int
+rechecks(const struct report *r, const struct report_domain *d)
+{
+	return d->recheck_ms > 0 && !several(r);
+}
+
+/* recheck: from the first failed check to the last of its repeats. */
+static long long
+confirm_ms(const struct report_domain *d)
+{
+	return (d->attempts - 1) * (d->recheck_ms + d->timeout_ms);
+}
+
 static long long
 failover_ms(const struct report *r, const struct report_domain *d, int slow)
 {
+	if (rechecks(r, d))
+		return r->interval_ms + (d->attempts - 1) * d->recheck_ms +
+		    d->ttl * 1000LL + (slow ? d->attempts * d->timeout_ms : 0);
 	return r->interval_ms * (d->attempts + several(r)) +
 	    d->ttl * 1000LL + (slow ? d->timeout_ms : 0);
 }
@@ -199,6 +225,11 @@ failover_json(const struct report *r, const struct report_domain *d)
 	json_object_set_new(o, "attempts", json_integer(d->attempts));
 	json_object_set_new(o, "ttl", json_integer(d->ttl));
 	json_object_set_new(o, "timeout", json_seconds(d->timeout_ms));
+	if (rechecks(r, d)) {
+		json_object_set_new(o, "recheck", json_seconds(d->recheck_ms));
+		json_object_set_new(o, "secondsAfterFailedCheck",
+		    json_seconds(confirm_ms(d)));
+	}
 	if (several(r))
 		json_object_set_new(o, "severalCheckers", json_true());
 	return o;
@@ -228,6 +259,10 @@ endpoint_json(const struct outcome_ep *e, int fleet)
 	json_object_set_new(o, "lastResult", json_text(e->last_result));
 	json_object_set_new(o, "latencyMs", e->latency_ms >= 0 ?
 	    json_integer(e->latency_ms) : json_null());
+	/* SPEC: only the checks that see a certificate have the key. */
+	if (check_takes(e->cfg->url) & CHECK_TAKES_CERT)
+		json_object_set_new(o, "certExpires",
+		    json_time(e->cert_expires * 1000));
 	if (fleet) {
 		json_t *v = json_null();
 
@@ -574,12 +609,22 @@ fmt_duration(long long ms, char *buf, size_t len)
 static void
 print_failover(FILE *f, const struct report *r, const struct report_domain *d)
 {
-	char fast[32], slow[32], iv[32], to[32];
+	char fast[32], slow[32], iv[32], to[32], rc[32], after[32];
 
 	fmt_duration(failover_ms(r, d, 0), fast, sizeof(fast));
 	fmt_duration(failover_ms(r, d, 1), slow, sizeof(slow));
 	fmt_duration(r->interval_ms, iv, sizeof(iv));
 	fmt_duration(d->timeout_ms, to, sizeof(to));
+	if (rechecks(r, d)) {
+		fmt_duration(d->recheck_ms, rc, sizeof(rc));
+		fmt_duration(confirm_ms(d), after, sizeof(after));
+		fprintf(f, "  failover: %s (interval %s + recheck %s x "
+		    "(attempts %ld - 1) + ttl %lds), %s when checks time out "
+		    "(+ timeout %s x %ld); %s after the first failed check\n",
+		    fast, iv, rc, d->attempts, d->ttl, slow, to, d->attempts,
+		    after);
+		return;
+	}
 	fprintf(f, "  failover: %s (interval %s x %sattempts %ld%s + ttl "
 	    "%lds), %s when checks time out (+ timeout %s)\n", fast, iv,
 	    several(r) ? "(" : "", d->attempts, several(r) ?
@@ -674,6 +719,25 @@ age_text(long long t, long long now, char *buf, size_t len)
 		snprintf(buf, len, "%lld days ago", age / 86400000LL);
 }
 
+/* ddup.ini(5), certWarn: a line for a certificate near its end. */
+static void
+print_cert(FILE *f, const struct report_domain *d, const struct outcome_ep *e,
+    long long now)
+{
+	char	 when[32];
+	long long left;
+
+	if (d->cert_warn_ms <= 0 || e->cert_expires == 0 ||
+	    (left = e->cert_expires * 1000 - now) >= d->cert_warn_ms)
+		return;
+	iso_time(e->cert_expires * 1000, when, sizeof(when));
+	if (left <= 0)
+		fprintf(f, "  %s: certificate expired %s\n", e->cfg->name, when);
+	else
+		fprintf(f, "  %s: certificate expires %s (in %lld days, "
+		    "within certWarn)\n", e->cfg->name, when, left / 86400000LL);
+}
+
 void
 report_print_text(FILE *f, const struct report *r)
 {
@@ -751,6 +815,8 @@ report_print_text(FILE *f, const struct report *r)
 		print_ep_header(f, &cols);
 		for (j = 0; j < d->neps; j++)
 			print_endpoint(f, &d->eps[j], &cols);
+		for (j = 0; j < d->neps; j++)
+			print_cert(f, d, &d->eps[j], r->generated);
 		for (j = 0; j < d->neps; j++) {
 			const struct outcome_ep *e = &d->eps[j];
 

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "config.h"
 #include "outbox.h"
 #include "outcome.h"
@@ -108,8 +109,41 @@ sqlite_load(struct state *base, const struct config *c, int results,
 			}
 		}
 	}
+	if (state_get_certs(st, c, out->eps) == -1)
+		rc = -1;
 	state_read_end(st);
 	return rc;
+}
+
+/*
+ * recheck's failed checks before c, earliest first, as rows of the run
+ * at now; NULL and *n 0 when there were none.
+ */
+static struct st_endpoint *
+checks_before(const struct outcome_check *c, long long now, size_t *n)
+{
+	const struct check_res	*b;
+	struct st_endpoint	*v;
+	size_t			 i;
+
+	*n = 0;
+	for (b = c->before; b != NULL; b = b->before)
+		(*n)++;
+	if (*n == 0)
+		return NULL;
+	v = xcalloc(*n, sizeof(*v));
+	for (b = c->before, i = *n; b != NULL; b = b->before) {
+		struct st_endpoint *x = &v[--i];
+
+		x->found = 1;
+		x->last_check = now;
+		x->last_ok = b->ok;
+		x->last_status = b->status;
+		x->latency_ms = b->latency_ms;
+		text_printable_copy(x->last_result, sizeof(x->last_result),
+		    b->reason);
+	}
+	return v;
 }
 
 /* One endpoint's row after the run; -1 on a database error. */
@@ -118,7 +152,8 @@ save_endpoint(struct sqlite_state *st, long long now,
     const struct outcome_domain *od,
     const struct outcome_ep *e)
 {
-	struct st_endpoint se;
+	struct st_endpoint se, *before;
+	int		 rc;
 
 	memset(&se, 0, sizeof(se));
 	se.found = 1;
@@ -150,9 +185,12 @@ save_endpoint(struct sqlite_state *st, long long now,
 	se.latency_ms = e->check.latency_ms;
 	text_printable_copy(se.last_result, sizeof(se.last_result),
 	    e->check.reason);
-	return state_put_endpoint(st, od->cfg->name, e->cfg->name,
+	se.before = before = checks_before(&e->check, now, &se.nbefore);
+	rc = state_put_endpoint(st, od->cfg->name, e->cfg->name,
 	    endpoint_target(e->cfg), endpoint_check(e->cfg), e->cfg->priority,
 	    &se);
+	free(before);
+	return rc;
 }
 
 /*
@@ -188,9 +226,17 @@ save_domain(struct sqlite_state *st, long long now,
 	char		 error[ST_ERROR_MAX];
 	size_t		 j, k;
 
-	for (j = 0; j < od->neps; j++)
-		if (save_endpoint(st, now, od, &od->eps[j]) == -1)
+	for (j = 0; j < od->neps; j++) {
+		const struct outcome_ep *e = &od->eps[j];
+
+		if (save_endpoint(st, now, od, e) == -1)
 			return -1;
+		/* Only a change is written: most runs see the same one. */
+		if (e->cert_expires != e->cert_expires_before &&
+		    e->cert_expires != 0 && state_put_cert(st, od->cfg->name,
+		    e->cfg->name, e->cert_expires) == -1)
+			return -1;
+	}
 	memset(&sd, 0, sizeof(sd));
 	sd.found = 1;
 	sd.has_tier = od->has_tier;
