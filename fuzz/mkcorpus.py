@@ -645,7 +645,22 @@ def route53_seeds():
           "</InvalidChangeBatch>")
 
 
+def progline_seeds():
+    """A check program's stdout (and, read as a command, its words)."""
+    for i, v in enumerate([
+            "TCP OK - 0.001 second response time on 127.0.0.1 port 25|time=0.000996s;;;0.0\n",
+            "HTTP WARNING: HTTP/1.1 404 Not Found - 312 bytes in 0.001 second | size=312B\n",
+            "DNS CRITICAL - '/usr/bin/nslookup' returned an error\nsecond line\n",
+            "  \t padded \r\n", "\nfirst line empty", "|perfdata only",
+            "caf\u00e9 \u202e bidi \x1b[31m red\x00nul", "x" * 300 + "\n",
+            "\u00e9" * 150,
+            "/usr/lib/nagios/plugins/check_tcp -H {ip} -p 25 -u https://{host}/{name}?{domain}",
+            "/bin/c {ip}{ip} {i{ip}p} {nam {host", "relative {ip}", ""]):
+        write("progline", "%02d" % i, v)
+
+
 def main():
+    progline_seeds()
     gandi_seeds()
     desec_seeds()
     dashboard_seeds()

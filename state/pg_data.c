@@ -201,7 +201,8 @@ parse_endpoints(const PGresult *er, const struct config *c, int results,
 			/* Another address or URL: someone else's counters. */
 			if ((r = row_find(er, d->name, e->name)) < 0 ||
 			    strcmp(PQgetvalue(er, r, 2), endpoint_target(e))
-			    != 0 || strcmp(PQgetvalue(er, r, 3), e->url) != 0)
+			    != 0 || strcmp(PQgetvalue(er, r, 3),
+			    endpoint_check(e)) != 0)
 				continue;
 			o->found = 1;
 			o->failures = (long)pg_getlld(er, r, 4);

@@ -307,7 +307,7 @@ add_endpoint(struct ep_cols *a, const struct outcome_domain *od,
 	pga_add(&a->c[C_DOMAIN], od->cfg->name);
 	pga_add(&a->c[C_NAME], cfg->name);
 	pga_add(&a->c[C_IP], endpoint_target(cfg));
-	pga_add(&a->c[C_URL], cfg->url);
+	pga_add(&a->c[C_URL], endpoint_check(cfg));
 	pga_lld(&a->c[C_PRIO], cfg->priority);
 	pga_lld(&a->c[C_FAIL], e->failures);
 	pga_lld(&a->c[C_PASS], e->passes);

@@ -93,7 +93,7 @@ sqlite_load(struct state *base, const struct config *c, int results,
 			struct st_ep_snap *o = &out->eps[k];
 
 			if (state_get_endpoint(st, d->name, e->name,
-			    endpoint_target(e), e->url, &se) == -1)
+			    endpoint_target(e), endpoint_check(e), &se) == -1)
 				rc = -1;
 			o->found = se.found;
 			o->failures = se.failures;
@@ -173,8 +173,8 @@ save_endpoint(struct sqlite_state *st, long long now,
 		se.uncounted = 1;
 		/* Its address or CNAME target, as every run stores it. */
 		return state_put_endpoint(st, od->cfg->name, e->cfg->name,
-		    endpoint_target(e->cfg), e->cfg->url, e->cfg->priority,
-		    &se);
+		    endpoint_target(e->cfg), endpoint_check(e->cfg),
+		    e->cfg->priority, &se);
 	}
 	se.failures = e->failures;
 	se.passes = e->passes;
@@ -187,7 +187,8 @@ save_endpoint(struct sqlite_state *st, long long now,
 	    e->check.reason);
 	se.before = before = checks_before(&e->check, now, &se.nbefore);
 	rc = state_put_endpoint(st, od->cfg->name, e->cfg->name,
-	    endpoint_target(e->cfg), e->cfg->url, e->cfg->priority, &se);
+	    endpoint_target(e->cfg), endpoint_check(e->cfg), e->cfg->priority,
+	    &se);
 	free(before);
 	return rc;
 }
