@@ -38,11 +38,11 @@ LAZY_CPPFLAGS = -DLAZYLIB_PQ='"$(call soname,libpq.so)"' \
 # Sources by folder, as curl lists lib/: the core here, each family of
 # backends in its own folder with its own list (FOLDER/Makefile.inc).
 CORE_SRCS = util.c log.c config.c config_problem.c config_keys.c config_read.c \
-	   config_value.c config_build.c config_build_policy.c config_build_state.c \
+	   config_value.c config_value_check.c config_build.c config_build_policy.c config_build_state.c \
 	   config_build_provider.c config_build_notify.c config_build_domain.c \
 	   config_build_endpoint.c \
 	   config_digest.c check.c decide.c outcome.c status.c dashboard.c \
-	   metrics.c publish.c outbox.c save.c run.c request.c proc.c rrset.c http.c \
+	   metrics.c publish.c outbox.c save.c run.c recheck.c request.c proc.c rrset.c http.c \
 	   provider.c notify.c vote.c pguri.c redact.c lazylib.c
 STATE_SRCS = state.c
 include state/Makefile.inc
@@ -54,7 +54,7 @@ OBJS	 = $(SRCS:%.c=$(O)/%.o)
 # them (-MMD); -MP keeps a removed header from breaking the next build.
 DEPFLAGS = -MMD -MP
 
-UNIT	 = test_util test_config test_decide test_outcome test_state test_http test_doc test_dashboard \
+UNIT	 = test_util test_config test_config_checks test_decide test_outcome test_state test_http test_doc test_dashboard \
 	   test_vote test_pguri test_notify test_tcp
 UNITBIN	 = $(UNIT:%=$(O)/tests/%)
 

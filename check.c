@@ -177,7 +177,12 @@ check_control(const struct config *cfg, struct check_res *res, char *err,
 	memset(&req, 0, sizeof(req));
 	req.url = cfg->control_url;
 	req_policy(&req, p);
-	req.recheck_ms = 0;	/* the controlUrl is asked once */
+	/*
+	 * Asked once, and failed only by what says the network is down:
+	 * a slow answer is not that.
+	 */
+	req.recheck_ms = 0;
+	req.max_latency_ms = 0;
 	req.res = res;
 	check_res_init(res);
 	return check_run(1, next_one, &one, &lim, err, errlen);

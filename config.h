@@ -39,7 +39,8 @@ int		 provider_cfg_line(const struct provider_cfg *pc,
 		    const char *key);
 
 struct endpoint_cfg {
-	char		*name;		/* `name`, else section name, else url (the same string) */
+	char		*name;		/* `name`, else section name, else url (the same
+					   string), else command (a copy) */
 	char		*url;		/* NULL: a check program (command) */
 	char		*command;	/* the program's line as written; NULL: url */
 	char		*send;		/* tcp/tls: bytes written, decoded; NULL: none */

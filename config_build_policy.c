@@ -104,7 +104,8 @@ cfg_hc_copy(struct hc *dst, const struct hc *src)
 
 /*
  * Every `header` of section s (repeatable), which replace those that h
- * has from the top of the file; -1 when none is usable.
+ * has from the top of the file.  Returns the line of the first, or -1
+ * when s has none (h keeps its own).
  */
 static int
 parse_headers(struct ctx *x, const struct rsec *s, struct hc *h)

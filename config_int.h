@@ -3,7 +3,7 @@
 
 /*
  * Private to the configuration's files: config.c, config_problem.c,
- * config_keys.c, config_read.c, config_value.c and config_build*.c
+ * config_keys.c, config_read.c, config_value*.c and config_build*.c
  * include it, and no other file (config_digest.c and the tests use
  * config.h only).
  *
@@ -22,6 +22,7 @@
  *     config_build_provider.c, config_build_notify.c,
  *     config_build_state.c, config_build_policy.c
  *   config_read.c          the text into sections and keys; name sets
+ *   config_value_check.c   `header` lines and `send`'s escapes
  *   config_value.c         typed values, validators, secrets
  *   config_keys.c          which keys each section takes
  *   config_problem.c       problems with their lines
@@ -239,6 +240,8 @@ int	 cfg_bare_host(const char *s);
 int	 cfg_url_ok(const char *v, char *err, size_t len);
 /* Whether url has a user name or password before its host. */
 int	 cfg_url_has_userinfo(const char *v);
+/* Whether v is written as "!env NAME" or "!file PATH". */
+int	 cfg_secret_ref(const char *v);
 /*
  * The value of key k (canon, for messages), with !env and !file
  * resolved when secret, else refused; *literal tells a value written in
@@ -253,7 +256,7 @@ char	*cfg_secret(struct ctx *x, const struct rkey *k, const char *canon,
 char	*cfg_value(struct ctx *x, const char *owner, const struct rkey *k,
 	    const char *canon, int secret, int warn);
 /*
- * A `header` line, "Name: value" (malloc'd), or NULL after a problem
+ * config_value_check.c.  A `header` line, "Name: value" (malloc'd), or NULL after a problem
  * that never quotes the value.  The value may be written as !env or
  * !file; with whole, the whole line may be too (the checks' `header`).
  * who, as "notify 'x'", begins the messages; NULL: nothing.

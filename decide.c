@@ -16,12 +16,44 @@
 #include "state.h"
 #include "util.h"
 
-/* Counters after this run's check (or as stored, without a check). */
+/*
+ * One check into the counters f, p and removed; known: the endpoint
+ * has counters (stored, or from an earlier check of this run).
+ */
+static void
+count_check(const struct dec_domain *d, int result, int known, long *f,
+    long *p, int *removed)
+{
+	/* The state file is outside data: a counter at its top stays. */
+	if (result == CR_PASS) {
+		if (*p < LONG_MAX)
+			(*p)++;
+		*f = 0;
+		if (*removed && *p >= d->recover_after)
+			*removed = 0;
+		return;
+	}
+	if (*f < LONG_MAX)
+		(*f)++;
+	*p = 0;
+	/*
+	 * The first check of an endpoint without state makes it not
+	 * healthy but never removed, whatever attempts is, so that its
+	 * next pass publishes it (FAILOVER RULES).
+	 */
+	if (*f >= d->attempts && known)
+		*removed = 1;
+}
+
+/*
+ * Counters after this run's checks (or as stored, without a check):
+ * its failed repeats first, in order, then its result.
+ */
 static void
 apply_check(const struct dec_domain *d, struct dec_ep *e)
 {
-	long	 f = 0, p = 0;
-	int	 removed = 0, latest_ok = 0;
+	long	 f = 0, p = 0, k;
+	int	 removed = 0, latest_ok = 0, known = e->has_state;
 
 	if (e->has_state) {
 		f = e->failures;
@@ -30,36 +62,20 @@ apply_check(const struct dec_domain *d, struct dec_ep *e)
 	}
 	/*
 	 * A failed controlUrl blames the checker's own network: failures
-	 * of this run are not the endpoints' (passes still are).  The
-	 * state file is outside data: a counter at its top stays.
+	 * of this run are not the endpoints' (passes still are).
 	 */
 	e->counted = e->result == CR_PASS ||
 	    (e->result == CR_FAIL && !d->control_failed);
-	switch (e->counted ? e->result : CR_NONE) {
-	case CR_PASS:
-		if (p < LONG_MAX)
-			p++;
-		f = 0;
-		if (removed && p >= d->recover_after)
-			removed = 0;
-		latest_ok = 1;
-		break;
-	case CR_FAIL:
-		if (f < LONG_MAX)
-			f++;
-		p = 0;
-		/*
-		 * The first check of an endpoint without state makes it
-		 * not healthy but never removed, whatever attempts is, so
-		 * that its next pass publishes it (FAILOVER RULES).
-		 */
-		if (f >= d->attempts && e->has_state)
-			removed = 1;
-		break;
-	default:
+	if (e->counted && !d->control_failed)
+		for (k = 0; k < e->failed_before; k++) {
+			count_check(d, CR_FAIL, known, &f, &p, &removed);
+			known = 1;
+		}
+	if (e->counted) {
+		count_check(d, e->result, known, &f, &p, &removed);
+		latest_ok = e->result == CR_PASS;
+	} else
 		latest_ok = e->has_state && e->last_ok;
-		break;
-	}
 	e->new_failures = f;
 	e->new_passes = p;
 	e->new_removed = removed;
@@ -70,6 +86,18 @@ apply_check(const struct dec_domain *d, struct dec_ep *e)
 	 * check means not healthy).
 	 */
 	e->healthy = !removed && ((e->has_state && e->published) || latest_ok);
+}
+
+long
+dec_repeats(const struct dec_domain *d, const struct dec_ep *e)
+{
+	long	 left;
+
+	if (d->control_failed || !e->has_state || e->removed || e->drained ||
+	    !(e->published || e->last_ok))
+		return 0;
+	left = d->attempts - 1 - e->failures;
+	return left > 0 ? left : 0;
 }
 
 int
@@ -321,6 +349,7 @@ dec_ep_load(struct dec_ep *e, const struct endpoint_cfg *cfg,
 	e->last_ok = se->last_ok;
 	e->published = stored_has(st, cfg);
 	e->result = CR_NONE;
+	e->failed_before = 0;
 }
 
 const char *

@@ -59,6 +59,8 @@ struct dec_ep {
 	int		 removed;
 	int		 published;	/* its address is in the set last written */
 	int		 result;	/* enum check_result of this run */
+	long		 failed_before;	/* recheck: failed checks of this run
+					   before result, counted first */
 	int		 last_ok;	/* with CR_NONE: did its latest check pass */
 	int		 drained_before; /* for decide_before(): by a drain
 					   already there at the last run */
@@ -108,6 +110,15 @@ struct dec_domain {
  * endpoints that are still in DNS as published and down).
  */
 void	 decide(struct dec_domain *d, struct dec_ep *eps, size_t n);
+
+/*
+ * How many times this run may repeat endpoint e's check after a failure
+ * (ddup.ini(5), recheck), from its stored counters: while it is healthy
+ * (published or standby, neither removed nor drained), as many as keep
+ * its failures in a row below attempts; 0 for any other, and for all
+ * when the controlUrl failed (no failure counts).
+ */
+long	 dec_repeats(const struct dec_domain *d, const struct dec_ep *e);
 
 /*
  * States as shown after the run, once the caller knows which addresses

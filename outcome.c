@@ -123,6 +123,11 @@ outcome_ep_settle(struct outcome_ep *oe, const struct dec_ep *de,
 		oe->check.latency_ms = res->latency_ms;
 		if (oe->check.reason == NULL)
 			oe->check.reason = res->reason;
+		/*
+		 * The repeats counted are history; a fleet's round counts
+		 * one result per slot, and keeps none of them.
+		 */
+		oe->check.before = de->failed_before > 0 ? res->before : NULL;
 	}
 	if (v != NULL) {
 		oe->has_votes = 1;
@@ -296,6 +301,19 @@ outcome_keep(struct outcome *o, char *s)
 	}
 	o->kept[o->nkept++] = s;
 	return s;
+}
+
+void
+outcome_keep_checks(struct outcome *o, struct check_res *b)
+{
+	struct check_res *next;
+
+	/* Each a malloc()ed result with its own text: free() does. */
+	for (; b != NULL; b = next) {
+		next = b->before;
+		outcome_keep(o, b->text);
+		outcome_keep(o, (char *)(void *)b);
+	}
 }
 
 void

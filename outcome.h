@@ -42,6 +42,11 @@ struct outcome_check {
 	long		 status;	/* HTTP status, 0: none */
 	long		 latency_ms;
 	const char	*reason;	/* "ok", "HTTP 503", "timeout"... */
+	/*
+	 * recheck: the failed checks of this run before this one, latest
+	 * first (check.h), each counted like it; NULL: none.
+	 */
+	const struct check_res *before;
 };
 
 struct outcome_ep {
@@ -235,6 +240,8 @@ void		 outcome_domain_settle(struct outcome_domain *od, int kind,
 		    const char *why);
 /* Hands s (may be NULL) to the outcome, freed with it; returns s. */
 const char	*outcome_keep(struct outcome *o, char *s);
+/* Likewise a check's earlier results, res->before (check.h). */
+void		 outcome_keep_checks(struct outcome *o, struct check_res *b);
 /*
  * ddup-check(8), SEVERAL CHECKERS: the round's verdict v on an endpoint
  * as its reason, when it is not what this check (res) saw; the tally

@@ -20,6 +20,7 @@
 #include "outcome.h"
 #include "provider.h"
 #include "publish.h"
+#include "recheck.h"
 #include "run.h"
 #include "save.h"
 #include "state.h"
@@ -180,6 +181,8 @@ check_all(struct run *r)
 {
 	size_t	 i, j;
 	char	 err[256];
+	long	*rep;
+	int	 rc;
 
 	if (r->cfg->control_url != NULL) {
 		if (check_control(r->cfg, &r->control, err, sizeof(err)) == -1)
@@ -193,14 +196,16 @@ check_all(struct run *r)
 			    "counted, DNS not changed", r->cfg->control_url,
 			    r->control.reason);
 	}
-	if (check_endpoints(r->cfg, r->res, NULL, err, sizeof(err)) == -1)
+	rep = r->control_failed ? NULL : recheck_repeats(r->cfg, r->st,
+	    r->now, r->neps);
+	rc = check_endpoints(r->cfg, r->res, rep, err, sizeof(err));
+	free(rep);
+	if (rc == -1)
 		goto fail;
 	for (i = 0; i < r->ndoms; i++)
 		for (j = 0; j < r->doms[i].cfg->neps; j++)
-			logx(LOG_DEBUG, r->doms[i].cfg->name,
-			    r->doms[i].cfg->eps[j].name, "%s (%ld ms)",
-			    r->doms[i].res[j].reason,
-			    r->doms[i].res[j].latency_ms);
+			recheck_log(r->doms[i].cfg->name,
+			    r->doms[i].cfg->eps[j].name, &r->doms[i].res[j]);
 	/*
 	 * The transfers' memory (libcurl's connections and buffers, some
 	 * MB with many endpoints) is free now but still resident, and the
@@ -286,9 +291,16 @@ set_results(struct run *r, struct dom_run *d, size_t first)
 	struct vote_round vr;
 	size_t	 j, n = d->cfg->neps;
 
+	/*
+	 * One checker counts every check, its repeats included; a fleet's
+	 * round counts one result per slot, each checker's after its
+	 * repeats (ddup-check(8), SEVERAL CHECKERS).
+	 */
 	if (!r->round.shared) {
-		for (j = 0; j < n; j++)
+		for (j = 0; j < n; j++) {
 			d->dep[j].result = d->res[j].ok ? CR_PASS : CR_FAIL;
+			d->dep[j].failed_before = recheck_failed(&d->res[j]);
+		}
 		return;
 	}
 	memset(&vr, 0, sizeof(vr));
@@ -307,6 +319,10 @@ set_results(struct run *r, struct dom_run *d, size_t first)
 
 		d->dep[j].result = v->verdict == VERDICT_PASS ? CR_PASS :
 		    v->verdict == VERDICT_FAIL ? CR_FAIL : CR_NONE;
+		/* A fleet of one is one checker: its repeats count. */
+		if (r->cfg->ncheckers == 1 && d->dep[j].result != CR_NONE &&
+		    (d->dep[j].result == CR_PASS) == (d->res[j].ok != 0))
+			d->dep[j].failed_before = recheck_failed(&d->res[j]);
 		outcome_ep_verdict(r->out, &d->od->eps[j], v, &d->res[j],
 		    d->heard, r->cfg->quorum);
 	}
@@ -562,8 +578,10 @@ publish_all(struct run *r)
 			outcome_log_transitions(r->out, d->od);
 	}
 	/* The outcome holds the checks now: only their texts stay. */
-	for (i = 0; i < r->neps; i++)
+	for (i = 0; i < r->neps; i++) {
 		outcome_keep(r->out, r->res[i].text);
+		outcome_keep_checks(r->out, r->res[i].before);
+	}
 	free(r->res);
 	r->res = NULL;
 	outcome_seal(r->out);

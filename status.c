@@ -64,6 +64,7 @@ report_from_outcome(struct report *rep, const struct outcome *o,
 		rd->failback_requested = od->failback_requested;
 		rd->attempts = od->cfg->pol.attempts;
 		rd->timeout_ms = od->cfg->pol.timeout_ms;
+		rd->recheck_ms = od->cfg->pol.recheck_ms;
 		rd->recover_after = od->cfg->pol.recover_after;
 		rd->round = rep->fleet != NULL ? &od->round : NULL;
 		addrset_copy(&rd->published, &od->published);
@@ -180,9 +181,32 @@ several(const struct report *r)
 	return r->fleet != NULL && r->fleet->ncheckers > 1;
 }
 
+/*
+ * With recheck (ddup.ini(5)), one checker confirms a failure within the
+ * run: the run that first sees the server fail (up to an interval
+ * after) removes it attempts - 1 repeats later, each recheck after the
+ * check before, which costs its timeout too when the server hangs.  A
+ * fleet's round counts one failure a slot: recheck does not hasten it.
+ */
+static int
+rechecks(const struct report *r, const struct report_domain *d)
+{
+	return d->recheck_ms > 0 && !several(r);
+}
+
+/* recheck: from the first failed check to the last of its repeats. */
+static long long
+confirm_ms(const struct report_domain *d)
+{
+	return (d->attempts - 1) * (d->recheck_ms + d->timeout_ms);
+}
+
 static long long
 failover_ms(const struct report *r, const struct report_domain *d, int slow)
 {
+	if (rechecks(r, d))
+		return r->interval_ms + (d->attempts - 1) * d->recheck_ms +
+		    d->ttl * 1000LL + (slow ? d->attempts * d->timeout_ms : 0);
 	return r->interval_ms * (d->attempts + several(r)) +
 	    d->ttl * 1000LL + (slow ? d->timeout_ms : 0);
 }
@@ -199,6 +223,11 @@ failover_json(const struct report *r, const struct report_domain *d)
 	json_object_set_new(o, "attempts", json_integer(d->attempts));
 	json_object_set_new(o, "ttl", json_integer(d->ttl));
 	json_object_set_new(o, "timeout", json_seconds(d->timeout_ms));
+	if (rechecks(r, d)) {
+		json_object_set_new(o, "recheck", json_seconds(d->recheck_ms));
+		json_object_set_new(o, "secondsAfterFailedCheck",
+		    json_seconds(confirm_ms(d)));
+	}
 	if (several(r))
 		json_object_set_new(o, "severalCheckers", json_true());
 	return o;
@@ -574,12 +603,22 @@ fmt_duration(long long ms, char *buf, size_t len)
 static void
 print_failover(FILE *f, const struct report *r, const struct report_domain *d)
 {
-	char fast[32], slow[32], iv[32], to[32];
+	char fast[32], slow[32], iv[32], to[32], rc[32], after[32];
 
 	fmt_duration(failover_ms(r, d, 0), fast, sizeof(fast));
 	fmt_duration(failover_ms(r, d, 1), slow, sizeof(slow));
 	fmt_duration(r->interval_ms, iv, sizeof(iv));
 	fmt_duration(d->timeout_ms, to, sizeof(to));
+	if (rechecks(r, d)) {
+		fmt_duration(d->recheck_ms, rc, sizeof(rc));
+		fmt_duration(confirm_ms(d), after, sizeof(after));
+		fprintf(f, "  failover: %s (interval %s + recheck %s x "
+		    "(attempts %ld - 1) + ttl %lds), %s when checks time out "
+		    "(+ timeout %s x %ld); %s after the first failed check\n",
+		    fast, iv, rc, d->attempts, d->ttl, slow, to, d->attempts,
+		    after);
+		return;
+	}
 	fprintf(f, "  failover: %s (interval %s x %sattempts %ld%s + ttl "
 	    "%lds), %s when checks time out (+ timeout %s)\n", fast, iv,
 	    several(r) ? "(" : "", d->attempts, several(r) ?

@@ -38,6 +38,7 @@ struct report_domain {
 	const char	*why;		/* dry run: what would happen, else NULL */
 	long		 attempts;	/* for the streak shown while failing */
 	long long	 timeout_ms;	/* a check's; with attempts, the failover time */
+	long long	 recheck_ms;	/* 0: off; else failures confirmed in the run */
 	long		 recover_after;	/* likewise while recovering */
 	const struct outcome_round *round; /* its last round (SEVERAL CHECKERS) */
 	const struct outcome_ep *eps;	/* the outcome's, file order */

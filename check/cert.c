@@ -5,7 +5,6 @@
  * "Expire date" as OpenSSL prints it ("Jan  2 03:04:05 2027 GMT").
  */
 
-#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
@@ -21,24 +20,62 @@ check_cert_setup(CURL *e, int want)
 	    CURLE_OK ? 0 : -1;
 }
 
+/*
+ * The number of at least min and at most max digits at *s, moved past
+ * them; -1 when there are not.
+ */
+static long
+digits(const char **s, int min, int max)
+{
+	long	 v = 0;
+	int	 n = 0;
+
+	while (n < max && **s >= '0' && **s <= '9') {
+		v = v * 10 + (**s - '0');
+		(*s)++;
+		n++;
+	}
+	return n >= min ? v : -1;
+}
+
+/* Whether *s starts with c, moved past it. */
+static int
+eat(const char **s, char c)
+{
+	if (**s != c)
+		return 0;
+	(*s)++;
+	return 1;
+}
+
 long long
 check_cert_parse(const char *s)
 {
 	static const char months[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
-	char		 mon[4], zone[4];
-	const char	*m;
-	int		 day, hh, mm, ss, year, n = 0;
-	long long	 days, y, era, yoe, doy, doe;
-	long		 mi;
+	long		 mi = 0, day, hh, mm, ss, year;
+	long long	 y, era, yoe, doy, doe, days;
 
-	if (s == NULL || sscanf(s, "%3s %d %d:%d:%d %d %3s%n", mon, &day, &hh,
-	    &mm, &ss, &year, zone, &n) != 7 || s[n] != '\0' ||
-	    strcmp(zone, "GMT") != 0 || strlen(mon) != 3 ||
-	    (m = strstr(months, mon)) == NULL || (m - months) % 3 != 0 ||
-	    day < 1 || day > 31 || hh < 0 || hh > 23 || mm < 0 || mm > 59 ||
-	    ss < 0 || ss > 60 || year < 1970 || year > 9999)
+	if (s == NULL)
 		return 0;
-	mi = (long)((m - months) / 3) + 1;
+	while (*s == ' ')
+		s++;
+	while (mi < 12 && strncmp(s, months + 3 * mi, 3) != 0)
+		mi++;
+	if (mi++ == 12)
+		return 0;
+	s += 3;
+	if (!eat(&s, ' '))
+		return 0;
+	(void)eat(&s, ' ');		/* "Jan  2": a day of one digit */
+	day = digits(&s, 1, 2);
+	if (!eat(&s, ' ') || (hh = digits(&s, 2, 2)) < 0 || !eat(&s, ':') ||
+	    (mm = digits(&s, 2, 2)) < 0 || !eat(&s, ':') ||
+	    (ss = digits(&s, 2, 2)) < 0 || !eat(&s, ' ') ||
+	    (year = digits(&s, 4, 4)) < 0 || strcmp(s, " GMT") != 0)
+		return 0;
+	if (day < 1 || day > 31 || hh > 23 || mm > 59 || ss > 60 ||
+	    year < 1970)
+		return 0;
 	/*
 	 * Days since 1970 from the civil date, years starting in March
 	 * (Howard Hinnant's days_from_civil; year >= 1970 keeps y >= 0).
@@ -49,7 +86,7 @@ check_cert_parse(const char *s)
 	doy = (153 * (mi + (mi > 2 ? -3 : 9)) + 2) / 5 + day - 1;
 	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
 	days = era * 146097 + doe - 719468;
-	return days * 86400 + hh * 3600 + mm * 60 + ss;
+	return days * 86400 + hh * 3600LL + mm * 60LL + ss;
 }
 
 long long

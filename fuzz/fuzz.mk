@@ -22,7 +22,7 @@ FUZZ_O		 = build/fuzz
 FUZZ_PROVIDERS	 = powerdns azure ovh cloudflare exec desec gandi hetzner \
 		   digitalocean route53
 FUZZ_TARGETS	?= duration expect addr isotime url dns config dashboard pguri vote redact \
-		   retryafter stream \
+		   retryafter send stream \
 		   $(FUZZ_PROVIDERS)
 FUZZ_SMOKE_TIME	?= 10
 FUZZ_RUNS	?= 10000000
@@ -38,6 +38,7 @@ FUZZ_MAXLEN_expect	 = 256
 FUZZ_MAXLEN_isotime	 = 64
 FUZZ_MAXLEN_retryafter	 = 128
 FUZZ_MAXLEN_url		 = 256
+FUZZ_MAXLEN_send	 = 20000
 FUZZ_MAXLEN_addr	 = 2048
 FUZZ_MAXLEN_dns		 = 4096
 FUZZ_MAXLEN_powerdns	 = 4096

@@ -53,6 +53,12 @@ def text_seeds():
                            "http://a%41/", "http://a:65536/", "http://0x7f.1/",
                            "HTTPS://A/b c", "http://a:/x", "http:///a"]):
         write("url", "%02d" % i, v)
+    # `send` of tcp:// and tls:// checks: escapes good and bad.
+    for i, v in enumerate(["PING\\r\\n", "EHLO ddup\\r\\nQUIT\\r\\n",
+                           "\\x00\\x01\\xff\\xAb", "a\\tb\\\\c", "\\q", "x\\",
+                           "\\x4", "\\xg0", "plain text {} \"'", "\\\\x41",
+                           "A" * 4097, "\\n" * 2049]):
+        write("send", "%02d" % i, v)
 
 
 # DNS wire format (RFC 1035 section 4).

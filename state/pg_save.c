@@ -21,6 +21,7 @@
 
 #include <libpq-fe.h>
 
+#include "check.h"
 #include "config.h"
 #include "outbox.h"
 #include "outcome.h"
@@ -75,6 +76,37 @@ static const char sql_counted[] =
 	"  last_ok = excluded.last_ok, last_status = excluded.last_status,"
 	"  latency_ms = excluded.latency_ms,"
 	"  last_result = excluded.last_result, streak = excluded.streak";
+
+/*
+ * recheck: one of this run's failed checks before the last, the k-th
+ * of each endpoint that had k, all in one go and before sql_counted:
+ * it extends the open streak or begins another, which the endpoint
+ * then points at (it has a row: only a stored endpoint is repeated).
+ */
+static const char sql_repeat[] =
+	"WITH i AS (SELECT * FROM unnest($2::text[], $3::text[], $4::text[],"
+	"  $5::bigint[], $6::text[], $7::bigint[])"
+	"  AS t(domain, name, ip, status, reason, lat)),"
+	" c AS (SELECT i.*, (SELECT s.id FROM ddup_endpoint e"
+	"  JOIN ddup_streak s ON s.id = e.streak"
+	"  WHERE e.domain = i.domain AND e.name = i.name AND e.ip = i.ip"
+	"  AND s.ip = i.ip AND NOT s.ok"
+	"  AND s.status IS NOT DISTINCT FROM i.status AND s.reason = i.reason)"
+	"  AS old FROM i),"
+	" x AS (UPDATE ddup_streak s SET last = " PG_TS("$1") ","
+	"  checks = s.checks + 1,"
+	"  latency_min = least(s.latency_min, c.lat),"
+	"  latency_max = greatest(s.latency_max, c.lat),"
+	"  latency_mean = s.latency_mean + (c.lat - s.latency_mean)"
+	"  / (s.checks + 1)"
+	"  FROM c WHERE s.id = c.old),"
+	" n AS (INSERT INTO ddup_streak (domain, endpoint, ip, first, last,"
+	"  checks, ok, status, reason, latency_min, latency_mean, latency_max)"
+	"  SELECT domain, name, ip, " PG_TS("$1") ", " PG_TS("$1") ", 1, false,"
+	"  status, reason, lat, lat, lat FROM c WHERE old IS NULL"
+	"  RETURNING id, domain, endpoint)"
+	" UPDATE ddup_endpoint e SET streak = n.id FROM n"
+	" WHERE e.domain = n.domain AND e.name = n.endpoint";
 
 /*
  * Endpoints whose check did not count: the counters as they were, the
@@ -196,11 +228,51 @@ static const char sql_meta[] =
 enum { C_DOMAIN, C_NAME, C_IP, C_URL, C_PRIO, C_FAIL, C_PASS, C_REMOVED,
 	C_OK, C_STATUS, C_REASON, C_LAT, C_MAX };
 enum { U_DOMAIN, U_NAME, U_PRIO, U_FAIL, U_PASS, U_REMOVED, U_MAX };
+enum { R_DOMAIN, R_NAME, R_IP, R_STATUS, R_REASON, R_LAT, R_MAX };
+
+/* The k-th failed checks before the last (recheck), of every endpoint. */
+struct rep_cols {
+	struct pg_arr	 c[R_MAX];
+};
 
 struct ep_cols {
 	struct pg_arr	 c[C_MAX];	/* counted */
 	struct pg_arr	 u[U_MAX];	/* not counted */
+	struct rep_cols	*r;		/* r[k]: each endpoint's k-th */
+	size_t		 nr;
 };
+
+/* e's failed checks before its last, earliest first, into a->r. */
+static void
+add_repeats(struct ep_cols *a, const struct outcome_domain *od,
+    const struct outcome_ep *e)
+{
+	const struct check_res	*b;
+	struct pg_arr		*c;
+	size_t			 n = 0, k;
+	char			 reason[160];
+
+	for (b = e->check.before; b != NULL; b = b->before)
+		n++;
+	if (n > a->nr) {
+		a->r = xrealloc(a->r, n * sizeof(*a->r));
+		memset(&a->r[a->nr], 0, (n - a->nr) * sizeof(*a->r));
+		a->nr = n;
+	}
+	for (b = e->check.before, k = n; b != NULL; b = b->before) {
+		c = a->r[--k].c;
+		text_printable_copy(reason, sizeof(reason), b->reason);
+		pga_add(&c[R_DOMAIN], od->cfg->name);
+		pga_add(&c[R_NAME], e->cfg->name);
+		pga_add(&c[R_IP], endpoint_target(e->cfg));
+		if (b->status != 0)
+			pga_lld(&c[R_STATUS], b->status);
+		else
+			pga_add(&c[R_STATUS], NULL);
+		pga_add(&c[R_REASON], reason);
+		pga_lld(&c[R_LAT], b->latency_ms);
+	}
+}
 
 static void
 add_endpoint(struct ep_cols *a, const struct outcome_domain *od,
@@ -221,6 +293,7 @@ add_endpoint(struct ep_cols *a, const struct outcome_domain *od,
 		pga_add(&a->u[U_REMOVED], pg_bool(e->removed_before));
 		return;
 	}
+	add_repeats(a, od, e);
 	text_printable_copy(reason, sizeof(reason), e->check.reason);
 	pga_add(&a->c[C_DOMAIN], od->cfg->name);
 	pga_add(&a->c[C_NAME], cfg->name);
@@ -244,9 +317,21 @@ queue_endpoints(struct pgq *q, struct ep_cols *a, long long now)
 {
 	const char *p[C_MAX + 1];
 	char buf[32];
+	size_t k;
 	int i;
 
 	p[0] = pg_lld(buf, now);
+	for (k = 0; k < a->nr; k++) {
+		for (i = 0; i < R_MAX; i++)
+			p[i + 1] = pga_text(&a->r[k].c[i]);
+		pgq_add(q, "cannot save the endpoints", sql_repeat, R_MAX + 1,
+		    p);
+		for (i = 0; i < R_MAX; i++)
+			pga_free(&a->r[k].c[i]);
+	}
+	free(a->r);
+	a->r = NULL;
+	a->nr = 0;
 	if (a->c[C_DOMAIN].n > 0) {
 		for (i = 0; i < C_MAX; i++)
 			p[i + 1] = pga_text(&a->c[i]);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "config.h"
 #include "outbox.h"
 #include "outcome.h"
@@ -112,13 +113,45 @@ sqlite_load(struct state *base, const struct config *c, int results,
 	return rc;
 }
 
+/*
+ * recheck's failed checks before c, earliest first, as rows of the run
+ * at now; NULL and *n 0 when there were none.
+ */
+static struct st_endpoint *
+checks_before(const struct outcome_check *c, long long now, size_t *n)
+{
+	const struct check_res	*b;
+	struct st_endpoint	*v;
+	size_t			 i;
+
+	*n = 0;
+	for (b = c->before; b != NULL; b = b->before)
+		(*n)++;
+	if (*n == 0)
+		return NULL;
+	v = xcalloc(*n, sizeof(*v));
+	for (b = c->before, i = *n; b != NULL; b = b->before) {
+		struct st_endpoint *x = &v[--i];
+
+		x->found = 1;
+		x->last_check = now;
+		x->last_ok = b->ok;
+		x->last_status = b->status;
+		x->latency_ms = b->latency_ms;
+		text_printable_copy(x->last_result, sizeof(x->last_result),
+		    b->reason);
+	}
+	return v;
+}
+
 /* One endpoint's row after the run; -1 on a database error. */
 static int
 save_endpoint(struct sqlite_state *st, long long now,
     const struct outcome_domain *od,
     const struct outcome_ep *e)
 {
-	struct st_endpoint se;
+	struct st_endpoint se, *before;
+	int		 rc;
 
 	memset(&se, 0, sizeof(se));
 	se.found = 1;
@@ -150,8 +183,11 @@ save_endpoint(struct sqlite_state *st, long long now,
 	se.latency_ms = e->check.latency_ms;
 	text_printable_copy(se.last_result, sizeof(se.last_result),
 	    e->check.reason);
-	return state_put_endpoint(st, od->cfg->name, e->cfg->name,
+	se.before = before = checks_before(&e->check, now, &se.nbefore);
+	rc = state_put_endpoint(st, od->cfg->name, e->cfg->name,
 	    endpoint_target(e->cfg), e->cfg->url, e->cfg->priority, &se);
+	free(before);
+	return rc;
 }
 
 /*

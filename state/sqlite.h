@@ -39,6 +39,8 @@ enum {
 	S_OPEN_STREAK,
 	S_CLOSE_STREAK,
 	S_STREAK_LATENCY,
+	S_STREAK_MINMAX,
+	S_ADD_REPEATS,
 	S_ADD_CHANGE,
 	S_PUT_META,
 	S_CFG_CLEAR_DOM,
@@ -178,6 +180,9 @@ struct st_endpoint {
 	long		 last_status;	/* HTTP status, 0: none */
 	long		 latency_ms;	/* read: the streak's mean; put: this check's */
 	char		 last_result[160];
+	/* put: recheck's failed checks before this one, earliest first */
+	const struct st_endpoint *before;
+	size_t		 nbefore;
 	int		 uncounted;	/* put,
 	    with last_check 0: this run's check
 					   did not count (its controlUrl failed) */

@@ -83,7 +83,13 @@ static const char *const stmt_sql[S_MAX] = {
 	    " latency_samples)"
 	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?9, ?9, 1)",
 	[S_CLOSE_STREAK] = "UPDATE streaks SET last = ?2, checks = ?3 - run + 1"
-	    " WHERE id = ?1 AND last IS NULL",
+	    " + coalesce((SELECT x.checks FROM streak_repeats x"
+	    " WHERE x.streak = ?1), 0) WHERE id = ?1 AND last IS NULL",
+	[S_STREAK_MINMAX] = "UPDATE streaks SET latency_min = min(latency_min,"
+	    " ?2), latency_max = max(latency_max, ?2) WHERE id = ?1",
+	[S_ADD_REPEATS] = "INSERT INTO streak_repeats (streak, checks)"
+	    " VALUES (?1, ?2) ON CONFLICT (streak)"
+	    " DO UPDATE SET checks = checks + excluded.checks",
 	[S_STREAK_LATENCY] = "UPDATE streaks SET latency_min = ?2,"
 	    " latency_mean = ?3, latency_max = ?4, latency_samples = ?5"
 	    " WHERE id = ?1",
@@ -100,7 +106,8 @@ static const char *const stmt_sql[S_MAX] = {
 	    " VALUES (?1, ?2)",
 	/* The open streaks of endpoints about to be dropped end at the last run. */
 	[S_CLOSE_GONE] = "UPDATE streaks SET last = ?1, checks = ?2 - run + 1"
-	    " WHERE last IS NULL AND id IN (SELECT streak FROM endpoints"
+	    " + coalesce((SELECT x.checks FROM streak_repeats x"
+	    " WHERE x.streak = streaks.id), 0) WHERE last IS NULL AND id IN (SELECT streak FROM endpoints"
 	    " WHERE NOT EXISTS (SELECT 1 FROM temp.cfg_endpoints c"
 	    " WHERE c.domain = endpoints.domain AND c.name = endpoints.name))",
 	[S_DROP_EP] = "DELETE FROM endpoints WHERE NOT EXISTS (SELECT 1"
@@ -547,17 +554,25 @@ state_last_run(struct sqlite_state *st)
 	return st != NULL ? st->last_run : 0;
 }
 
-/* Ends streak id at the last run (its last check). */
+/* Ends streak id at run number run, of time when (its last check). */
 static int
-close_streak(struct sqlite_state *st, long long id)
+close_streak_at(struct sqlite_state *st, long long id, long long when,
+    long long run)
 {
 	sqlite3_stmt	*s = st->stmt[S_CLOSE_STREAK];
 	int		 b = 0;
 
 	b |= sqlite3_bind_int64(s, 1, id);
-	b |= bind_time(s, 2, st->last_run);
-	b |= sqlite3_bind_int64(s, 3, st->runs);
+	b |= bind_time(s, 2, when);
+	b |= sqlite3_bind_int64(s, 3, run);
 	return run_stmt(st, s, b, "check history");
+}
+
+/* Ends streak id at the last run. */
+static int
+close_streak(struct sqlite_state *st, long long id)
+{
+	return close_streak_at(st, id, st->last_run, st->runs);
 }
 
 /* Begins a streak with this check; *id is its row. */
@@ -618,15 +633,105 @@ streak_latency(struct sqlite_state *st, struct st_row *r, long x)
 	return run_stmt(st, s, b, "check history");
 }
 
-/* Does this check go on with r's open streak? */
+/* Widens streak id's latency range to take x. */
 static int
-same_streak(const struct st_row *r, const char *ip, const char *url,
-    const struct st_endpoint *e)
+streak_minmax(struct sqlite_state *st, long long id, long x)
 {
-	return r->streak != 0 && !r->closed && strcmp(r->ip, ip) == 0 &&
-	    strcmp(r->url, url) == 0 && r->ok == (e->last_ok != 0) &&
-	    r->status == e->last_status &&
-	    strcmp(r->reason, e->last_result) == 0;
+	sqlite3_stmt	*s = st->stmt[S_STREAK_MINMAX];
+	int		 b = 0;
+
+	b |= sqlite3_bind_int64(s, 1, id);
+	b |= sqlite3_bind_int64(s, 2, x);
+	return run_stmt(st, s, b, "check history");
+}
+
+/* Adds n checks beyond one a run to open streak id (recheck). */
+static int
+add_repeats(struct sqlite_state *st, long long id, long n)
+{
+	sqlite3_stmt	*s = st->stmt[S_ADD_REPEATS];
+	int		 b = 0;
+
+	if (n <= 0)
+		return 0;
+	b |= sqlite3_bind_int64(s, 1, id);
+	b |= sqlite3_bind_int64(s, 2, n);
+	return run_stmt(st, s, b, "check history");
+}
+
+/* The open streak while a run's checks go into it. */
+struct cur_streak {
+	long long	 id;		/* 0: none */
+	int		 ok;
+	long		 status;
+	const char	*reason;
+	int		 in_run;	/* this run's checks in it */
+	long		 extra;		/* of them, beyond the first */
+};
+
+/* Whether check x goes on with streak c. */
+static int
+cur_same(const struct cur_streak *c, const struct st_endpoint *x)
+{
+	return c->id != 0 && c->ok == (x->last_ok != 0) &&
+	    c->status == x->last_status && strcmp(c->reason, x->last_result) == 0;
+}
+
+/*
+ * This run's checks of an endpoint into its streaks: recheck's failed
+ * ones first (e->before), then e.  Each goes on with the open streak
+ * when its result, status and reason are the same, else ends it and
+ * begins another; a failure and a pass are never one streak.  An open
+ * streak counts one check a run; the run's further checks in it are
+ * kept in streak_repeats.  *streak and *srun are the open streak after.
+ */
+static int
+put_checks(struct sqlite_state *st, const char *domain, const char *name,
+    const char *ip, const char *url, struct st_row *r,
+    const struct st_endpoint *e, long long *streak, long long *srun)
+{
+	struct cur_streak c;
+	const struct st_endpoint *x;
+	size_t		 i;
+	int		 rc;
+
+	memset(&c, 0, sizeof(c));
+	if (r != NULL && r->streak != 0 && !r->closed &&
+	    strcmp(r->ip, ip) == 0 && strcmp(r->url, url) == 0) {
+		c.id = r->streak;
+		c.ok = r->ok;
+		c.status = r->status;
+		c.reason = r->reason;
+	}
+	for (i = 0; i <= e->nbefore; i++) {
+		x = i < e->nbefore ? &e->before[i] : e;
+		if (cur_same(&c, x)) {
+			/* The stored streak's first check of the run: one a run. */
+			if (c.in_run++ == 0)
+				rc = streak_latency(st, r, x->latency_ms);
+			else {
+				c.extra++;
+				rc = streak_minmax(st, c.id, x->latency_ms);
+			}
+			if (rc == -1)
+				return -1;
+			continue;
+		}
+		if (c.id != 0 && (add_repeats(st, c.id, c.extra) == -1 ||
+		    (c.in_run > 0 ? close_streak_at(st, c.id, e->last_check,
+		    st->runs + 1) : close_streak(st, c.id)) == -1))
+			return -1;
+		if (open_streak(st, domain, name, ip, x, &c.id) == -1)
+			return -1;
+		*srun = st->runs + 1;
+		c.ok = x->last_ok != 0;
+		c.status = x->last_status;
+		c.reason = x->last_result;
+		c.in_run = 1;
+		c.extra = 0;
+	}
+	*streak = c.id;
+	return add_repeats(st, c.id, c.extra);
 }
 
 /* Keeps a loaded row in step with what was written. */
@@ -683,18 +788,11 @@ state_put_endpoint(struct sqlite_state *st, const char *domain,
 	    r->removed != (e->removed != 0);
 	if (checked) {
 		counted = st->runs + 1;
-		if (r != NULL && same_streak(r, ip, url, e)) {
-			if (streak_latency(st, r, e->latency_ms) == -1)
-				goto out;
-		} else {
-			if (streak != 0 && r != NULL && !r->closed &&
-			    close_streak(st, streak) == -1)
-				goto out;
-			if (open_streak(st, domain, name, ip, e, &streak) == -1)
-				goto out;
-			srun = st->runs + 1;
+		if (put_checks(st, domain, name, ip, url, r, e, &streak,
+		    &srun) == -1)
+			goto out;
+		if (r == NULL || streak != r->streak)
 			write = 1;
-		}
 	}
 	/* Unwritten, the counters would read as these next run. */
 	if (!write) {

@@ -447,6 +447,35 @@ const char *const state_migrations[] = {
 	"  expires INTEGER NOT NULL,    -- Unix seconds\n"
 	"  PRIMARY KEY (domain, endpoint)\n"
 	");\n",
+	/*
+	 * 12: recheck (ddup.ini(5)) makes more than one check of an
+	 * endpoint in a run.  An open streak's checks are counted from run
+	 * numbers; the checks beyond one a run are kept here, a row only
+	 * for an open streak that had repeats, so that the streaks rows
+	 * and a steady run's writes stay as small as they were.  A streak
+	 * that ends has its whole count in streaks.checks.
+	 */
+	"CREATE TABLE streak_repeats (  -- open streaks' checks beyond one a run\n"
+	"  streak INTEGER PRIMARY KEY,  -- streaks.id\n"
+	"  checks INTEGER NOT NULL\n"
+	") STRICT;\n"
+	"CREATE TRIGGER streak_repeats_ended AFTER UPDATE OF last ON streaks\n"
+	"  WHEN new.last IS NOT NULL BEGIN\n"
+	"  DELETE FROM streak_repeats WHERE streak = new.id;\n"
+	"END;\n"
+	"DROP VIEW history;\n"
+	"CREATE VIEW history AS    -- streaks, the open ones up to the last run\n"
+	"SELECT s.id, s.domain, s.endpoint, s.ip, s.first,\n"
+	"  coalesce(s.last, m.last_run) AS last,\n"
+	"  coalesce(s.checks, m.runs - s.run + 1 + coalesce(x.checks, 0))\n"
+	"    AS checks,\n"
+	"  s.ok, s.status, s.reason, s.latency_min,\n"
+	"  CAST(round(s.latency_mean) AS INTEGER) AS latency_mean, s.latency_max,\n"
+	"  s.last IS NULL AS open\n"
+	"FROM streaks s LEFT JOIN streak_repeats x ON x.streak = s.id, (SELECT\n"
+	"  max(CASE key WHEN 'last_run' THEN value END) AS last_run,\n"
+	"  max(CASE key WHEN 'runs' THEN CAST(value AS INTEGER) END) AS runs\n"
+	"  FROM meta) m;\n",
 };
 
 const int state_schema_version =

@@ -255,6 +255,47 @@ CASES = {
 }
 
 
+# The keys of the checks beyond HTTP's first ones (ddup.ini(5), DOMAINS,
+# ENDPOINTS, TOP-LEVEL KEYS).
+def _command_then(*extra):
+    """The good file with a check program for url, then extra lines."""
+    def make(w):
+        ls = list(w.good)
+        ls[18] = "command = /bin/true {ip}"
+        return "\n".join(ls + list(extra)) + "\n"
+    return make
+
+
+CASES.update({
+    "maxExec-zero": (after(2, "maxExec = 0"), 3, ["maxExec"]),
+    "maxExec-word": (after(2, "maxExec = lots"), 3, ["maxExec", "lots"]),
+    "header-no-colon": (after(16, "header = NoColon"), 17, ["header", "Name: value"]),
+    "header-bad-name": (after(16, "header = Bad Name: x"), 17, ["header"]),
+    "header-top-bad": (after(2, "header = x"), 3, ["header"]),
+    "header-control-char": (after(16, "header = X-A: a\x01b"), 17, ["X-A", "control"]),
+    "header-env-missing": (after(16, "header = !env DDUP_TEST_NO_SUCH_HEADER"), 17,
+                           ["DDUP_TEST_NO_SUCH_HEADER"]),
+    "header-second-bad": (after(16, "header = X-A: 1\nheader = X-B"), 18, ["header"]),
+    "userAgent-control-char": (after(16, "userAgent = a\x01b"), 17, ["userAgent", "one line"]),
+    "maxLatency-zero": (after(16, "maxLatency = 0"), 17, ["maxLatency"]),
+    "maxLatency-word": (after(16, "maxLatency = fast"), 17, ["maxLatency", "fast"]),
+    "recheck-word": (after(16, "recheck = soon"), 17, ["recheck", "soon"]),
+    "recheck-negative": (after(2, "recheck = -1s"), 3, ["recheck"]),
+    "certWarn-word": (after(16, "certWarn = never"), 17, ["certWarn", "never"]),
+    "url-and-command": (append("command = /bin/true"), 18, ["url", "command"]),
+    "command-relative": (repl(19, "command = check_tcp -H {ip}"), 19, ["absolute"]),
+    "command-unknown-placeholder": (repl(19, "command = /bin/check -H {ip} -p {port}"), 19,
+                                    ["{port}", "placeholder"]),
+    "command-too-many-words": (repl(19, "command = /bin/x" + " a" * 65), 19, ["64"]),
+    "send-on-http": (append("send = PING\\r\\n"), 22, ["send", "tcp://"]),
+    "expect-on-http": (append("expect = +PONG"), 22, ["expect", "tcp://"]),
+    "send-on-command": (_command_then("send = x"), 22, ["send", "tcp://"]),
+    "expect-on-command": (_command_then("expect = x"), 22, ["expect", "tcp://"]),
+    "url-unknown-scheme": (repl(19, "url = gopher://127.0.0.1/"), 19, ["gopher"]),
+    "url-tcp-without-port": (repl(19, "url = tcp://127.0.0.1"), 19, ["tcp://127.0.0.1"]),
+})
+
+
 def _nul_in_value(w):
     ls = list(w.good)
     ls[14] = "ttl = 6\x000"
@@ -338,6 +379,41 @@ def test_unreadable_file(world, tmp_path):
         if p.returncode != 0:
             pytest.skip("the binary is not reachable for user nobody")
     check_refused(world, path, None, ["ermission"], **kw)
+
+
+def test_header_secret_not_in_messages(world, tmp_path):
+    """A header from !env that is not one line is refused without a word
+    of it (ddup.ini(5), DOMAINS: header)."""
+    path = str(tmp_path / "broken.ini")
+    with open(path, "w") as f:
+        f.write(after(16, "header = !env DDUP_TEST_HEADER")(world))
+    os.chmod(path, 0o600)
+    env = dict(os.environ, DDUP_TEST_HEADER="X-Token: s3cr3t-v4lue\nX-Other: x")
+    check_refused(world, path, 17, ["header", "one line"], env=env)
+    rc, out, err = run(["-c", path, "-n"], env=env)
+    assert "s3cr3t" not in err + out and "X-Token" not in err + out
+
+
+def tcp_taken(d):
+    """Whether this build has a check type for tcp:// urls."""
+    path = str(d / "tcp.ini")
+    with open(path, "w") as f:
+        f.write("[provider p]\ntype = exec\ncommand = /bin/true\n"
+                "[domain a.example.test]\nprovider = p\n"
+                "[endpoint]\nurl = tcp://127.0.0.1:25\nip = 192.0.2.1\n")
+    return run(["-n", "-c", path])[0] == 0
+
+
+def test_send_bad_escape(world, tmp_path):
+    """A bad escape in `send` names its line (the tcp:// type takes send)."""
+    if not tcp_taken(tmp_path):
+        pytest.skip("no tcp:// check type in this build")
+    make = repl(19, "url = tcp://127.0.0.1:1")
+    path = str(tmp_path / "broken.ini")
+    with open(path, "w") as f:
+        f.write(make(world) + "send = EHLO\\q\n")
+    os.chmod(path, 0o600)
+    check_refused(world, path, 22, ["send", "bad escape"])
 
 
 def test_env_config_broken(world, tmp_path):

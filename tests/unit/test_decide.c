@@ -26,7 +26,10 @@
 #define MAXRUN	16
 
 struct run {
-	const char	*checks;	/* per endpoint: P pass, F fail, - none */
+	const char	*checks;	/* per endpoint: P pass, F fail, - none;
+					   with recheck, F fails every
+					   repeat, B (a blip) passes the
+					   first repeat */
 	const char	*dns;		/* per endpoint: 1 in DNS after the run */
 	const char	*states;	/* space-separated ep_state names */
 	const char	*domain;	/* dom_status name */
@@ -34,6 +37,8 @@ struct run {
 	const char	*drained;	/* per endpoint: D drained; NULL: none */
 	int		 failback;	/* --failback was asked before this run */
 	int		 control_failed; /* controlUrl failed in this run */
+	const char	*made;		/* with recheck: checks made per
+					   endpoint, digits; NULL: any */
 };
 
 struct scenario {
@@ -48,6 +53,7 @@ struct scenario {
 	long		 min_healthy;
 	int		 publish_one;
 	int		 manual;	/* failback = manual */
+	int		 recheck;	/* repeats as dec_repeats() allows */
 };
 
 /*
@@ -394,6 +400,48 @@ static const struct scenario scenarios[] = {
 		{ "FF", "00", "unknown unknown", "unknown", 0, NULL, 0, 1 },
 		{ "FP", "01", "down active", "warning" },
 	} },
+	/*
+	 * recheck (ddup.ini(5)): a dead primary leaves DNS in the run that
+	 * first sees it fail, after attempts - 1 repeats; once removed it
+	 * gets none, and recoverAfter still counts runs.
+	 */
+	{ "recheck: removed in the first failing run", 3, 2, { 0, 10 }, { 0 },
+	    2, {
+		{ "PP", "10", "active standby", "healthy", .made = "11" },
+		{ "FP", "01", "down active", "warning", .made = "31" },
+		{ "FP", "01", "down active", "warning", .made = "11" },
+		{ "PP", "01", "recovering active", "warning", .made = "11" },
+		{ "PP", "10", "active standby", "healthy", .made = "11" },
+	}, .recheck = 1 },
+	/* A blip costs one repeat and no removal; a failure left counts. */
+	{ "recheck: a blip", 3, 1, { 0, 10 }, { 0 }, 2, {
+		{ "PP", "10", "active standby", "healthy", .made = "11" },
+		{ "BP", "10", "active standby", "healthy", .made = "21" },
+		{ "FP", "01", "down active", "warning", .made = "31" },
+		/* Removed: no repeat, so its blip is a failure. */
+		{ "BP", "01", "down active", "warning", .made = "11" },
+		{ "PP", "10", "active standby", "healthy", .made = "11" },
+	}, .recheck = 1 },
+	/*
+	 * Repeats only up to attempts - 1 failures in a row, a standby's
+	 * too; none for a drained endpoint, for a failed controlUrl or for
+	 * a first check.
+	 */
+	{ "recheck: repeats left, standby, drained", 3, 1, { 0, 10 }, { 0 },
+	    2, {
+		{ "FF", "00", "down down", "unhealthy", .made = "11" },
+		{ "PP", "10", "active standby", "healthy", .made = "11" },
+		{ "PP", "10", "active standby", "healthy", .made = "11",
+		    .control_failed = 1 },
+		{ "FF", "10", "active standby", "healthy", .made = "11",
+		    .control_failed = 1 },
+		{ "BB", "10", "active standby", "healthy", .made = "22" },
+		{ "PF", "10", "active down", "warning", .made = "13" },
+		{ "PP", "10", "active standby", "healthy", .made = "11" },
+		{ "PF", "10", "active drained", "warning", .made = "11",
+		    .drained = "-D" },
+		{ "FP", "01", "down active", "warning", .made = "31" },
+	}, .recheck = 1 },
 };
 
 static void
@@ -422,6 +470,7 @@ play(const struct scenario *s)
 	int		 in_dns[MAXEP] = { 0 }, last_ok[MAXEP] = { 0 };
 	int		 has_state = 0, has_current = 0;
 	int		 i, r;
+	long		 rep;
 
 	memset(eps, 0, sizeof(eps));
 	for (r = 0; r < MAXRUN && s->runs[r].checks != NULL; r++) {
@@ -453,7 +502,22 @@ play(const struct scenario *s)
 			e->published = in_dns[i];
 			e->last_ok = last_ok[i];
 			e->result = run->checks[i] == 'P' ? CR_PASS :
-			    run->checks[i] == 'F' ? CR_FAIL : CR_NONE;
+			    run->checks[i] == 'F' || run->checks[i] == 'B' ?
+			    CR_FAIL : CR_NONE;
+			e->failed_before = 0;
+			/* The loop's part: repeats while they fail. */
+			rep = s->recheck ? dec_repeats(&d, e) : 0;
+			if (rep > 0 && run->checks[i] == 'B') {
+				e->failed_before = 1;
+				e->result = CR_PASS;
+			} else if (rep > 0 && run->checks[i] == 'F')
+				e->failed_before = rep;
+			if (run->made != NULL && run->made[i] - '0' !=
+			    e->failed_before + (e->result != CR_NONE))
+				fail_msg("%s, run %d: endpoint %d made %ld "
+				    "checks, want %c", s->name, r + 1, i,
+				    e->failed_before + (e->result != CR_NONE),
+				    run->made[i]);
 		}
 		decide(&d, eps, (size_t)s->n);
 		/*
@@ -466,7 +530,7 @@ play(const struct scenario *s)
 		}
 		for (i = 0; i < s->n; i++) {
 			if (eps[i].counted)
-				last_ok[i] = run->checks[i] == 'P';
+				last_ok[i] = eps[i].result == CR_PASS;
 			if (d.any_healthy && !run->control_failed)
 				in_dns[i] = eps[i].publish;
 			eps[i].published = in_dns[i];

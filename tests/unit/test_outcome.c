@@ -12,7 +12,10 @@
 
 #include <cmocka.h>
 
+#include "check.h"
+#include "check/type.h"
 #include "config.h"
+#include "decide.h"
 #include "outcome.h"
 
 #define MAXEP	4
@@ -191,12 +194,60 @@ test_iteration(void **state)
 	outcome_free(o);
 }
 
+/*
+ * recheck: the failed checks before the last are the outcome's when the
+ * decision counted them (one checker), and the outcome frees them.
+ */
+static void
+test_repeats(void **state)
+{
+	struct outcome		*o = outcome_create(OUTCOME_RUN, 1000, 0);
+	struct outcome_ep	 oe;
+	struct dec_ep		 de;
+	struct check_res	 res, *b1, *b2;
+
+	(void)state;
+	check_res_init(&res);
+	b1 = xcalloc(1, sizeof(*b1));
+	b2 = xcalloc(1, sizeof(*b2));
+	check_res_reason(b1, "HTTP %d", 503);
+	check_res_text(b2, "timeout");
+	b2->before = b1;		/* latest first: b1 came first */
+	res.before = b2;
+	res.ok = 1;
+	check_res_text(&res, "ok");
+	memset(&de, 0, sizeof(de));
+	de.result = CR_PASS;
+	de.counted = 1;
+	de.failed_before = 2;
+	memset(&oe, 0, sizeof(oe));
+	oe.check.done = 1;
+	outcome_ep_settle(&oe, &de, &res, NULL, 1000);
+	assert_ptr_equal(oe.check.before, b2);
+	assert_string_equal(oe.check.before->before->reason, "HTTP 503");
+	assert_true(oe.check.ok);
+
+	/* A fleet's round counted one result: no repeat in the outcome. */
+	de.failed_before = 0;
+	memset(&oe, 0, sizeof(oe));
+	oe.check.done = 1;
+	outcome_ep_settle(&oe, &de, &res, NULL, 1000);
+	assert_null(oe.check.before);
+
+	/* Handed over, freed with the outcome (valgrind and ASan see it). */
+	outcome_keep_checks(o, res.before);
+	res.before = NULL;
+	check_res_free(&res);
+	outcome_free(o);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_events),
 		cmocka_unit_test(test_iteration),
+		cmocka_unit_test(test_repeats),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
