@@ -127,13 +127,22 @@ def test_send_and_expect(ddup, stream_server):
 
 
 def test_send_alone(ddup, stream_server):
+    """send's escapes reach the server byte for byte, a NUL among them."""
     srv = stream_server("hang")
-    ep = one(ddup, {"url": srv.url, "send": r"QUIT\x0d\n"})
+    ep = one(ddup, {"url": srv.url, "send": r"QUIT\x0d\n\x00\t\\x\xff"})
     assert result(ep) == "ok"
     deadline = time.monotonic() + 5
     while srv.conns[0].eof_at is None and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert srv.conns[0].got == b"QUIT\r\n"
+    assert srv.conns[0].got == b"QUIT\r\n\x00\t\\x\xff"
+
+
+def test_max_latency_counts_until_the_text(ddup, stream_server):
+    srv = stream_server("split")
+    ep = one(ddup, {"url": srv.url, "expect": "ESMTP"}, maxLatency="150ms")
+    assert result(ep).startswith("slow: ") and result(ep).endswith(" ms > 150 ms"), ep
+    ep = one(ddup, {"url": srv.url, "expect": "220"}, maxLatency="150ms")
+    assert result(ep) == "ok"
 
 
 def test_reset(ddup, stream_server):
