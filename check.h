@@ -118,7 +118,8 @@ int	 check_endpoints(const struct config *cfg, struct check_res *res,
 #define CHECK_TAKES_HTTP	0x01	/* method, expectStatus, expectBody,
 					   header, userAgent */
 #define CHECK_TAKES_STREAM	0x02	/* send, expect */
-#define CHECK_TAKES_CERT	0x04	/* certWarn: a certificate is seen */
+#define CHECK_TAKES_CERT	0x04	/* certWarn: a certificate is seen
+					   (https://, not http://) */
 #define CHECK_TAKES_EXEC	0x08	/* a program: counted in maxExec */
 unsigned check_takes(const char *url);
 /*

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <curl/curl.h>
 
@@ -270,6 +271,9 @@ slot_start(void *st, CURLM *cm, void *tag, const struct check_req *r,
 	    != CURLE_OK;
 	bad |= curl_easy_setopt(j->e, CURLOPT_NOBODY, r->head ? 1L : 0L)
 	    != CURLE_OK;
+	/* Its own tls_schemes: https:// keeps the server's certificate. */
+	bad |= check_cert_setup(j->e, strncasecmp(r->url, "https://", 8) == 0)
+	    != 0;
 	bad |= curl_easy_setopt(j->e, CURLOPT_USERAGENT, r->user_agent != NULL ?
 	    r->user_agent : CHECK_UA) != CURLE_OK;
 	/* NULL when there are none: a list of the check before is gone. */
@@ -359,6 +363,7 @@ slot_done(void *st, CURLM *cm, CURLcode cc)
 	res->status = code;
 	res->latency_ms = (long)(total / 1000);
 	res->ok = 0;
+	res->cert_expires = check_cert_expires(j->e);
 
 	/* Our write callback stopped it: the body we need has arrived. */
 	if (cc == CURLE_WRITE_ERROR && j->capped)
@@ -436,11 +441,13 @@ http_url_ok(const char *v, char *err, size_t len)
 }
 
 static const char *const http_schemes[] = { "http", "https", NULL };
+static const char *const http_tls_schemes[] = { "https", NULL };
 
 const struct check_type check_http = {
 	.name = "http",
 	.schemes = http_schemes,
 	.takes = CHECK_TAKES_HTTP | CHECK_TAKES_CERT,
+	.tls_schemes = http_tls_schemes,
 	.url_ok = http_url_ok,
 	.slot_new = slot_new,
 	.start = slot_start,

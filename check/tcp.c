@@ -460,15 +460,14 @@ slot_free(void *st, CURLM *cm)
 }
 
 static const char *const tcp_schemes[] = { "tcp", "tls", NULL };
+/* A tcp:// check sees no certificate (certWarn is refused there). */
+static const char *const tcp_tls_schemes[] = { "tls", NULL };
 
-/*
- * CHECK_TAKES_CERT for both schemes: the table is per type, and a
- * tcp:// check records no certificate (cert_expires stays 0, none).
- */
 const struct check_type check_tcp = {
 	.name = "tcp",
 	.schemes = tcp_schemes,
 	.takes = CHECK_TAKES_STREAM | CHECK_TAKES_CERT,
+	.tls_schemes = tcp_tls_schemes,
 	.url_ok = tcp_url_ok,
 	.slot_new = slot_new,
 	.slot_free = slot_free,

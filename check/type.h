@@ -27,6 +27,11 @@ struct check_type {
 	 */
 	const char *const *schemes;
 	unsigned	 takes;		/* CHECK_TAKES_* (check.h) */
+	/*
+	 * With CHECK_TAKES_CERT: those of its schemes that make a TLS
+	 * handshake (only they take it); NULL: all of them.
+	 */
+	const char *const *tls_schemes;
 	/* Whether url is of the form it takes; NULL: any of its schemes. */
 	int	 (*url_ok)(const char *url, char *err, size_t errlen);
 

@@ -22,7 +22,7 @@ FUZZ_O		 = build/fuzz
 FUZZ_PROVIDERS	 = powerdns azure ovh cloudflare exec desec gandi hetzner \
 		   digitalocean route53
 FUZZ_TARGETS	?= duration expect addr isotime url dns config dashboard pguri vote redact \
-		   retryafter send stream \
+		   retryafter send certdate stream \
 		   $(FUZZ_PROVIDERS)
 FUZZ_SMOKE_TIME	?= 10
 FUZZ_RUNS	?= 10000000
@@ -36,6 +36,7 @@ FUZZ_BINS	 = $(FUZZ_TARGETS:%=$(FUZZ_O)/fuzz_%)
 FUZZ_MAXLEN_duration	 = 64
 FUZZ_MAXLEN_expect	 = 256
 FUZZ_MAXLEN_isotime	 = 64
+FUZZ_MAXLEN_certdate	 = 64
 FUZZ_MAXLEN_retryafter	 = 128
 FUZZ_MAXLEN_url		 = 256
 FUZZ_MAXLEN_send	 = 20000

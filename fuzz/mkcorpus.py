@@ -48,6 +48,11 @@ def text_seeds():
                            "2023-02-29T00:00:00Z", "9999-12-31T23:59:59Z",
                            "1000-01-01T00:00:00.5Z", "2026-11-30T10:25:60Z"]):
         write("isotime", "%02d" % i, v)
+    for i, v in enumerate(["Jan  2 03:04:05 2027 GMT", " Dec 31 23:59:59 9999 GMT",
+                           "Feb 29 12:00:00 2028 GMT", "Feb 31 00:00:00 2027 GMT",
+                           "Jan 2 03:04:05 2027 GMT", "Jun 30 23:59:60 2030 GMT",
+                           "Jam  2 03:04:05 2027 GMT", "20270102030405Z"]):
+        write("certdate", "%02d" % i, v)
     for i, v in enumerate(["http://127.0.0.1:8080/health", "https://www.example.com/",
                            "http://a:65535/?q#f", "http://user:pw@a/", "http://[::1]:80/",
                            "http://a%41/", "http://a:65536/", "http://0x7f.1/",

@@ -109,6 +109,8 @@ sqlite_load(struct state *base, const struct config *c, int results,
 			}
 		}
 	}
+	if (state_get_certs(st, c, out->eps) == -1)
+		rc = -1;
 	state_read_end(st);
 	return rc;
 }
@@ -223,9 +225,17 @@ save_domain(struct sqlite_state *st, long long now,
 	char		 error[ST_ERROR_MAX];
 	size_t		 j, k;
 
-	for (j = 0; j < od->neps; j++)
-		if (save_endpoint(st, now, od, &od->eps[j]) == -1)
+	for (j = 0; j < od->neps; j++) {
+		const struct outcome_ep *e = &od->eps[j];
+
+		if (save_endpoint(st, now, od, e) == -1)
 			return -1;
+		/* Only a change is written: most runs see the same one. */
+		if (e->cert_expires != e->cert_expires_before &&
+		    e->cert_expires != 0 && state_put_cert(st, od->cfg->name,
+		    e->cfg->name, e->cert_expires) == -1)
+			return -1;
+	}
 	memset(&sd, 0, sizeof(sd));
 	sd.found = 1;
 	sd.has_tier = od->has_tier;

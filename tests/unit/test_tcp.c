@@ -80,9 +80,11 @@ static void
 test_takes(void **unused)
 {
 	(void)unused;
-	assert_int_equal(check_takes("tcp://h:25"),
-	    CHECK_TAKES_STREAM | CHECK_TAKES_CERT);
+	/* Only a TLS check sees a certificate (certWarn). */
+	assert_int_equal(check_takes("tcp://h:25"), CHECK_TAKES_STREAM);
 	assert_int_equal(check_takes("tls://h:465"),
+	    CHECK_TAKES_STREAM | CHECK_TAKES_CERT);
+	assert_int_equal(check_takes("TLS://h:465"),
 	    CHECK_TAKES_STREAM | CHECK_TAKES_CERT);
 	assert_int_equal(check_takes("tcpx://h:25") & CHECK_TAKES_STREAM, 0);
 	assert_int_equal(check_takes("https://h/") & CHECK_TAKES_STREAM, 0);
