@@ -9,6 +9,7 @@ import time
 
 import pytest
 
+from certfix import iso, not_after
 from conftest import TIME_SCALE
 from httpfix import free_port, has_ipv6
 from streamfix import *  # noqa: F401,F403  (fixtures)
@@ -169,6 +170,20 @@ def test_tls_good_with_cafile(ddup, stream_server, certs):
     assert result(ep) == "ok"
     ep = one(ddup, srv.url, top={"caFile": certs.ca})
     assert result(ep) == "ok"
+
+
+def test_tls_records_the_certificate(ddup, stream_server, certs):
+    """certExpires: the notAfter of a tls:// server's certificate, after a
+    check that failed on expect too; none for tcp://."""
+    tls = stream_server("banner", tls="localhost")
+    bye = stream_server("bye", tls="localhost")
+    plain = stream_server("banner")
+    eps, _ = check(ddup, [tls.url, {"url": bye.url, "expect": "nope"}, plain.url],
+                   top={"caFile": certs.ca}, timeout="1s")
+    want = iso(not_after(certs.cert("localhost")))
+    assert [result(e) for e in eps] == ["ok", "expected text not received", "ok"]
+    assert eps[0]["certExpires"] == want and eps[1]["certExpires"] == want
+    assert "certExpires" not in eps[2]
 
 
 def test_tls_send_over_tls(ddup, stream_server, certs):
