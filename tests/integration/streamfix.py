@@ -11,7 +11,7 @@ thread a connection), all stopped at teardown:
 What a server does with each connection (mode):
     close    accepts and closes at once
     banner   sends "220 mail ESMTP\\r\\n", then reads until the client closes
-    split    the banner in two writes 0.3 s apart, then reads until closed
+    split    the banner in two writes SPLIT_S apart, then reads until closed
     echo     reads a line; "PING" answers "+PONG\\r\\n", anything else
              "-ERR unknown\\r\\n", then closes
     hang     sends nothing, reads until the client closes
@@ -30,9 +30,12 @@ import time
 
 import pytest
 
-__all__ = ["stream_server", "StreamServer", "BANNER"]
+from conftest import TIME_SCALE
+
+__all__ = ["stream_server", "StreamServer", "BANNER", "SPLIT_S"]
 
 BANNER = b"220 mail ESMTP\r\n"
+SPLIT_S = 0.5 * TIME_SCALE      # between the two writes of "split"
 
 
 class Conn:
@@ -111,7 +114,7 @@ class StreamServer:
                     return
             elif self.mode == "split":
                 c.sendall(BANNER[:6])
-                time.sleep(0.3)
+                time.sleep(SPLIT_S)
                 c.sendall(BANNER[6:])
             elif self.mode == "echo":
                 c.settimeout(5)
