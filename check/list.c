@@ -16,6 +16,7 @@
 
 static const struct check_type *const check_types[] = {
 	&check_http,
+	&check_tcp,
 	&check_prog,
 	NULL
 };

@@ -659,8 +659,23 @@ def progline_seeds():
         write("progline", "%02d" % i, v)
 
 
+def stream_seeds():
+    """`expect` and a stream: the text's length, a seed for the cuts, the text,
+    then what the server sends (fuzz/fuzz_stream.c)."""
+    def seed(text, cuts, stream):
+        return bytes([len(text), cuts]) + text + stream
+    write("stream", "smtp", seed(b"220 ", 7, b"220 mail.example.test ESMTP Postfix\r\n"))
+    write("stream", "redis", seed(b"+PONG", 1, b"+PONG\r\n"))
+    write("stream", "nul", seed(b"OK", 3, b"\0\0O\0K\0OOK"))
+    write("stream", "kmp", seed(b"abacabab", 9, b"abacabacabab"))
+    write("stream", "last", seed(b"END", 5, b"." * 4093 + b"END"))
+    write("stream", "late", seed(b"END", 5, b"." * 4094 + b"END"))
+    write("stream", "empty", seed(b"", 0, b"x"))
+
+
 def main():
     progline_seeds()
+    stream_seeds()
     gandi_seeds()
     desec_seeds()
     dashboard_seeds()
