@@ -42,7 +42,7 @@ CORE_SRCS = util.c log.c config.c config_problem.c config_keys.c config_read.c \
 	   config_build_provider.c config_build_notify.c config_build_domain.c \
 	   config_build_endpoint.c \
 	   config_digest.c check.c decide.c outcome.c status.c dashboard.c \
-	   metrics.c publish.c outbox.c save.c run.c recheck.c request.c proc.c rrset.c http.c \
+	   metrics.c publish.c outbox.c save.c run.c recheck.c request.c proc.c proc_sig.c proc_run.c rrset.c http.c \
 	   provider.c notify.c vote.c pguri.c redact.c lazylib.c
 STATE_SRCS = state.c
 include state/Makefile.inc
@@ -55,7 +55,7 @@ OBJS	 = $(SRCS:%.c=$(O)/%.o)
 DEPFLAGS = -MMD -MP
 
 UNIT	 = test_util test_config test_config_checks test_decide test_outcome test_state test_http test_doc test_dashboard \
-	   test_vote test_pguri test_notify
+	   test_vote test_pguri test_notify test_cert test_prog test_tcp
 UNITBIN	 = $(UNIT:%=$(O)/tests/%)
 
 # Debian packages: to build, to test, and for the demo.  debian/control's
@@ -67,7 +67,7 @@ BUILD_DEBS = build-essential pkg-config clang libcurl4-openssl-dev libinih-dev \
 TEST_DEBS  = libcmocka-dev libclang-rt-14-dev valgrind cppcheck clang-tidy python3-pytest python3-pytest-xdist bind9 bind9-utils bind9-dnsutils \
 	   pdns-server pdns-backend-sqlite3 sqlite3 openssl ca-certificates \
 	   postgresql chromium prometheus python3-botocore mandoc lintian debhelper systemd shellcheck \
-	   stress-ng monitoring-plugins-basic
+	   stress-ng monitoring-plugins-basic monitoring-plugins-standard
 # Node.js for Prism (below), only when npm is missing: a machine may have
 # its own Node.js build, which Debian's npm package would fight.
 NODE_DEBS  = nodejs npm

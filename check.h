@@ -13,7 +13,11 @@
 #include "util.h"
 
 #define CHECK_BODY_MAX	((size_t)64 * 1024)	/* bytes of body read at most */
-#define CHECK_REASON_MAX 160		/* bytes of a reason, with its NUL */
+/*
+ * Bytes of a reason made by check_res_reason(), with its NUL: room for a
+ * check program's line of 200 bytes after "warning: ".
+ */
+#define CHECK_REASON_MAX 224
 
 /* A check program's words past this many are a configuration error. */
 #define CHECK_ARGV_MAX	64
@@ -118,7 +122,8 @@ int	 check_endpoints(const struct config *cfg, struct check_res *res,
 #define CHECK_TAKES_HTTP	0x01	/* method, expectStatus, expectBody,
 					   header, userAgent */
 #define CHECK_TAKES_STREAM	0x02	/* send, expect */
-#define CHECK_TAKES_CERT	0x04	/* certWarn: a certificate is seen */
+#define CHECK_TAKES_CERT	0x04	/* certWarn: a certificate is seen
+					   (https://, not http://) */
 #define CHECK_TAKES_EXEC	0x08	/* a program: counted in maxExec */
 unsigned check_takes(const char *url);
 /*

@@ -269,3 +269,9 @@ endpoint_target(const struct endpoint_cfg *e)
 {
 	return e->cname != NULL ? e->cname : e->ip.s;
 }
+
+const char *
+endpoint_check(const struct endpoint_cfg *e)
+{
+	return e->url != NULL ? e->url : e->command;
+}

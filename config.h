@@ -113,6 +113,7 @@ enum event_type {
 	EVT_ALL_UNHEALTHY,
 	EVT_ENDPOINT_DOWN,
 	EVT_ENDPOINT_UP,
+	EVT_CERT_EXPIRING,
 	EVT_COUNT
 };
 
@@ -229,6 +230,11 @@ int		 config_send_decode(const char *in, char *out, size_t cap,
 
 /* What e publishes, as text: its address, or its CNAME target. */
 const char	*endpoint_target(const struct endpoint_cfg *e);
+/*
+ * What e's check is, as the state keeps it (another one: another
+ * endpoint's counters): its url, or its check program's command.
+ */
+const char	*endpoint_check(const struct endpoint_cfg *e);
 
 /*
  * The location of rank in d's order of preference: its own location,

@@ -27,6 +27,7 @@ static const char *const event_names[EVT_COUNT] = {
 	[EVT_ALL_UNHEALTHY] = "all_unhealthy",
 	[EVT_ENDPOINT_DOWN] = "endpoint_down",
 	[EVT_ENDPOINT_UP] = "endpoint_up",
+	[EVT_CERT_EXPIRING] = "cert_expiring",
 };
 
 const char *

@@ -18,6 +18,7 @@
 
 #include <openssl/evp.h>
 
+#include "check.h"
 #include "config.h"
 #include "dashboard.h"
 #include "decide.h"
@@ -299,9 +300,33 @@ td_text(FILE *f, const char *label, const char *cls, const char *text)
 	fputs("</td>", f);
 }
 
+/*
+ * When its certificate expires (ddup.ini(5), certWarn), marked as a
+ * warning within certWarn of now; "-" for a check that sees none.
+ */
+static void
+put_cert(FILE *f, const struct report_domain *d, const struct outcome_ep *e,
+    long long now)
+{
+	int near = d->cert_warn_ms > 0 && e->cert_expires != 0 &&
+	    e->cert_expires * 1000 - now < d->cert_warn_ms;
+
+	td_open(f, "Certificate", near ? "s-warning" : NULL);
+	if (!(check_takes(e->cfg->url) & CHECK_TAKES_CERT))
+		fputs("<span class=\"muted\">-</span>", f);
+	else if (e->cert_expires == 0)
+		fputs("<span class=\"muted\">not seen</span>", f);
+	else {
+		put_time(f, e->cert_expires * 1000);
+		if (near)
+			fputs(" (within certWarn)", f);
+	}
+	fputs("</td>", f);
+}
+
 static void
 put_endpoint(FILE *f, const struct report_domain *d,
-    const struct outcome_ep *e, int located)
+    const struct outcome_ep *e, int located, int certs, long long now)
 {
 	const char	*st = ep_state_str(e->state);
 	char		 buf[64];
@@ -336,21 +361,26 @@ put_endpoint(FILE *f, const struct report_domain *d,
 		fprintf(f, "%ld ms</td>", e->latency_ms);
 	else
 		fputs("<span class=\"muted\">-</span></td>", f);
+	if (certs)
+		put_cert(f, d, e, now);
 	td_open(f, "Last check", NULL);
 	put_time(f, e->last_check);
 	fputs("</td></tr>\n", f);
 }
 
 static void
-put_domain(FILE *f, const struct report_domain *d)
+put_domain(FILE *f, const struct report_domain *d, long long now)
 {
 	const char	*st = dom_status_str(d->status);
 	size_t		 i;
-	int		 located = 0;
+	int		 located = 0, certs = 0;
 
-	for (i = 0; i < d->neps; i++)
+	for (i = 0; i < d->neps; i++) {
 		if (d->eps[i].cfg->location != NULL)
 			located = 1;
+		if (check_takes(d->eps[i].cfg->url) & CHECK_TAKES_CERT)
+			certs = 1;
+	}
 	fprintf(f, "<section class=\"card\">\n<h2><span class=\"badge s-%s\">"
 	    "%s</span> ", st, st);
 	put_text(f, d->name);
@@ -396,9 +426,12 @@ put_domain(FILE *f, const struct report_domain *d)
 	if (located)
 		fputs("<th>Location</th>", f);
 	fputs("<th>State</th><th>Streak</th><th>Last result</th>"
-	    "<th>Latency</th><th>Last check</th></tr></thead>\n<tbody>\n", f);
+	    "<th>Latency</th>", f);
+	if (certs)
+		fputs("<th>Certificate</th>", f);
+	fputs("<th>Last check</th></tr></thead>\n<tbody>\n", f);
 	for (i = 0; i < d->neps; i++)
-		put_endpoint(f, d, &d->eps[i], located);
+		put_endpoint(f, d, &d->eps[i], located, certs, now);
 	fputs("</tbody></table></div>\n</section>\n", f);
 }
 
@@ -478,7 +511,7 @@ dashboard_render(FILE *f, const struct report *r)
 	put_head(f, r, hash, refresh_s);
 	put_header(f, r);
 	for (i = 0; i < r->ndomains; i++)
-		put_domain(f, &r->domains[i]);
+		put_domain(f, &r->domains[i], r->generated);
 	put_changes(f, r);
 	fprintf(f, "</main>\n<script>%s</script>\n</body>\n</html>\n",
 	    stale_script);

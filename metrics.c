@@ -81,7 +81,7 @@ seconds(FILE *f, long long ms)
 }
 
 /* The per-endpoint gauges that are one value each. */
-enum ep_gauge { G_UP, G_HEALTHY, G_PUBLISHED, G_LATENCY };
+enum ep_gauge { G_UP, G_HEALTHY, G_PUBLISHED, G_LATENCY, G_CERT };
 
 static const struct {
 	const char	*name;
@@ -96,6 +96,9 @@ static const struct {
 	    "Whether the endpoint's address or CNAME is in DNS." },
 	[G_LATENCY] = { "ddup_endpoint_latency_seconds",
 	    "How long the endpoint's last check took." },
+	[G_CERT] = { "ddup_endpoint_cert_expiry_timestamp_seconds",
+	    "When the endpoint's certificate expires, as its latest check "
+	    "saw it (Unix time)." },
 };
 
 static void
@@ -115,10 +118,14 @@ endpoint_gauge(FILE *f, const struct outcome *o, enum ep_gauge g)
 				continue;
 			if (g == G_LATENCY && e->latency_ms < 0)
 				continue;
+			if (g == G_CERT && e->cert_expires == 0)
+				continue;
 			series(f, ep_gauges[g].name, d->cfg->name, e->cfg->name,
 			    NULL, NULL);
 			if (g == G_LATENCY)
 				seconds(f, e->latency_ms);
+			else if (g == G_CERT)
+				fprintf(f, "%lld\n", e->cert_expires);
 			else
 				fprintf(f, "%d\n", g == G_UP ? (e->check.done ?
 				    e->check.ok : e->last_ok_before) :
@@ -267,6 +274,7 @@ metrics_render(const struct outcome *o, const struct st_counter *c,
 	endpoint_gauge(f, o, G_PUBLISHED);
 	endpoint_states(f, o);
 	endpoint_gauge(f, o, G_LATENCY);
+	endpoint_gauge(f, o, G_CERT);
 	endpoint_checks(f, o, c, n);
 	domain_metrics(f, o, c, n);
 	run_metrics(f, o, mr);

@@ -79,6 +79,12 @@ event_json(const struct event *ev)
 		json_object_set_new(e, "state", text(ev->eps[i].state));
 		json_object_set_new(e, "lastResult",
 		    text(ev->eps[i].last_result));
+		if (ev->eps[i].cert_expires != 0) {
+			iso_time(ev->eps[i].cert_expires * 1000, when,
+			    sizeof(when));
+			json_object_set_new(e, "certExpires",
+			    json_string(when));
+		}
 		json_array_append_new(eps, e);
 	}
 	json_object_set_new(o, "endpoints", eps);
@@ -147,6 +153,7 @@ event_body(const struct outcome_event *oe)
 		eps[j].healthy = e->healthy;
 		eps[j].state = ep_state_str(e->state);
 		eps[j].last_result = e->check.done ? e->check.reason : NULL;
+		eps[j].cert_expires = e->cert_expires;
 	}
 	ev.eps = eps;
 	ev.neps = d->neps;

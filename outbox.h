@@ -23,6 +23,7 @@ struct event_ep {
 	int		 healthy;
 	const char	*state;		/* "active", "down", ... */
 	const char	*last_result;	/* NULL: never checked */
+	long long	 cert_expires;	/* Unix seconds, 0: not known */
 };
 
 /* One event, as the run saw it. */
@@ -30,7 +31,7 @@ struct event {
 	int		 type;		/* enum event_type (config.h) */
 	const char	*domain;
 	long long	 time;		/* ms */
-	const char	*endpoint;	/* endpoint_down/up: which; else NULL */
+	const char	*endpoint;	/* endpoint_down/up, cert_expiring: which */
 	const char *const *published;	/* in DNS after the run */
 	size_t		 npublished;
 	const char *const *previous;	/* in DNS before it */
@@ -47,7 +48,7 @@ struct event {
 /*
  * The event JSON of ddup.ini(5), NOTIFICATIONS (one line, malloc'd):
  * event, domain, time, published, previous, tier, previousTier,
- * endpoints, error, and endpoint for endpoint_down and endpoint_up.  Every text is made
+ * endpoints, error, and endpoint for endpoint_down, endpoint_up and cert_expiring.  Every text is made
  * printable first.  NULL only when jansson cannot build it.
  */
 char		*event_json(const struct event *ev);

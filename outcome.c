@@ -102,6 +102,7 @@ outcome_ep_stored(struct outcome_ep *oe, const struct st_ep_snap *se,
 	oe->last_check_before = se->last_check;
 	oe->last_result_before = se->last_result;
 	oe->latency_before = se->latency_ms;
+	oe->cert_expires_before = se->cert_expires;
 	if (se->has_votes) {
 		oe->has_votes = 1;
 		oe->votes_pass = se->votes_pass;
@@ -123,12 +124,16 @@ outcome_ep_settle(struct outcome_ep *oe, const struct dec_ep *de,
 		oe->check.latency_ms = res->latency_ms;
 		if (oe->check.reason == NULL)
 			oe->check.reason = res->reason;
+		oe->check.cert_expires = res->cert_expires;
 		/*
 		 * The repeats counted are history; a fleet's round counts
 		 * one result per slot, and keeps none of them.
 		 */
 		oe->check.before = de->failed_before > 0 ? res->before : NULL;
 	}
+	/* A check that saw none (refused, say) leaves the stored one. */
+	oe->cert_expires = oe->check.cert_expires != 0 ?
+	    oe->check.cert_expires : oe->cert_expires_before;
 	if (v != NULL) {
 		oe->has_votes = 1;
 		oe->votes_pass = (long)v->npass;
@@ -411,6 +416,16 @@ outcome_log_transitions(const struct outcome *o,
 		    e->cfg->name, "%s -> %s: %s", ep_state_str(e->state_before),
 		    ep_state_str(e->state), e->check.reason);
 	}
+	for (j = 0; j < od->neps; j++) {
+		const struct outcome_ep *e = &od->eps[j];
+		char when[40];
+
+		if (!outcome_cert_entering(od, e, o->now))
+			continue;
+		iso_time(e->cert_expires * 1000, when, sizeof(when));
+		logx(LOG_WARN, od->cfg->name, e->cfg->name, "certificate "
+		    "expires %s, within certWarn", when);
+	}
 	/* A run that blames its own network says so once, for all. */
 	if (o->control.failed || od->round.void_all)
 		return;
@@ -419,6 +434,31 @@ outcome_log_transitions(const struct outcome *o,
 		    "left as it is");
 	else if (od->any_healthy && od->was_unhealthy)
 		logx(LOG_INFO, od->cfg->name, NULL, "healthy endpoints again");
+}
+
+int
+outcome_cert_within(const struct outcome_domain *d, const struct outcome_ep *e,
+    long long now)
+{
+	long long warn;
+
+	if (e->cert_expires == 0)
+		return 0;
+	warn = d->cfg->pol.cert_warn_ms;
+	return warn > 0 && e->cert_expires * 1000 - now < warn;
+}
+
+int
+outcome_cert_entering(const struct outcome_domain *d,
+    const struct outcome_ep *e, long long now)
+{
+	if (!e->check.done || e->check.cert_expires == 0 ||
+	    !outcome_cert_within(d, e, now))
+		return 0;
+	/* Within already at the check before: said then. */
+	return e->cert_expires_before == 0 || e->last_check_before == 0 ||
+	    e->cert_expires_before * 1000 - e->last_check_before >=
+	    d->cfg->pol.cert_warn_ms;
 }
 
 static void
@@ -465,6 +505,10 @@ outcome_domain_events(const struct outcome_domain *d, long long now,
 		else if (!e->removed && e->removed_before)
 			add_event(ev, n, EVT_ENDPOINT_UP, now, d, e, NULL);
 	}
+	for (j = 0; j < d->neps; j++)
+		if (outcome_cert_entering(d, &d->eps[j], now))
+			add_event(ev, n, EVT_CERT_EXPIRING, now, d, &d->eps[j],
+			    NULL);
 }
 
 void

@@ -42,6 +42,7 @@ struct outcome_check {
 	long		 status;	/* HTTP status, 0: none */
 	long		 latency_ms;
 	const char	*reason;	/* "ok", "HTTP 503", "timeout"... */
+	long long	 cert_expires;	/* Unix seconds, 0: no certificate seen */
 	/*
 	 * recheck: the failed checks of this run before this one, latest
 	 * first (check.h), each counted like it; NULL: none.
@@ -65,6 +66,7 @@ struct outcome_ep {
 	long long	 last_check_before; /* ms, 0: never */
 	const char	*last_result_before; /* NULL: never, or not loaded */
 	long		 latency_before;
+	long long	 cert_expires_before; /* Unix seconds, 0: none stored */
 
 	struct outcome_check check;
 
@@ -80,6 +82,7 @@ struct outcome_ep {
 	long long	 last_check;	/* ms, 0: never */
 	const char	*last_result;	/* NULL: never */
 	long		 latency_ms;	/* <0: none */
+	long long	 cert_expires;	/* Unix seconds, 0: none known */
 
 	/* The votes of the round, this run's or the last one stored
 	   (ddup-check(8), SEVERAL CHECKERS). */
@@ -275,6 +278,18 @@ void		 outcome_log_transitions(const struct outcome *o,
    published (not copied: a run holds every domain's outcome). */
 const struct addrset *outcome_previous(const struct outcome_domain *d,
 	    const char **cname);
+/*
+ * ddup.ini(5), certWarn: whether e's latest certificate known expires
+ * within its domain's certWarn of now (ms); and whether this run's check
+ * brought it there: the one warning and cert_expiring event, raised when
+ * the stored certificate was not yet within certWarn as of the check
+ * before (or none was stored), so that a certificate warns once, and its
+ * successor once again when it too comes near its end.
+ */
+int		 outcome_cert_within(const struct outcome_domain *d,
+		    const struct outcome_ep *e, long long now);
+int		 outcome_cert_entering(const struct outcome_domain *d,
+		    const struct outcome_ep *e, long long now);
 /* Stores the time of the last completed run (for --status). */
 void		 outcome_set_last_run(struct outcome *o, long long ms);
 /* Works out the events from the filled domains; call once, after all. */

@@ -84,6 +84,9 @@ struct st_ep_snap {
 	int		 last_ok;
 	long		 latency_ms;	/* the streak's mean */
 	char		*last_result;	/* NULL unless asked for */
+	/* When its certificate expires, as last seen (Unix seconds, 0: none;
+	   kept apart from the counters, found or not). */
+	long long	 cert_expires;
 	/* A fleet's last round's votes (has_votes 0: none recorded). */
 	int		 has_votes;
 	long		 votes_pass;

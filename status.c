@@ -10,6 +10,7 @@
 
 #include <jansson.h>
 
+#include "check.h"
 #include "config.h"
 #include "decide.h"
 #include "log.h"
@@ -66,6 +67,7 @@ report_from_outcome(struct report *rep, const struct outcome *o,
 		rd->timeout_ms = od->cfg->pol.timeout_ms;
 		rd->recheck_ms = od->cfg->pol.recheck_ms;
 		rd->recover_after = od->cfg->pol.recover_after;
+		rd->cert_warn_ms = od->cfg->pol.cert_warn_ms;
 		rd->round = rep->fleet != NULL ? &od->round : NULL;
 		addrset_copy(&rd->published, &od->published);
 		rd->published_cname = od->published_cname;
@@ -257,6 +259,10 @@ endpoint_json(const struct outcome_ep *e, int fleet)
 	json_object_set_new(o, "lastResult", json_text(e->last_result));
 	json_object_set_new(o, "latencyMs", e->latency_ms >= 0 ?
 	    json_integer(e->latency_ms) : json_null());
+	/* SPEC: only the checks that see a certificate have the key. */
+	if (check_takes(e->cfg->url) & CHECK_TAKES_CERT)
+		json_object_set_new(o, "certExpires",
+		    json_time(e->cert_expires * 1000));
 	if (fleet) {
 		json_t *v = json_null();
 
@@ -713,6 +719,25 @@ age_text(long long t, long long now, char *buf, size_t len)
 		snprintf(buf, len, "%lld days ago", age / 86400000LL);
 }
 
+/* ddup.ini(5), certWarn: a line for a certificate near its end. */
+static void
+print_cert(FILE *f, const struct report_domain *d, const struct outcome_ep *e,
+    long long now)
+{
+	char	 when[32];
+	long long left;
+
+	if (d->cert_warn_ms <= 0 || e->cert_expires == 0 ||
+	    (left = e->cert_expires * 1000 - now) >= d->cert_warn_ms)
+		return;
+	iso_time(e->cert_expires * 1000, when, sizeof(when));
+	if (left <= 0)
+		fprintf(f, "  %s: certificate expired %s\n", e->cfg->name, when);
+	else
+		fprintf(f, "  %s: certificate expires %s (in %lld days, "
+		    "within certWarn)\n", e->cfg->name, when, left / 86400000LL);
+}
+
 void
 report_print_text(FILE *f, const struct report *r)
 {
@@ -790,6 +815,8 @@ report_print_text(FILE *f, const struct report *r)
 		print_ep_header(f, &cols);
 		for (j = 0; j < d->neps; j++)
 			print_endpoint(f, &d->eps[j], &cols);
+		for (j = 0; j < d->neps; j++)
+			print_cert(f, d, &d->eps[j], r->generated);
 		for (j = 0; j < d->neps; j++) {
 			const struct outcome_ep *e = &d->eps[j];
 

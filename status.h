@@ -40,6 +40,7 @@ struct report_domain {
 	long long	 timeout_ms;	/* a check's; with attempts, the failover time */
 	long long	 recheck_ms;	/* 0: off; else failures confirmed in the run */
 	long		 recover_after;	/* likewise while recovering */
+	long long	 cert_warn_ms;	/* certWarn, 0: off */
 	const struct outcome_round *round; /* its last round (SEVERAL CHECKERS) */
 	const struct outcome_ep *eps;	/* the outcome's, file order */
 	size_t		 neps;

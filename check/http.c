@@ -8,10 +8,10 @@
  * 64 KiB at most).
  */
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <curl/curl.h>
 
@@ -117,60 +117,8 @@ body_has(const unsigned char *buf, size_t len, const char *text)
 static int
 slot_url(struct slot *j, struct check_res *res, char **url)
 {
-	CURLU		*u = NULL;
-	CURLUcode	 uc;
-	char		*host = NULL, *port = NULL, *cu = NULL;
-	char		*ct = NULL;
-	size_t		 ctlen;
-	int		 rc = -1;
-
-	*url = NULL;
-	if (j->req->host == NULL) {
-		rc = 0;
-		goto out;
-	}
-	if ((u = curl_url()) == NULL) {
-		check_res_text(res, "out of memory");
-		goto out;
-	}
-	uc = curl_url_set(u, CURLUPART_URL, j->req->url, 0);
-	if (uc == CURLUE_OK)
-		uc = curl_url_get(u, CURLUPART_HOST, &host, 0);
-	if (uc == CURLUE_OK)
-		uc = curl_url_get(u, CURLUPART_PORT, &port,
-		    CURLU_DEFAULT_PORT);
-	if (uc != CURLUE_OK) {
-		check_res_reason(res, "bad URL: %s", curl_url_strerror(uc));
-		goto out;
-	}
-	j->orighost = xstrdup(host);
-
-	uc = curl_url_set(u, CURLUPART_HOST, j->req->host, 0);
-	if (uc == CURLUE_OK)
-		uc = curl_url_get(u, CURLUPART_URL, &cu, 0);
-	if (uc != CURLUE_OK) {
-		check_res_reason(res, "bad host %s: %s", j->req->host,
-		    curl_url_strerror(uc));
-		goto out;
-	}
-	/* "HOST:PORT:CONNECT-TO-HOST:CONNECT-TO-PORT", brackets kept. */
-	ctlen = strlen(j->req->host) + strlen(host) + 2 * strlen(port) + 4;
-	ct = xmalloc(ctlen);
-	snprintf(ct, ctlen, "%s:%s:%s:%s", j->req->host, port, host, port);
-	j->connect_to = curl_slist_append(NULL, ct);
-	if (j->connect_to == NULL) {
-		check_res_text(res, "out of memory");
-		goto out;
-	}
-	*url = xstrdup(cu);
-	rc = 0;
-out:
-	free(ct);
-	curl_free(cu);
-	curl_free(port);
-	curl_free(host);
-	curl_url_cleanup(u);
-	return rc;
+	return check_connect_to(j->req->url, j->req->host, res, url,
+	    &j->orighost, &j->connect_to);
 }
 
 /*
@@ -323,6 +271,9 @@ slot_start(void *st, CURLM *cm, void *tag, const struct check_req *r,
 	    != CURLE_OK;
 	bad |= curl_easy_setopt(j->e, CURLOPT_NOBODY, r->head ? 1L : 0L)
 	    != CURLE_OK;
+	/* Its own tls_schemes: https:// keeps the server's certificate. */
+	bad |= check_cert_setup(j->e, strncasecmp(r->url, "https://", 8) == 0)
+	    != 0;
 	bad |= curl_easy_setopt(j->e, CURLOPT_USERAGENT, r->user_agent != NULL ?
 	    r->user_agent : CHECK_UA) != CURLE_OK;
 	/* NULL when there are none: a list of the check before is gone. */
@@ -345,31 +296,6 @@ out:
 	return rc;
 }
 
-static int
-is_tls_error(CURLcode cc)
-{
-	switch (cc) {
-	case CURLE_PEER_FAILED_VERIFICATION:
-	case CURLE_SSL_CONNECT_ERROR:
-	case CURLE_SSL_ENGINE_NOTFOUND:
-	case CURLE_SSL_ENGINE_SETFAILED:
-	case CURLE_SSL_CERTPROBLEM:
-	case CURLE_SSL_CIPHER:
-	case CURLE_SSL_ENGINE_INITFAILED:
-	case CURLE_SSL_CACERT_BADFILE:
-	case CURLE_SSL_SHUTDOWN_FAILED:
-	case CURLE_SSL_CRL_BADFILE:
-	case CURLE_SSL_ISSUER_ERROR:
-	case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
-	case CURLE_SSL_INVALIDCERTSTATUS:
-	case CURLE_SSL_CLIENTCERT:
-	case CURLE_USE_SSL_FAILED:
-		return 1;
-	default:
-		return 0;
-	}
-}
-
 /*
  * Whether a transfer that ended with cc met a header line past
  * libcurl's limit (100 KiB): before 8.6 libcurl says "Out of memory",
@@ -386,24 +312,11 @@ is_header_too_long(const struct slot *j, CURLcode cc, const char *peer)
 	    *peer != '\0';
 }
 
-/* The host of url as libcurl sees it (IPv6 in brackets), or NULL. */
-static char *
-url_host(const char *url)
-{
-	CURLU	*u;
-	char	*host = NULL, *copy = NULL;
-
-	if ((u = curl_url()) == NULL)
-		return NULL;
-	if (curl_url_set(u, CURLUPART_URL, url, 0) == CURLUE_OK &&
-	    curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK)
-		copy = xstrdup(host);
-	curl_free(host);
-	curl_url_cleanup(u);
-	return copy;
-}
-
-/* The reason of a transfer that ended with cc (not ours to ignore). */
+/*
+ * The reason of a transfer that ended with cc (not ours to ignore): a
+ * failure to connect as every type names it (check/fail.c), else what
+ * only an HTTP answer can do.
+ */
 static void
 fail_reason(struct slot *j, CURLcode cc)
 {
@@ -415,42 +328,25 @@ fail_reason(struct slot *j, CURLcode cc)
 
 	(void)curl_easy_getinfo(j->e, CURLINFO_OS_ERRNO, &oserr);
 	(void)curl_easy_getinfo(j->e, CURLINFO_PRIMARY_IP, &peer);
+	if (cc == CURLE_COULDNT_RESOLVE_HOST && j->orighost == NULL)
+		j->orighost = check_url_host(j->req->url);
 
-	if (cc == CURLE_OPERATION_TIMEDOUT ||
-	    (cc == CURLE_COULDNT_CONNECT && oserr == ETIMEDOUT))
-		check_res_text(res, "timeout");
-	else if (is_tls_error(cc))
-		check_res_reason(res, "TLS: %s", detail);
-	else if (cc == CURLE_COULDNT_RESOLVE_HOST) {
-		if (j->orighost == NULL)
-			j->orighost = url_host(j->req->url);
-		check_res_reason(res, "could not resolve host %s",
-		    j->orighost != NULL ? j->orighost : j->req->url);
-	}
-	else if (oserr == ECONNREFUSED)
-		check_res_text(res, "connection refused");
-	else if (oserr == ECONNRESET)
-		check_res_text(res, "connection reset");
-	else if (cc == CURLE_COULDNT_CONNECT && oserr == EHOSTUNREACH)
-		check_res_text(res, "no route to host");
-	else if (cc == CURLE_COULDNT_CONNECT && oserr == ENETUNREACH)
-		check_res_text(res, "network unreachable");
+	if (check_fail_connect(res, cc, oserr, j->errbuf,
+	    j->orighost != NULL ? j->orighost : j->req->url))
+		return;
 	/*
 	 * libcurl calls an answer that is not HTTP "Unsupported protocol"
 	 * (HTTP/0.9), which reads like a bad URL: say what happened.
 	 */
-	else if (cc == CURLE_WEIRD_SERVER_REPLY ||
+	if (cc == CURLE_WEIRD_SERVER_REPLY ||
 	    (cc == CURLE_UNSUPPORTED_PROTOCOL && peer != NULL &&
 	    *peer != '\0'))
 		check_res_reason(res, "not an HTTP answer: %s", detail);
 	/* The server's doing, not a lack of memory here. */
 	else if (is_header_too_long(j, cc, peer))
 		check_res_text(res, "response header too long");
-	else if (j->errbuf[0] != '\0')
-		check_res_reason(res, "%s: %s", curl_easy_strerror(cc),
-		    j->errbuf);
 	else
-		check_res_reason(res, "%s", curl_easy_strerror(cc));
+		check_fail_other(res, cc, j->errbuf);
 }
 
 /* Fills in the result of a finished transfer; the slot is idle after. */
@@ -467,6 +363,7 @@ slot_done(void *st, CURLM *cm, CURLcode cc)
 	res->status = code;
 	res->latency_ms = (long)(total / 1000);
 	res->ok = 0;
+	res->cert_expires = check_cert_expires(j->e);
 
 	/* Our write callback stopped it: the body we need has arrived. */
 	if (cc == CURLE_WRITE_ERROR && j->capped)
@@ -544,11 +441,13 @@ http_url_ok(const char *v, char *err, size_t len)
 }
 
 static const char *const http_schemes[] = { "http", "https", NULL };
+static const char *const http_tls_schemes[] = { "https", NULL };
 
 const struct check_type check_http = {
 	.name = "http",
 	.schemes = http_schemes,
 	.takes = CHECK_TAKES_HTTP | CHECK_TAKES_CERT,
+	.tls_schemes = http_tls_schemes,
 	.url_ok = http_url_ok,
 	.slot_new = slot_new,
 	.start = slot_start,

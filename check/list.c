@@ -16,6 +16,8 @@
 
 static const struct check_type *const check_types[] = {
 	&check_http,
+	&check_tcp,
+	&check_prog,
 	NULL
 };
 
@@ -51,8 +53,21 @@ unsigned
 check_takes(const char *url)
 {
 	const struct check_type *t = check_type_of(url);
+	unsigned takes;
+	size_t	 k;
 
-	return t != NULL ? t->takes : 0;
+	if (t == NULL)
+		return 0;
+	takes = t->takes;
+	/* http:// sees no certificate where https:// does. */
+	if ((takes & CHECK_TAKES_CERT) && t->tls_schemes != NULL) {
+		for (k = 0; t->tls_schemes[k] != NULL; k++)
+			if (has_scheme(url, t->tls_schemes[k]))
+				break;
+		if (t->tls_schemes[k] == NULL)
+			takes &= ~(unsigned)CHECK_TAKES_CERT;
+	}
+	return takes;
 }
 
 int

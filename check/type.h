@@ -27,6 +27,11 @@ struct check_type {
 	 */
 	const char *const *schemes;
 	unsigned	 takes;		/* CHECK_TAKES_* (check.h) */
+	/*
+	 * With CHECK_TAKES_CERT: those of its schemes that make a TLS
+	 * handshake (only they take it); NULL: all of them.
+	 */
+	const char *const *tls_schemes;
 	/* Whether url is of the form it takes; NULL: any of its schemes. */
 	int	 (*url_ok)(const char *url, char *err, size_t errlen);
 
@@ -92,6 +97,50 @@ const struct check_type *check_type_of(const char *url);
 int	 check_cert_setup(CURL *e, int want);
 long long check_cert_expires(CURL *e);
 long long check_cert_parse(const char *s);
+
+/*
+ * check/fail.c, for the types that connect through libcurl.
+ * check_connect_to(): for `host` (non-NULL), *newurl is url with its host
+ * replaced by host (the name sent and verified), *connect_to the
+ * CURLOPT_CONNECT_TO list that sends the connection to url's own host,
+ * *orighost that host (brackets kept); the caller frees all three.  host
+ * NULL: *newurl NULL, nothing made.  0, or -1 with res's reason set.
+ * check_url_host(): the host of url as libcurl sees it, or NULL.
+ * check_fail_connect(): the reason of a transfer that ended with cc and
+ * the system's oserr (CURLINFO_OS_ERRNO) when it is one every type names
+ * alike ("timeout", "TLS: <errbuf>", "could not resolve host <host>",
+ * "connection refused", ...): 1, else 0 and res untouched.
+ * check_fail_other(): libcurl's words for any other failure.
+ */
+int	 check_connect_to(const char *url, const char *host,
+	    struct check_res *res, char **newurl, char **orighost,
+	    struct curl_slist **connect_to);
+char	*check_url_host(const char *url);
+int	 check_is_tls_error(CURLcode cc);
+int	 check_fail_connect(struct check_res *res, CURLcode cc, long oserr,
+	    const char *errbuf, const char *host);
+void	 check_fail_other(struct check_res *res, CURLcode cc,
+	    const char *errbuf);
+
+/*
+ * check/stream.c: whether `expect` occurs in the first CHECK_EXPECT_READ
+ * bytes of a stream that arrives in pieces (split anywhere, NUL bytes
+ * and all).  check_stream_feed() takes the next piece; bytes past the
+ * first CHECK_EXPECT_READ are not looked at.  It returns
+ * CHECK_STREAM_FOUND once the text has occurred, CHECK_STREAM_OVER once
+ * CHECK_EXPECT_READ bytes came without it (either stays so), else
+ * CHECK_STREAM_MORE.  check_stream_want() is how many bytes it can still
+ * look at (0 once found or over).  An empty text is found at once.
+ */
+#define CHECK_STREAM_MORE	0
+#define CHECK_STREAM_FOUND	1
+#define CHECK_STREAM_OVER	2
+struct check_stream;
+struct check_stream *check_stream_new(const char *text);
+int	 check_stream_feed(struct check_stream *s, const void *buf,
+	    size_t len);
+size_t	 check_stream_want(const struct check_stream *s);
+void	 check_stream_free(struct check_stream *s);
 
 /* check/result.c: a constant reason (text outlives res), or one made. */
 void	 check_res_text(struct check_res *res, const char *text);

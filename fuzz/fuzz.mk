@@ -22,7 +22,7 @@ FUZZ_O		 = build/fuzz
 FUZZ_PROVIDERS	 = powerdns azure ovh cloudflare exec desec gandi hetzner \
 		   digitalocean route53
 FUZZ_TARGETS	?= duration expect addr isotime url dns config dashboard pguri vote redact \
-		   retryafter send \
+		   retryafter send certdate progline stream \
 		   $(FUZZ_PROVIDERS)
 FUZZ_SMOKE_TIME	?= 10
 FUZZ_RUNS	?= 10000000
@@ -36,6 +36,7 @@ FUZZ_BINS	 = $(FUZZ_TARGETS:%=$(FUZZ_O)/fuzz_%)
 FUZZ_MAXLEN_duration	 = 64
 FUZZ_MAXLEN_expect	 = 256
 FUZZ_MAXLEN_isotime	 = 64
+FUZZ_MAXLEN_certdate	 = 64
 FUZZ_MAXLEN_retryafter	 = 128
 FUZZ_MAXLEN_url		 = 256
 FUZZ_MAXLEN_send	 = 20000
@@ -47,6 +48,9 @@ FUZZ_MAXLEN_ovh	 = 4096
 FUZZ_MAXLEN_config	 = 4096
 FUZZ_MAXLEN_exec	 = 4096
 FUZZ_MAXLEN_vote	 = 1024
+FUZZ_MAXLEN_progline	 = 8192
+# A text and more than CHECK_EXPECT_READ bytes of stream.
+FUZZ_MAXLEN_stream	 = 8192
 fuzz_maxlen = $(or $(FUZZ_MAXLEN_$(1)),4096)
 
 .PHONY: fuzz fuzz-smoke fuzz-long

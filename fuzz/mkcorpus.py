@@ -48,6 +48,11 @@ def text_seeds():
                            "2023-02-29T00:00:00Z", "9999-12-31T23:59:59Z",
                            "1000-01-01T00:00:00.5Z", "2026-11-30T10:25:60Z"]):
         write("isotime", "%02d" % i, v)
+    for i, v in enumerate(["Jan  2 03:04:05 2027 GMT", " Dec 31 23:59:59 9999 GMT",
+                           "Feb 29 12:00:00 2028 GMT", "Feb 31 00:00:00 2027 GMT",
+                           "Jan 2 03:04:05 2027 GMT", "Jun 30 23:59:60 2030 GMT",
+                           "Jam  2 03:04:05 2027 GMT", "20270102030405Z"]):
+        write("certdate", "%02d" % i, v)
     for i, v in enumerate(["http://127.0.0.1:8080/health", "https://www.example.com/",
                            "http://a:65535/?q#f", "http://user:pw@a/", "http://[::1]:80/",
                            "http://a%41/", "http://a:65536/", "http://0x7f.1/",
@@ -640,7 +645,37 @@ def route53_seeds():
           "</InvalidChangeBatch>")
 
 
+def progline_seeds():
+    """A check program's stdout (and, read as a command, its words)."""
+    for i, v in enumerate([
+            "TCP OK - 0.001 second response time on 127.0.0.1 port 25|time=0.000996s;;;0.0\n",
+            "HTTP WARNING: HTTP/1.1 404 Not Found - 312 bytes in 0.001 second | size=312B\n",
+            "DNS CRITICAL - '/usr/bin/nslookup' returned an error\nsecond line\n",
+            "  \t padded \r\n", "\nfirst line empty", "|perfdata only",
+            "caf\u00e9 \u202e bidi \x1b[31m red\x00nul", "x" * 300 + "\n",
+            "\u00e9" * 150,
+            "/usr/lib/nagios/plugins/check_tcp -H {ip} -p 25 -u https://{host}/{name}?{domain}",
+            "/bin/c {ip}{ip} {i{ip}p} {nam {host", "relative {ip}", ""]):
+        write("progline", "%02d" % i, v)
+
+
+def stream_seeds():
+    """`expect` and a stream: the text's length, a seed for the cuts, the text,
+    then what the server sends (fuzz/fuzz_stream.c)."""
+    def seed(text, cuts, stream):
+        return bytes([len(text), cuts]) + text + stream
+    write("stream", "smtp", seed(b"220 ", 7, b"220 mail.example.test ESMTP Postfix\r\n"))
+    write("stream", "redis", seed(b"+PONG", 1, b"+PONG\r\n"))
+    write("stream", "nul", seed(b"OK", 3, b"\0\0O\0K\0OOK"))
+    write("stream", "kmp", seed(b"abacabab", 9, b"abacabacabab"))
+    write("stream", "last", seed(b"END", 5, b"." * 4093 + b"END"))
+    write("stream", "late", seed(b"END", 5, b"." * 4094 + b"END"))
+    write("stream", "empty", seed(b"", 0, b"x"))
+
+
 def main():
+    progline_seeds()
+    stream_seeds()
     gandi_seeds()
     desec_seeds()
     dashboard_seeds()

@@ -41,6 +41,7 @@ enum {
 	L_DRAINS,
 	L_FAILBACKS,
 	L_CONTROL,
+	L_CERTS,
 	L_MAX
 };
 
@@ -72,6 +73,9 @@ static const char *const load_sql[L_MAX] = {
 	    " ORDER BY domain COLLATE \"C\"",
 	[L_CONTROL] = "SELECT " PG_MS("since") ", result FROM ddup_control"
 	    " WHERE checker = $1",
+	[L_CERTS] = "SELECT domain, endpoint, expires FROM ddup_cert"
+	    " WHERE domain = ANY ($1::text[])"
+	    " ORDER BY domain COLLATE \"C\", endpoint COLLATE \"C\"",
 };
 
 size_t
@@ -100,6 +104,8 @@ pgd_load_queue(struct pgq *q, const struct config *c, int results,
 	p[0] = c->checker != NULL ? c->checker : "";
 	pgq_add(q, "cannot read the controlUrl's state", load_sql[L_CONTROL],
 	    1, p);
+	p[0] = pga_text(&names);
+	pgq_add(q, "cannot read the certificates", load_sql[L_CERTS], 1, p);
 	pga_free(&names);
 	return first;
 }
@@ -195,7 +201,8 @@ parse_endpoints(const PGresult *er, const struct config *c, int results,
 			/* Another address or URL: someone else's counters. */
 			if ((r = row_find(er, d->name, e->name)) < 0 ||
 			    strcmp(PQgetvalue(er, r, 2), endpoint_target(e))
-			    != 0 || strcmp(PQgetvalue(er, r, 3), e->url) != 0)
+			    != 0 || strcmp(PQgetvalue(er, r, 3),
+			    endpoint_check(e)) != 0)
 				continue;
 			o->found = 1;
 			o->failures = (long)pg_getlld(er, r, 4);
@@ -210,6 +217,21 @@ parse_endpoints(const PGresult *er, const struct config *c, int results,
 			}
 		}
 	}
+}
+
+/* Each endpoint's certificate, found or not (its counters may be gone). */
+static void
+parse_certs(const PGresult *cr, const struct config *c,
+    struct st_snapshot *out)
+{
+	size_t i, j, k = 0;
+	int r;
+
+	for (i = 0; i < c->ndomains; i++)
+		for (j = 0; j < c->domains[i].neps; j++, k++)
+			if ((r = row_find(cr, c->domains[i].name,
+			    c->domains[i].eps[j].name)) >= 0)
+				out->eps[k].cert_expires = pg_getlld(cr, r, 2);
 }
 
 static void
@@ -265,6 +287,7 @@ pgd_load_parse(struct pg_state *st, const struct pgq *q, size_t first,
 		parse_domain(r[L_DOMAINS], r[L_PUBLISHED], c->domains[i].name,
 		    &out->doms[i], st, &rc);
 	parse_endpoints(r[L_ENDPOINTS], c, results, out);
+	parse_certs(r[L_CERTS], c, out);
 	parse_requests(r[L_DRAINS], r[L_FAILBACKS], r[L_CONTROL], out->req);
 	return rc;
 }

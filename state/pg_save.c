@@ -173,7 +173,16 @@ static const char *const sql_gone[] = {
 	"DELETE FROM ddup_drain d WHERE NOT EXISTS (SELECT 1 FROM"
 	" unnest($1::text[], $2::text[]) AS c(domain, name)"
 	" WHERE c.domain = d.domain AND c.name = d.endpoint)",
+	"DELETE FROM ddup_cert x WHERE NOT EXISTS (SELECT 1 FROM"
+	" unnest($1::text[], $2::text[]) AS c(domain, name)"
+	" WHERE c.domain = x.domain AND c.name = x.endpoint)",
 };
+
+/* The certificates whose expiry changed (few runs have any). */
+static const char sql_certs[] =
+	"INSERT INTO ddup_cert (domain, endpoint, expires)"
+	" SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[])"
+	" ON CONFLICT (domain, endpoint) DO UPDATE SET expires = excluded.expires";
 
 /* And with $1 the configured domains (and $2..$4 their managed types). */
 static const struct {
@@ -298,7 +307,7 @@ add_endpoint(struct ep_cols *a, const struct outcome_domain *od,
 	pga_add(&a->c[C_DOMAIN], od->cfg->name);
 	pga_add(&a->c[C_NAME], cfg->name);
 	pga_add(&a->c[C_IP], endpoint_target(cfg));
-	pga_add(&a->c[C_URL], cfg->url);
+	pga_add(&a->c[C_URL], endpoint_check(cfg));
 	pga_lld(&a->c[C_PRIO], cfg->priority);
 	pga_lld(&a->c[C_FAIL], e->failures);
 	pga_lld(&a->c[C_PASS], e->passes);
@@ -310,6 +319,38 @@ add_endpoint(struct ep_cols *a, const struct outcome_domain *od,
 		pga_add(&a->c[C_STATUS], NULL);
 	pga_add(&a->c[C_REASON], reason);
 	pga_lld(&a->c[C_LAT], e->check.latency_ms);
+}
+
+static void
+queue_certs(struct pgq *q, const struct outcome *o,
+    const unsigned char *decided)
+{
+	struct pg_arr a[3];
+	const char *p[3];
+	size_t i, j;
+
+	memset(a, 0, sizeof(a));
+	for (i = 0; i < outcome_ndomains(o); i++) {
+		const struct outcome_domain *od = outcome_domain(o, i);
+
+		for (j = 0; decided[i] && j < od->neps; j++) {
+			const struct outcome_ep *e = &od->eps[j];
+
+			if (e->cert_expires == e->cert_expires_before ||
+			    e->cert_expires == 0)
+				continue;
+			pga_add(&a[0], od->cfg->name);
+			pga_add(&a[1], e->cfg->name);
+			pga_lld(&a[2], e->cert_expires);
+		}
+	}
+	if (a[0].n > 0) {
+		for (i = 0; i < 3; i++)
+			p[i] = pga_text(&a[i]);
+		pgq_add(q, "cannot save the certificates", sql_certs, 3, p);
+	}
+	for (i = 0; i < 3; i++)
+		pga_free(&a[i]);
 }
 
 static void
@@ -584,6 +625,7 @@ pgd_save_queue(struct pg_state *st, struct pgq *q, const struct config *c,
 			add_endpoint(&a, od, &od->eps[j]);
 	}
 	queue_endpoints(q, &a, now);
+	queue_certs(q, o, decided);
 	for (i = 0; i < n; i++)
 		if (decided[i])
 			queue_domain(q, now, outcome_domain(o, i));

@@ -93,7 +93,7 @@ sqlite_load(struct state *base, const struct config *c, int results,
 			struct st_ep_snap *o = &out->eps[k];
 
 			if (state_get_endpoint(st, d->name, e->name,
-			    endpoint_target(e), e->url, &se) == -1)
+			    endpoint_target(e), endpoint_check(e), &se) == -1)
 				rc = -1;
 			o->found = se.found;
 			o->failures = se.failures;
@@ -109,6 +109,8 @@ sqlite_load(struct state *base, const struct config *c, int results,
 			}
 		}
 	}
+	if (state_get_certs(st, c, out->eps) == -1)
+		rc = -1;
 	state_read_end(st);
 	return rc;
 }
@@ -171,8 +173,8 @@ save_endpoint(struct sqlite_state *st, long long now,
 		se.uncounted = 1;
 		/* Its address or CNAME target, as every run stores it. */
 		return state_put_endpoint(st, od->cfg->name, e->cfg->name,
-		    endpoint_target(e->cfg), e->cfg->url, e->cfg->priority,
-		    &se);
+		    endpoint_target(e->cfg), endpoint_check(e->cfg),
+		    e->cfg->priority, &se);
 	}
 	se.failures = e->failures;
 	se.passes = e->passes;
@@ -185,7 +187,8 @@ save_endpoint(struct sqlite_state *st, long long now,
 	    e->check.reason);
 	se.before = before = checks_before(&e->check, now, &se.nbefore);
 	rc = state_put_endpoint(st, od->cfg->name, e->cfg->name,
-	    endpoint_target(e->cfg), e->cfg->url, e->cfg->priority, &se);
+	    endpoint_target(e->cfg), endpoint_check(e->cfg), e->cfg->priority,
+	    &se);
 	free(before);
 	return rc;
 }
@@ -223,9 +226,17 @@ save_domain(struct sqlite_state *st, long long now,
 	char		 error[ST_ERROR_MAX];
 	size_t		 j, k;
 
-	for (j = 0; j < od->neps; j++)
-		if (save_endpoint(st, now, od, &od->eps[j]) == -1)
+	for (j = 0; j < od->neps; j++) {
+		const struct outcome_ep *e = &od->eps[j];
+
+		if (save_endpoint(st, now, od, e) == -1)
 			return -1;
+		/* Only a change is written: most runs see the same one. */
+		if (e->cert_expires != e->cert_expires_before &&
+		    e->cert_expires != 0 && state_put_cert(st, od->cfg->name,
+		    e->cfg->name, e->cert_expires) == -1)
+			return -1;
+	}
 	memset(&sd, 0, sizeof(sd));
 	sd.found = 1;
 	sd.has_tier = od->has_tier;

@@ -51,6 +51,7 @@ enum {
 	S_DROP_EP,
 	S_DROP_DOM,
 	S_DROP_PUB,
+	S_DROP_CERT,
 	S_PRUNE_STREAKS,
 	S_PRUNE_CHANGES,
 	S_MARK_UNSURE,
@@ -93,6 +94,8 @@ struct st_delivery;
 struct st_notify_counts;
 struct st_requests;
 struct st_domain;
+struct st_ep_snap;
+struct config;
 
 /* A SQLite open: struct state first (state/backend.h). */
 struct sqlite_state {
@@ -290,6 +293,18 @@ int	 state_add_event(struct sqlite_state *st, long long when,
 	    const char *const *notifiers, size_t n);
 int	 state_prune_events(struct sqlite_state *st, long long now,
 	    long long keep_ms, const char *const *notifiers, size_t n);
+
+/*
+ * The certificates (state/sqlite_certs.c): each configured endpoint's
+ * stored expiry into eps (per endpoint of c, in order, as st_snapshot's);
+ * and one endpoint's, written when it changed (between state_begin() and
+ * state_commit()).  state_finish_run() drops those of endpoints no
+ * longer configured.
+ */
+int	 state_get_certs(struct sqlite_state *st, const struct config *c,
+	    struct st_ep_snap *eps);
+int	 state_put_cert(struct sqlite_state *st, const char *domain,
+	    const char *endpoint, long long expires);
 
 /* Adds add to one counter; between state_begin() and state_commit(). */
 int	 state_count(struct sqlite_state *st, const char *domain,

@@ -121,6 +121,9 @@ static const char *const stmt_sql[S_MAX] = {
 	    " AND ((published.type = 'A' AND c.has4)"
 	    " OR (published.type = 'AAAA' AND c.has6)"
 	    " OR (published.type = 'CNAME' AND c.hascname)))",
+	[S_DROP_CERT] = "DELETE FROM certs WHERE NOT EXISTS (SELECT 1"
+	    " FROM temp.cfg_endpoints c"
+	    " WHERE c.domain = certs.domain AND c.name = certs.endpoint)",
 	[S_PRUNE_STREAKS] = "DELETE FROM streaks WHERE last < ?1",
 	[S_PRUNE_CHANGES] = "DELETE FROM changes WHERE time < ?1",
 	[S_MARK_UNSURE] = "INSERT INTO domains (name, provider, ttl, unhealthy,"
@@ -1121,7 +1124,8 @@ note_config(struct sqlite_state *st, const struct config *c, int dropped_dom,
 int
 state_finish_run(struct sqlite_state *st, long long now, const struct config *c)
 {
-	static const int drops[] = { S_DROP_EP, S_DROP_DOM, S_DROP_PUB };
+	static const int drops[] = { S_DROP_EP, S_DROP_DOM, S_DROP_PUB,
+	    S_DROP_CERT };
 	sqlite3_stmt	*s;
 	long long	 cut;
 	char		 runs[32], when[80];

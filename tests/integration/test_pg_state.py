@@ -307,16 +307,17 @@ def test_views_answer_the_operators_questions(pgd, bind_server, http_server, pg_
 
 
 def test_schema_upgraded_from_version_2(pgd, bind_server, http_server, pg_server):
-    """Version 2 with its rows (a run of this version, its views taken away): the
-    next run adds the views and keeps the rows."""
+    """Version 2 with its rows (a run of this version, its views and the certificates
+    table taken away): the next run adds them and keeps the rows."""
     two(pgd, bind_server, http_server)
     assert pgd.run().rc == 0
     for view in ("current", "last_changes", "failures", "uptime_24h", "undelivered"):
         pg_server.psql(f"DROP VIEW ddup_{view}", user="ddup")
+    pg_server.psql("DROP TABLE ddup_cert", user="ddup")     # version 4's
     pg_server.psql("UPDATE ddup_meta SET value = '2' WHERE key = 'schema_version'", user="ddup")
     assert pgd.run().rc == 0
     assert pg_server.psql("SELECT value FROM ddup_meta WHERE key = 'schema_version'") == \
-        [["3"]]
+        [["4"]]
     assert pg_server.psql("SELECT endpoint, health, passes FROM ddup_current"
                           " ORDER BY priority") == [["primary", "ok", "2"],
                                                     ["backup", "ok", "2"]]

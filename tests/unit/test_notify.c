@@ -26,9 +26,10 @@ test_event_json(void **state)
 	static const char *const now[] = { "192.0.2.2", "2001:db8::2" };
 	static const char *const before[] = { "192.0.2.1" };
 	static const struct event_ep eps[] = {
-		{ "a", "192.0.2.1", 0, 0, "down", "HTTP 503" },
-		{ "b", "192.0.2.2", 1, 1, "active", "ok" },
-		{ "c", "2001:db8::2", 1, 1, "active", NULL },
+		{ "a", "192.0.2.1", 0, 0, "down", "HTTP 503", 0 },
+		/* 2027-01-02T03:04:05Z */
+		{ "b", "192.0.2.2", 1, 1, "active", "ok", 1798859045LL },
+		{ "c", "2001:db8::2", 1, 1, "active", NULL, 0 },
 	};
 	struct event ev = {
 		.type = EVT_DNS_UPDATED,
@@ -58,7 +59,8 @@ test_event_json(void **state)
 	    "{\"name\":\"a\",\"ip\":\"192.0.2.1\",\"priority\":0,"
 	    "\"healthy\":false,\"state\":\"down\",\"lastResult\":\"HTTP 503\"},"
 	    "{\"name\":\"b\",\"ip\":\"192.0.2.2\",\"priority\":1,"
-	    "\"healthy\":true,\"state\":\"active\",\"lastResult\":\"ok\"},"
+	    "\"healthy\":true,\"state\":\"active\",\"lastResult\":\"ok\","
+	    "\"certExpires\":\"2027-01-02T03:04:05Z\"},"
 	    "{\"name\":\"c\",\"ip\":\"2001:db8::2\",\"priority\":1,"
 	    "\"healthy\":true,\"state\":\"active\",\"lastResult\":null}],"
 	    "\"error\":null}");

@@ -132,6 +132,88 @@ test_events(void **state)
 	}
 }
 
+#define DAY_MS	(86400LL * 1000)
+#define NOW_MS	(20000LL * DAY_MS)	/* a run's now */
+#define NOW_S	(NOW_MS / 1000)
+
+/*
+ * The certificate rule (outcome.h, outcome_cert_entering): days left of
+ * this run's certificate (or none seen), of the stored one as of the
+ * check before (none stored, or no check before), certWarn in days.
+ */
+struct cert_case {
+	const char	*name;
+	int		 seen;		/* this run's check saw one */
+	long long	 left;		/* its days left at now */
+	int		 stored;	/* one was stored */
+	long long	 left_before;	/* its days left at the check before */
+	int		 checked_before;
+	long long	 warn;		/* certWarn, days (0: off) */
+	int		 within;	/* outcome_cert_within() */
+	int		 event;		/* cert_expiring */
+};
+
+static const struct cert_case cert_cases[] = {
+	{ "first seen, far", 1, 300, 0, 0, 0, 14, 0, 0 },
+	{ "first seen, near", 1, 5, 0, 0, 0, 14, 1, 1 },
+	{ "came near since the check before", 1, 13, 1, 15, 1, 14, 1, 1 },
+	{ "near already at the check before", 1, 12, 1, 13, 1, 14, 1, 0 },
+	{ "renewed, far again", 1, 90, 1, 3, 1, 14, 0, 0 },
+	{ "renewed to a near one", 1, 5, 1, 400, 1, 14, 1, 1 },
+	{ "expired, said before", 1, -2, 1, 1, 1, 14, 1, 0 },
+	{ "certWarn off", 1, 1, 0, 0, 0, 0, 0, 0 },
+	{ "none seen, the stored one near", 0, 0, 1, 5, 1, 14, 1, 0 },
+	{ "stored, no check before", 1, 5, 1, 5, 0, 14, 1, 1 },
+};
+
+static void
+test_cert_events(void **state)
+{
+	struct outcome_ep	 e;
+	struct outcome_domain	 d;
+	struct domain_cfg	 dc;
+	struct outcome_event	*ev;
+	size_t			 i, n;
+
+	(void)state;
+	for (i = 0; i < sizeof(cert_cases) / sizeof(cert_cases[0]); i++) {
+		const struct cert_case *c = &cert_cases[i];
+		long long before_at = NOW_MS - DAY_MS / 24;	/* an hour ago */
+
+		memset(&d, 0, sizeof(d));
+		memset(&dc, 0, sizeof(dc));
+		memset(&e, 0, sizeof(e));
+		dc.pol.cert_warn_ms = c->warn * DAY_MS;
+		d.cfg = &dc;
+		d.any_healthy = 1;
+		d.eps = &e;
+		d.neps = 1;
+		e.check.done = e.check.counted = e.has_state = 1;
+		e.check.reason = "ok";
+		e.last_check_before = c->checked_before ? before_at : 0;
+		if (c->stored)
+			e.cert_expires_before = before_at / 1000 +
+			    c->left_before * 86400;
+		if (c->seen)
+			e.check.cert_expires = NOW_S + c->left * 86400;
+		e.cert_expires = c->seen ? e.check.cert_expires :
+		    e.cert_expires_before;
+		if (outcome_cert_within(&d, &e, NOW_MS) != c->within)
+			fail_msg("%s: within %d", c->name, !c->within);
+		ev = NULL;
+		n = 0;
+		outcome_domain_events(&d, NOW_MS, 0, &ev, &n);
+		if ((size_t)c->event != n ||
+		    (n == 1 && (ev[0].kind != EVT_CERT_EXPIRING ||
+		    ev[0].ep != &e)))
+			fail_msg("%s: %zu events, want %d", c->name, n,
+			    c->event);
+		assert_int_equal(outcome_cert_entering(&d, &e, NOW_MS),
+		    c->event);
+		free(ev);
+	}
+}
+
 /* Made, filled, sealed and read as run.c and the outputs do. */
 static void
 test_iteration(void **state)
@@ -246,6 +328,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_events),
+		cmocka_unit_test(test_cert_events),
 		cmocka_unit_test(test_iteration),
 		cmocka_unit_test(test_repeats),
 	};
