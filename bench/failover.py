@@ -347,6 +347,8 @@ def main():
                     help="measure a steady run's cost at N = 1,000 instead")
     ap.add_argument("--cost-n", type=int, default=1000)
     ap.add_argument("--cost-runs", type=int, default=7)
+    ap.add_argument("--cost-cases", default="mixed,tcp,tls,command",
+                    help="what --cost measures beside HTTP alone")
     args = ap.parse_args()
     if args.cost:
         import failover_cost

@@ -6,7 +6,9 @@ configurations of the same addresses:
   http   every endpoint an HTTP GET;
   mixed  the endpoints in turn http://, tcp:// (connect only), tls://
          (a handshake verified against a CA of this run's own, `host` as
-         the server name) and `command = /bin/true`.
+         the server name) and `command = /bin/true`;
+and, for the breakdown, tcp, tls and command: every endpoint of that one
+type (--cost-cases picks which).
 Each is warmed up once (the first run publishes), then measured runs
 alternate between the two; the medians of wall time and CPU (user + sys
 of ddup-check and its children, from wait4()) are printed with the
@@ -73,7 +75,12 @@ def tls_handshake(address, port, ca):
             pass
 
 
-def write_ini(path, state, bind, ng, ca, mixed, ndomains):
+KINDS = {"http": 0, "tcp": 1, "tls": 2, "command": 3}
+LABEL = {"http": "HTTP alone", "mixed": "mixed: http, tcp://, tls://, command",
+         "tcp": "tcp:// alone", "tls": "tls:// alone", "command": "command = /bin/true alone"}
+
+
+def write_ini(path, state, bind, ng, ca, case, ndomains):
     per = len(ng.addrs) // ndomains
     lines = [f"state = {state}", "maxParallel = 256", "timeout = 3s", f"caFile = {ca}", "",
              "[provider bind]", "type = rfc2136", f"server = 127.0.0.1:{bind.port}",
@@ -82,7 +89,7 @@ def write_ini(path, state, bind, ng, ca, mixed, ndomains):
     for k in range(ndomains):
         lines += [f"[domain c{k}.{bind.zone}]", "provider = bind", "ttl = 60", ""]
         for j, a in enumerate(ng.addrs[k * per:(k + 1) * per]):
-            kind = j % 4 if mixed else 0
+            kind = j % 4 if case == "mixed" else KINDS[case]
             lines.append(f"[endpoint e{k * per + j}]")
             if kind == 0:
                 lines.append(f"url = {ng.url(a)}")
@@ -118,11 +125,14 @@ def main(args):
         ng.start()
         tls_handshake(ng.addrs[-1], ng.port + 1, ca)
         cases = {}
-        for name in ("http", "mixed"):
+        for name in ["http"] + [c for c in args.cost_cases.split(",") if c and c != "http"]:
+            if name not in LABEL:
+                print(f"cost: unknown case {name!r} ({', '.join(LABEL)})")
+                return 2
             d = os.path.join(work, name)
             os.makedirs(d)
             ini = os.path.join(d, "ddup.ini")
-            write_ini(ini, os.path.join(d, "state", "ddup.db"), bind, ng, ca, name == "mixed",
+            write_ini(ini, os.path.join(d, "state", "ddup.db"), bind, ng, ca, name,
                       max(1, n // 10))
             p = subprocess.run([args.ddup, "-c", ini], capture_output=True, text=True,
                                timeout=600)
@@ -150,14 +160,14 @@ def main(args):
            for name, c in cases.items()}
     print(f"cost: a steady run at N = {n} ({max(1, n // 10)} domains), median of {args.cost_runs} runs each, "
           f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}")
-    print(f"  {'checks':<34} {'wall ms':>8} {'CPU ms':>8} {'RSS MiB':>8}")
-    label = {"http": "HTTP alone", "mixed": "mixed: http, tcp://, tls://, command"}
+    print(f"  {'checks':<36} {'wall ms':>8} {'CPU ms':>8} {'RSS MiB':>8}")
     for name, (w, c, r) in med.items():
-        print(f"  {label[name]:<34} {w * 1000:8.0f} {c * 1000:8.0f} {r / 1024:8.1f}")
+        print(f"  {LABEL[name]:<36} {w * 1000:8.0f} {c * 1000:8.0f} {r / 1024:8.1f}")
     if "mixed" in med:
         hw, hc, _ = med["http"]
         mw, mc, _ = med["mixed"]
         print(f"  mixed / http: wall x{mw / hw:.2f}, CPU x{mc / hc:.2f}")
+    print("  (CPU: user + sys of ddup-check and its children, the programs included)")
     return 0
 
 
