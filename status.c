@@ -259,7 +259,7 @@ endpoint_json(const struct outcome_ep *e, int fleet)
 	json_object_set_new(o, "lastResult", json_text(e->last_result));
 	json_object_set_new(o, "latencyMs", e->latency_ms >= 0 ?
 	    json_integer(e->latency_ms) : json_null());
-	/* SPEC: only the checks that see a certificate have the key. */
+	/* Only checks that see a certificate have it (ddup-check(8)). */
 	if (check_takes(e->cfg->url) & CHECK_TAKES_CERT)
 		json_object_set_new(o, "certExpires",
 		    json_time(e->cert_expires * 1000));

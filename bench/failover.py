@@ -208,7 +208,7 @@ class Scheduler:
 
 
 def bounds(interval, attempts, timeout, recheck, mode):
-    """The longest a dead published endpoint stays in DNS (SPEC 4.3, 5),
+    """The longest a dead published endpoint stays in DNS (ddup-check(8), FAILOVER RULES),
     without the update's and the poll's few milliseconds.  c is how long
     the failing check takes: a 503 comes back at once, a hang takes the
     whole timeout."""

@@ -1,4 +1,4 @@
-"""Certificates about to expire (SPEC 4.4; ddup.ini(5), certWarn) through the built
+"""Certificates about to expire (ddup.ini(5), certWarn) through the built
 ddup-check: HTTPS health servers with certificates of the test CA valid for five
 days (within the default certWarn of 14 days) and for a year, and a plain HTTP one.
 certExpires in --status, its text line, the metric, the one warning, the
