@@ -16,6 +16,7 @@
 #include <ctype.h>
 #include <strings.h>
 
+#include "check.h"
 #include "config.h"
 #include "fuzz.h"
 #include "provider.h"
@@ -56,6 +57,7 @@ check_domain(const struct config *c, const struct domain_cfg *d)
 {
 	const struct endpoint_cfg *ep;
 	struct addr again;
+	char err[256];
 	size_t i, j, len;
 	int has4 = 0, has6 = 0;
 
@@ -90,10 +92,12 @@ check_domain(const struct config *c, const struct domain_cfg *d)
 	}
 	for (i = 0; i < d->neps; i++) {
 		ep = &d->eps[i];
-		fuzz_check(ep->name != NULL && ep->url != NULL &&
-		    (strncasecmp(ep->url, "http://", 7) == 0 ||
-		    strncasecmp(ep->url, "https://", 8) == 0), "endpoint name "
-		    "and url", d->name);
+		/* A url a check type takes, or a program's absolute path. */
+		fuzz_check(ep->name != NULL && (ep->url == NULL) !=
+		    (ep->command == NULL) && (ep->url == NULL ||
+		    check_url_ok(ep->url, err, sizeof(err)) == 0) &&
+		    (ep->command == NULL || ep->command[0] == '/'),
+		    "endpoint name and url or command", d->name);
 		fuzz_check(ep->ip.family == 4 || ep->ip.family == 6,
 		    "endpoint family", ep->name);
 		fuzz_check(addr_parse(ep->ip.s, &again) == 0 &&
