@@ -267,6 +267,9 @@ struct loop {
 	long		 max_exec;
 	struct heap	 rechecks;	/* repeats, by their time */
 	struct heap	 programs;	/* programs waiting for maxExec */
+	/* wait_all()'s descriptors, and where each slot's begin: made once. */
+	struct curl_waitfd *fds;
+	size_t		*from;
 };
 
 /*
@@ -379,15 +382,12 @@ refill(struct loop *l, size_t *next, size_t *n,
 static int
 wait_all(struct loop *l, char *err, size_t errlen)
 {
-	struct curl_waitfd *fds;
+	struct curl_waitfd *fds = l->fds;
 	long long	 deadline, first = 0, now = mono_ms();
-	size_t		 i, k, nfds = 0, *from;
+	size_t		 i, k, nfds = 0, *from = l->from;
 	CURLMcode	 mc;
 	long		 tmo = 1000;
-	int		 rc = -1;
 
-	fds = xcalloc(l->nslots * CHECK_WAIT_FDS + 1, sizeof(*fds));
-	from = xcalloc(l->nslots + 1, sizeof(*from));
 	for (i = 0; i < l->nslots; i++) {
 		struct slot *s = &l->slots[i];
 
@@ -411,7 +411,7 @@ wait_all(struct loop *l, char *err, size_t errlen)
 	    (int)tmo, NULL);
 	if (mc != CURLM_OK) {
 		snprintf(err, errlen, "libcurl: %s", curl_multi_strerror(mc));
-		goto out;
+		return -1;
 	}
 	now = mono_ms();
 	for (i = 0; i < l->nslots; i++) {
@@ -424,11 +424,7 @@ wait_all(struct loop *l, char *err, size_t errlen)
 		    now))
 			slot_end(l, s);
 	}
-	rc = 0;
-out:
-	free(from);
-	free(fds);
-	return rc;
+	return 0;
 }
 
 int
@@ -458,6 +454,8 @@ check_run(size_t n, int (*next_req)(void *, struct check_req *), void *arg,
 	l.nslots = (size_t)maxp < n ? (size_t)maxp : n;
 	l.slots = xcalloc(l.nslots, sizeof(*l.slots));
 	l.idle = xcalloc(l.nslots, sizeof(*l.idle));
+	l.fds = xcalloc(l.nslots * CHECK_WAIT_FDS + 1, sizeof(*l.fds));
+	l.from = xcalloc(l.nslots + 1, sizeof(*l.from));
 	for (l.nidle = 0; l.nidle < l.nslots; l.nidle++)
 		l.idle[l.nidle] = l.nslots - 1 - l.nidle;
 
@@ -498,6 +496,8 @@ out:
 			l.slots[i].type->slot_free(l.slots[i].st, l.cm);
 	free(l.rechecks.v);
 	free(l.programs.v);
+	free(l.from);
+	free(l.fds);
 	free(l.idle);
 	free(l.slots);
 	if (l.cm != NULL)
