@@ -193,6 +193,30 @@ const char *const pg_migrations[] = {
 	 */
 	"CREATE TABLE ddup_cert (domain text NOT NULL, endpoint text NOT NULL,"
 	"  expires bigint NOT NULL, PRIMARY KEY (domain, endpoint))",
+	/*
+	 * 5: the bad day, as the SQLite file's version 13: a domain off
+	 * its preferred set, since when and why; the drains that ended,
+	 * filled by a trigger for the dashboard's day.
+	 */
+	"CREATE TABLE ddup_failover (domain text PRIMARY KEY,"
+	"  since timestamptz NOT NULL,"		/* the preferred set was left */
+	"  reason text);"			/* the first failure of the tier left */
+	"CREATE TABLE ddup_drain_log (domain text NOT NULL,"
+	"  endpoint text NOT NULL, since timestamptz NOT NULL,"
+	"  until timestamptz NOT NULL);"
+	"CREATE INDEX ddup_drain_log_until ON ddup_drain_log (until);"
+	"CREATE FUNCTION ddup_drain_ended() RETURNS trigger LANGUAGE plpgsql"
+	"  AS $$ BEGIN"
+	"  IF TG_OP = 'DELETE' THEN"
+	"    INSERT INTO ddup_drain_log VALUES (OLD.domain, OLD.endpoint,"
+	"      OLD.since, least(coalesce(OLD.until, now()), now()));"
+	"  ELSIF NEW.since <> OLD.since THEN"
+	"    INSERT INTO ddup_drain_log VALUES (OLD.domain, OLD.endpoint,"
+	"      OLD.since, least(coalesce(OLD.until, NEW.since), NEW.since));"
+	"  END IF;"
+	"  RETURN NULL; END $$;"
+	"CREATE TRIGGER ddup_drain_ended AFTER DELETE OR UPDATE ON ddup_drain"
+	"  FOR EACH ROW EXECUTE FUNCTION ddup_drain_ended()",
 };
 
 const int pg_schema_version =

@@ -476,6 +476,39 @@ const char *const state_migrations[] = {
 	"  max(CASE key WHEN 'last_run' THEN value END) AS last_run,\n"
 	"  max(CASE key WHEN 'runs' THEN CAST(value AS INTEGER) END) AS runs\n"
 	"  FROM meta) m;\n",
+	/*
+	 * 13: the bad day (ddup.ini(5), POLICIES: allDown, degradedTtl).
+	 * A domain whose published set is not its preferred one has a row
+	 * in failovers, since when and why (the first failure of the tier
+	 * it left), written when that begins or ends, so a steady run
+	 * writes nothing.  drain_log keeps the drains that ended, for the
+	 * dashboard's day; the triggers fill it, whichever way a drain
+	 * goes (--undrain, its time out, a new --drain over it).
+	 */
+	"CREATE TABLE failovers (       -- domains off their preferred set\n"
+	"  domain TEXT PRIMARY KEY NOT NULL,\n"
+	"  since TEXT NOT NULL,         -- UTC: the preferred set was left\n"
+	"  reason TEXT                  -- the first failure of the tier left\n"
+	") STRICT;\n"
+	"CREATE TABLE drain_log (       -- drains that ended, kept as history\n"
+	"  domain TEXT NOT NULL,\n"
+	"  endpoint TEXT NOT NULL,\n"
+	"  since TEXT NOT NULL,         -- UTC\n"
+	"  until TEXT NOT NULL          -- UTC: undrained or run out\n"
+	") STRICT;\n"
+	"CREATE INDEX drain_log_until ON drain_log (until);\n"
+	"CREATE TRIGGER drains_ended AFTER DELETE ON drains BEGIN\n"
+	"  INSERT INTO drain_log VALUES (old.domain, old.endpoint, old.since,\n"
+	"    CASE WHEN old.until IS NOT NULL AND old.until <\n"
+	"      strftime('%Y-%m-%dT%H:%M:%fZ', 'now') THEN old.until\n"
+	"    ELSE strftime('%Y-%m-%dT%H:%M:%fZ', 'now') END);\n"
+	"END;\n"
+	"CREATE TRIGGER drains_renewed AFTER UPDATE OF since ON drains\n"
+	"  WHEN new.since <> old.since BEGIN\n"
+	"  INSERT INTO drain_log VALUES (old.domain, old.endpoint, old.since,\n"
+	"    CASE WHEN old.until IS NOT NULL AND old.until < new.since\n"
+	"    THEN old.until ELSE new.since END);\n"
+	"END;\n",
 };
 
 const int state_schema_version =
