@@ -314,10 +314,13 @@ def test_schema_upgraded_from_version_2(pgd, bind_server, http_server, pg_server
     for view in ("current", "last_changes", "failures", "uptime_24h", "undelivered"):
         pg_server.psql(f"DROP VIEW ddup_{view}", user="ddup")
     pg_server.psql("DROP TABLE ddup_cert", user="ddup")     # version 4's
+    for table in ("ddup_failover", "ddup_drain_log"):       # version 5's
+        pg_server.psql(f"DROP TABLE {table}", user="ddup")
+    pg_server.psql("DROP FUNCTION ddup_drain_ended() CASCADE", user="ddup")
     pg_server.psql("UPDATE ddup_meta SET value = '2' WHERE key = 'schema_version'", user="ddup")
     assert pgd.run().rc == 0
     assert pg_server.psql("SELECT value FROM ddup_meta WHERE key = 'schema_version'") == \
-        [["4"]]
+        [["5"]]
     assert pg_server.psql("SELECT endpoint, health, passes FROM ddup_current"
                           " ORDER BY priority") == [["primary", "ok", "2"],
                                                     ["backup", "ok", "2"]]
