@@ -89,18 +89,6 @@ struct domain_policy {
 	long long	 max_latency_ms; /* 0: none */
 	long long	 recheck_ms;	/* 0: off */
 	long long	 cert_warn_ms;	/* 0: off */
-	/* What to publish when no endpoint is healthy (ddup.ini(5), POLICIES). */
-	int		 all_down;	/* enum all_down */
-	struct addr	*fallback;	/* `fallback`, parsed, in the order given */
-	size_t		 nfallback;
-	long		 degraded_ttl;	/* 0: none */
-};
-
-/* allDown (ddup.ini(5), POLICIES). */
-enum all_down {
-	ALLDOWN_KEEP = 0,	/* DNS is not touched */
-	ALLDOWN_ALL,		/* every endpoint of the best tier not drained */
-	ALLDOWN_FALLBACK	/* the `fallback` addresses */
 };
 
 struct domain_cfg {

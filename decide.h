@@ -74,7 +74,6 @@ struct dec_ep {
 	int		 publish;	/* in the set this run wants in DNS */
 	int		 state;		/* enum ep_state, as it will be after the run */
 	int		 state_before;	/* decide_before(): as the last run left it */
-	int		 preferred;	/* in the preferred set (struct dec_domain) */
 };
 
 struct dec_domain {
@@ -88,8 +87,6 @@ struct dec_domain {
 	int		 has_current;	/* a tier was published before */
 	struct tier	 current;	/* that tier */
 	int		 control_failed; /* controlUrl failed: failures do not count */
-	int		 void_round;	/* a fleet's round heard too few: nothing counts */
-	int		 all_down;	/* enum all_down (config.h) */
 
 	/* out */
 	int		 any_healthy;	/* some endpoint may be published */
@@ -98,23 +95,6 @@ struct dec_domain {
 	int		 waiting;	/* manual failback keeps a worse choice */
 	struct tier	 best;		/* with waiting: the tier auto would take */
 	int		 status;	/* enum dom_status */
-	/*
-	 * allDown in force: no endpoint healthy, the run's checks count,
-	 * and the policy is not keep.  ALLDOWN_ALL marks publish on every
-	 * endpoint of the best tier that is not drained (has_tier, tier:
-	 * that tier); ALLDOWN_FALLBACK marks none (has_tier 0) and the
-	 * caller publishes the domain's fallback addresses.  0: none.
-	 */
-	int		 all_down_used;
-	/*
-	 * The preferred set: what would be published if every endpoint
-	 * were healthy and none drained (its endpoints have preferred set).
-	 * degraded: something is to be published and it is not that set
-	 * (degradedTtl is then written).
-	 */
-	int		 has_preferred;
-	struct tier	 preferred;
-	int		 degraded;
 };
 
 /*
