@@ -553,6 +553,9 @@ queue_prune(struct pgq *q, const struct config *c, long long now)
 		p[0] = pg_lld(buf, now - c->history_ms);
 		pgq_add(q, "cannot prune the check history",
 		    sql_prune_streaks, 1, p);
+		/* Ended drains are history of the same kind: kept as long. */
+		pgq_add(q, "cannot prune the drain history", "DELETE FROM"
+		    " ddup_drain_log WHERE until < " PG_TS("$1"), 1, p);
 	}
 	if (now - CHANGES_KEEP_MS > 0) {
 		p[0] = pg_lld(buf, now - CHANGES_KEEP_MS);

@@ -125,6 +125,7 @@ static const char *const stmt_sql[S_MAX] = {
 	    " FROM temp.cfg_endpoints c"
 	    " WHERE c.domain = certs.domain AND c.name = certs.endpoint)",
 	[S_PRUNE_STREAKS] = "DELETE FROM streaks WHERE last < ?1",
+	[S_PRUNE_DRAINS] = "DELETE FROM drain_log WHERE until < ?1",
 	[S_PRUNE_CHANGES] = "DELETE FROM changes WHERE time < ?1",
 	[S_MARK_UNSURE] = "INSERT INTO domains (name, provider, ttl, unhealthy,"
 	    " unsure) VALUES (?1, ?2, ?3, 0, 1)"
@@ -1170,6 +1171,11 @@ state_finish_run(struct sqlite_state *st, long long now, const struct config *c)
 	s = st->stmt[S_PRUNE_STREAKS];
 	b = cut > 0 ? bind_time(s, 1, cut) : bind_text(s, 1, "");
 	if (run_stmt(st, s, b, "pruning check history") == -1)
+		return -1;
+	/* Ended drains are history of the same kind: kept as long. */
+	s = st->stmt[S_PRUNE_DRAINS];
+	b = cut > 0 ? bind_time(s, 1, cut) : bind_text(s, 1, "");
+	if (run_stmt(st, s, b, "pruning drain history") == -1)
 		return -1;
 	cut = now - CHANGES_KEEP_MS;
 	s = st->stmt[S_PRUNE_CHANGES];

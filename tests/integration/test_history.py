@@ -4,9 +4,12 @@ views of the README; the upgrade of a file of schema 1, of 3 (the one before str
 import os
 import re
 import sqlite3
+import subprocess
+import time
 
 import pytest
 
+from conftest import DDUP
 from test_failover import NAME, nsupdate, write_config
 
 # The file's tables, views and migrations: SQLite only.
@@ -400,3 +403,34 @@ def test_migration_of_checks_to_streaks(ddup, bind_server, http_server, version)
     # Not even the first run after the upgrade rewrote the endpoint rows.
     assert q(ddup.state, "SELECT counted FROM endpoints") == [(3,), (3,)]
     assert q(ddup.state, "SELECT sum(checks) FROM history") == [(10,)]
+
+
+def test_ended_drains_are_logged_and_pruned_with_history(tmp_path):
+    """Each drain that ends (--undrain, a new --drain over it) leaves one row in
+    drain_log; a run drops the rows older than `history`, as it does streaks."""
+    db = tmp_path / "state.db"
+    cfg = tmp_path / "ddup.ini"
+    cfg.write_text("state = %s\nhistory = 1s\n[provider p]\ntype = exec\n"
+                   "command = /bin/true\n[domain app.example.com]\nprovider = p\n"
+                   "[endpoint a]\nurl = http://127.0.0.1:9/\nip = 127.0.0.1\n" % db)
+
+    def ddup(*args):
+        r = subprocess.run([DDUP, "-c", str(cfg), *args], capture_output=True,
+                           text=True, timeout=30)
+        assert r.returncode == 0, r.stderr
+
+    def log():
+        con = sqlite3.connect("file:%s?mode=ro" % db, uri=True)
+        rows = con.execute("SELECT endpoint, since < until FROM drain_log").fetchall()
+        con.close()
+        return rows
+
+    ddup("--drain", "app.example.com/a", "--for", "1h")
+    ddup("--drain", "app.example.com/a")
+    ddup("--undrain", "app.example.com/a")
+    assert log() == [("a", 1), ("a", 1)]
+    ddup()
+    assert len(log()) == 2
+    time.sleep(1.5)
+    ddup()
+    assert log() == []

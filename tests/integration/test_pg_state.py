@@ -348,3 +348,20 @@ def test_a_failed_statement_rolls_the_save_back(pgd, bind_server, http_server, p
     assert pgd.run().rc == 0
     assert pg_server.psql("SELECT name, passes FROM ddup_endpoint ORDER BY name") == \
         [["backup", "2"], ["primary", "2"]]
+
+
+def test_ended_drains_are_pruned_with_history(pgd, bind_server, http_server, pg_server):
+    """history = 1s: a drain that ran out is logged when a run drops it, and a run
+    past `history` drops the log row, as it does ended streaks."""
+    two(pgd, bind_server, http_server)
+    text = open(pgd.config).read().replace("interval = 30s\n", "interval = 30s\nhistory = 1s\n")
+    with open(pgd.config, "w") as f:
+        f.write(text)
+    assert pgd.run("--drain", f"{NAME}/backup", "--for", "1s").rc == 0
+    time.sleep(1.2)
+    assert pgd.run().rc == 0
+    assert pg_server.psql("SELECT endpoint, since < until FROM ddup_drain_log") == \
+        [["backup", "t"]]
+    time.sleep(1.5)
+    assert pgd.run().rc == 0
+    assert pg_server.psql("SELECT count(*) FROM ddup_drain_log") == [["0"]]
