@@ -68,6 +68,13 @@ struct endpoint_cfg {
  * them itself (ddup.ini(5), DOMAINS and POLICIES).  config_keys.c lists
  * them in one table, so a new one is a field here and an entry there.
  */
+/* allDown (ddup.ini(5), POLICIES): what a domain with nothing healthy publishes. */
+enum all_down {
+	ALLDOWN_KEEP = 0,	/* nothing: DNS stays as it is */
+	ALLDOWN_ALL,		/* every endpoint of the best tier not drained */
+	ALLDOWN_FALLBACK	/* the fallback addresses */
+};
+
 struct domain_policy {
 	long		 ttl;
 	long long	 timeout_ms;
@@ -89,6 +96,9 @@ struct domain_policy {
 	long long	 max_latency_ms; /* 0: none */
 	long long	 recheck_ms;	/* 0: off */
 	long long	 cert_warn_ms;	/* 0: off */
+	int		 all_down;	/* allDown: enum all_down */
+	struct addrset	 fallback;	/* allDown = fallback: what to publish */
+	long		 degraded_ttl;	/* degradedTtl; 0: none, ttl throughout */
 };
 
 struct domain_cfg {

@@ -12,24 +12,68 @@
 #include "util.h"
 
 /*
- * The domain's TTL must be one its provider's API accepts; line is that
- * of the ttl key (0: inherited from the defaults, or the default).
+ * A TTL the domain writes (key: ttl or degradedTtl) must be one its
+ * provider's API accepts; line is that of the key (0: inherited from
+ * the defaults, or the default).
  */
 static void
-check_ttl(struct ctx *x, const struct domain_cfg *d, int line)
+check_ttl(struct ctx *x, const struct domain_cfg *d, const char *key,
+    long ttl, int line)
 {
 	const struct provider_ops *ops = d->provider->ops;
-	long ttl = d->pol.ttl, min = ops->ttl_min;
+	long min = ops->ttl_min;
 
 	if (ops->ttl_min_of != NULL)
 		min = ops->ttl_min_of(d->provider);
 	if ((ttl >= min && ttl <= ops->ttl_max) ||
 	    (ttl == 1 && (ops->caps & PCAP_TTL_AUTO) != 0))
 		return;
-	cfg_problem(x, line != 0 ? line : d->line, 0, "domain %s: ttl %ld is "
+	cfg_problem(x, line != 0 ? line : d->line, 0, "domain %s: %s %ld is "
 	    "outside what provider '%s' (%s) accepts: %ld..%ld%s", d->name,
-	    ttl, d->provider->name, ops->type, min, ops->ttl_max,
+	    key, ttl, d->provider->name, ops->type, min, ops->ttl_max,
 	    (ops->caps & PCAP_TTL_AUTO) != 0 ? ", or 1 for automatic" : "");
+}
+
+/*
+ * degradedTtl shortens the TTL while the domain is off its preferred
+ * set: one at or above ttl would lengthen it, so it is refused.
+ */
+static void
+check_degraded_ttl(struct ctx *x, const struct domain_cfg *d, int line)
+{
+	if (d->pol.degraded_ttl == 0)
+		return;
+	if (d->pol.degraded_ttl >= d->pol.ttl) {
+		cfg_problem(x, line != 0 ? line : d->line, 0, "domain %s: "
+		    "degradedTtl %ld is not below ttl %ld", d->name,
+		    d->pol.degraded_ttl, d->pol.ttl);
+		return;
+	}
+	check_ttl(x, d, "degradedTtl", d->pol.degraded_ttl, line);
+}
+
+/*
+ * allDown = fallback publishes the fallback addresses, whose families
+ * the domain then manages as it manages its endpoints' (ddup.ini(5),
+ * POLICIES).  Called once the endpoints set has4 and has6.
+ */
+static void
+check_fallback(struct ctx *x, struct domain_cfg *d, int line)
+{
+	size_t i;
+
+	if (d->pol.all_down != ALLDOWN_FALLBACK)
+		return;
+	if (d->pol.fallback.n == 0) {
+		cfg_problem(x, line != 0 ? line : d->line, 0, "domain %s: "
+		    "allDown = fallback needs 'fallback' addresses", d->name);
+		return;
+	}
+	for (i = 0; i < d->pol.fallback.n; i++)
+		if (d->pol.fallback.v[i].family == 4)
+			d->has4 = 1;
+		else
+			d->has6 = 1;
 }
 
 /*
@@ -120,8 +164,10 @@ build_domain(struct ctx *x, size_t idx, const struct hc *defaults,
 			    d->provider->name);
 		free(z);
 	}
-	if (d->provider != NULL && d->provider->ops != NULL)
-		check_ttl(x, d, cfg_hc_line(&h, "ttl"));
+	if (d->provider != NULL && d->provider->ops != NULL) {
+		check_ttl(x, d, "ttl", d->pol.ttl, cfg_hc_line(&h, "ttl"));
+		check_degraded_ttl(x, d, cfg_hc_line(&h, "degradedTtl"));
+	}
 	if (d->pol.timeout_ms >= c->interval_ms) {
 		warnline = cfg_hc_line(&h, "timeout");
 		if (warnline == 0)
@@ -132,6 +178,7 @@ build_domain(struct ctx *x, size_t idx, const struct hc *defaults,
 	}
 	check_recheck(x, d, &h);
 	cfg_build_endpoints(x, idx, d);
+	check_fallback(x, d, cfg_hc_line(&h, "allDown"));
 }
 
 void

@@ -83,6 +83,7 @@ cfg_policy_free(struct domain_policy *p)
 	free(p->user_agent);
 	strv_free(p->failover, p->nfailover);
 	secretv_free(p->headers, p->nheaders);
+	addrset_free(&p->fallback);
 	p->expect_body = p->location = p->user_agent = NULL;
 	p->failover = p->headers = NULL;
 	p->nfailover = p->nheaders = 0;
@@ -100,6 +101,8 @@ cfg_hc_copy(struct hc *dst, const struct hc *src)
 	dst->p.user_agent = src->p.user_agent != NULL ?
 	    xstrdup(src->p.user_agent) : NULL;
 	dst->p.headers = strv_copy(src->p.headers, src->p.nheaders);
+	memset(&dst->p.fallback, 0, sizeof(dst->p.fallback));
+	addrset_copy(&dst->p.fallback, &src->p.fallback);
 }
 
 /*
@@ -187,6 +190,45 @@ parse_locations(struct ctx *x, const struct rkey *k, char ***out, size_t *n)
 	return 0;
 }
 
+/*
+ * fallback: addresses split at commas and white space, each once, in
+ * their canonical spelling (the set publication compares); -1: reported.
+ */
+static int
+parse_addrs(struct ctx *x, const struct rkey *k, struct addrset *out)
+{
+	struct addrset	 set;
+	char		*copy, *w, *save = NULL;
+	int		 rc = 0;
+
+	memset(&set, 0, sizeof(set));
+	copy = xstrdup(k->value);
+	for (w = strtok_r(copy, ", \t", &save); w != NULL;
+	    w = strtok_r(NULL, ", \t", &save)) {
+		if (addrset_contains(&set, w)) {
+			cfg_problem(x, k->line, 0, "'%s': address %s listed "
+			    "twice", k->canon, w);
+			rc = -1;
+		} else if (addrset_add(&set, w) == -1) {
+			cfg_problem(x, k->line, 0, "'%s': '%s' is not an IPv4 "
+			    "or IPv6 address", k->canon, w);
+			rc = -1;
+		}
+	}
+	if (rc == 0 && set.n == 0) {
+		cfg_problem(x, k->line, 0, "'%s' has no address", k->canon);
+		rc = -1;
+	}
+	free(copy);
+	if (rc == -1) {
+		addrset_free(&set);
+		return -1;
+	}
+	addrset_free(out);
+	*out = set;
+	return 0;
+}
+
 /* Key k of entry dk into h->p; -1 when its value was reported. */
 static int
 parse_dom_key(struct ctx *x, const struct cfg_dom_key *dk, const struct rkey *k,
@@ -234,9 +276,14 @@ parse_dom_key(struct ctx *x, const struct cfg_dom_key *dk, const struct rkey *k,
 				*(int *)field = (int)i;
 				return 0;
 			}
-		cfg_problem(x, k->line, 0, "'%s': expected %s or %s, not "
-		    "'%s'", dk->name, dk->words[0], dk->words[1], k->value);
+		cfg_problem(x, k->line, 0, "'%s': expected %s%s%s or %s, not "
+		    "'%s'", dk->name, dk->words[0], dk->words[2] != NULL ?
+		    ", " : "", dk->words[2] != NULL ? dk->words[1] : "",
+		    dk->words[2] != NULL ? dk->words[2] : dk->words[1],
+		    k->value);
 		return -1;
+	case DK_ADDRS:
+		return parse_addrs(x, k, field);
 	case DK_EXPECT:
 		if (parse_expect(k->value, field) == -1) {
 			cfg_problem(x, k->line, 0, "'expectStatus': expected a "

@@ -131,6 +131,11 @@ feed_policy(EVP_MD_CTX *md, const struct domain_policy *p)
 	feed_num(md, "maxLatency", p->max_latency_ms);
 	feed_num(md, "recheck", p->recheck_ms);
 	feed_num(md, "certWarn", p->cert_warn_ms);
+	feed_num(md, "allDown", p->all_down);
+	feed_num(md, "fallbacks", (long long)p->fallback.n);
+	for (i = 0; i < p->fallback.n; i++)
+		feed(md, "fallback", p->fallback.v[i].s);
+	feed_num(md, "degradedTtl", p->degraded_ttl);
 }
 
 static void

@@ -164,7 +164,8 @@ enum dk_type {
 	DK_LINE,		/* char *, one printable line */
 	DK_HEADERS,		/* char **, with nheaders: every `header` */
 	DK_LOCATION,		/* char *, a location name */
-	DK_LOCATIONS		/* char **, with nfailover: a list of them */
+	DK_LOCATIONS,		/* char **, with nfailover: a list of them */
+	DK_ADDRS		/* struct addrset: addresses, comma-separated */
 };
 
 struct cfg_dom_key {
@@ -172,7 +173,7 @@ struct cfg_dom_key {
 	enum dk_type	 type;
 	size_t		 off;			/* in struct domain_policy */
 	long		 min;			/* DK_LONG */
-	const char	*words[3];		/* DK_WORD, NULL-terminated */
+	const char	*words[4];		/* DK_WORD, NULL-terminated */
 };
 
 /* The domain keys, in the order of struct hc's lines. */

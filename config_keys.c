@@ -89,6 +89,12 @@ const struct cfg_dom_key cfg_dom_keys[] = {
 	    0, { NULL } },
 	{ "certWarn", DK_DURATION0,
 	    offsetof(struct domain_policy, cert_warn_ms), 0, { NULL } },
+	{ "allDown", DK_WORD, offsetof(struct domain_policy, all_down), 0,
+	    { "keep", "all", "fallback", NULL } },
+	{ "fallback", DK_ADDRS, offsetof(struct domain_policy, fallback), 0,
+	    { NULL } },
+	{ "degradedTtl", DK_LONG, offsetof(struct domain_policy, degraded_ttl),
+	    1, { NULL } },
 };
 
 const size_t cfg_ndom_keys = sizeof(cfg_dom_keys) / sizeof(cfg_dom_keys[0]);
