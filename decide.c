@@ -118,34 +118,39 @@ ep_tier(const struct dec_ep *e)
 	return t;
 }
 
-/* May be published: healthy and not drained. */
+/*
+ * May be published: healthy and not drained.  With all, every endpoint
+ * may: the choice as it would be with all healthy and none drained,
+ * the preferred one (degradedTtl).
+ */
 static int
-usable(const struct dec_ep *e)
+usable(const struct dec_ep *e, int all)
 {
-	return e->healthy && !e->drained;
+	return all || (e->healthy && !e->drained);
 }
 
 static size_t
-tier_count(const struct dec_ep *eps, size_t n, struct tier t)
+tier_count(const struct dec_ep *eps, size_t n, struct tier t, int all)
 {
 	size_t i, c = 0;
 
 	for (i = 0; i < n; i++)
-		c += usable(&eps[i]) && tier_cmp(ep_tier(&eps[i]), t) == 0;
+		c += usable(&eps[i], all) &&
+		    tier_cmp(ep_tier(&eps[i]), t) == 0;
 	return c;
 }
 
 /* The best tier with a usable endpoint that is worse than *after (NULL: any). */
 static int
 next_tier(const struct dec_ep *eps, size_t n, const struct tier *after,
-    struct tier *out)
+    int all, struct tier *out)
 {
 	struct tier	 t, best = { 0, 0 };
 	size_t		 i;
 	int		 found = 0;
 
 	for (i = 0; i < n; i++) {
-		if (!usable(&eps[i]))
+		if (!usable(&eps[i], all))
 			continue;
 		t = ep_tier(&eps[i]);
 		if (after != NULL && tier_cmp(t, *after) <= 0)
@@ -164,19 +169,19 @@ next_tier(const struct dec_ep *eps, size_t n, const struct tier *after,
  * walked best first, so this costs one pass per tier passed over.
  */
 static int
-auto_tier(const struct dec_ep *eps, size_t n, size_t min, struct tier *out,
-    int *enough)
+auto_tier(const struct dec_ep *eps, size_t n, size_t min, int all,
+    struct tier *out, int *enough)
 {
 	struct tier	 t, first = { 0, 0 };
 	int		 ok, have = 0;
 
 	*enough = 0;
-	for (ok = next_tier(eps, n, NULL, &t); ok;
-	    ok = next_tier(eps, n, &t, &t)) {
+	for (ok = next_tier(eps, n, NULL, all, &t); ok;
+	    ok = next_tier(eps, n, &t, all, &t)) {
 		if (!have)
 			first = t;
 		have = 1;
-		if (tier_count(eps, n, t) >= min) {
+		if (tier_count(eps, n, t, all) >= min) {
 			*out = t;
 			*enough = 1;
 			return 1;
@@ -188,12 +193,12 @@ auto_tier(const struct dec_ep *eps, size_t n, size_t min, struct tier *out,
 
 /* With publish one: the endpoint of tier t to publish; keep: the one in DNS. */
 static size_t
-pick_one(const struct dec_ep *eps, size_t n, struct tier t, int keep)
+pick_one(const struct dec_ep *eps, size_t n, struct tier t, int keep, int all)
 {
 	size_t i, first = n;
 
 	for (i = 0; i < n; i++) {
-		if (!usable(&eps[i]) || tier_cmp(ep_tier(&eps[i]), t) != 0)
+		if (!usable(&eps[i], all) || tier_cmp(ep_tier(&eps[i]), t) != 0)
 			continue;
 		if (keep && eps[i].published)
 			return i;
@@ -201,6 +206,83 @@ pick_one(const struct dec_ep *eps, size_t n, struct tier t, int keep)
 			first = i;
 	}
 	return first;
+}
+
+/*
+ * allDown = all: every endpoint of the best tier that is not drained,
+ * healthy or not; with publish one only the first of it in file order
+ * (an operator who publishes one server at a time, a primary database
+ * say, does not get two because the checks fail).  0: every endpoint
+ * is drained, nothing to publish.
+ */
+static int
+fail_open_all(struct dec_domain *d, struct dec_ep *eps, size_t n)
+{
+	struct tier	 best = { 0, 0 };
+	size_t		 i;
+	int		 found = 0, marked = 0;
+
+	for (i = 0; i < n; i++)
+		if (!eps[i].drained && (!found ||
+		    tier_cmp(ep_tier(&eps[i]), best) < 0)) {
+			best = ep_tier(&eps[i]);
+			found = 1;
+		}
+	for (i = 0; found && i < n; i++)
+		if (!eps[i].drained && tier_cmp(ep_tier(&eps[i]), best) == 0 &&
+		    !(d->publish_one && marked))
+			eps[i].publish = marked = 1;
+	if (found) {
+		d->has_tier = 1;
+		d->tier = best;
+	}
+	return found;
+}
+
+/* allDown, when nothing is healthy and the run's checks count. */
+static void
+apply_all_down(struct dec_domain *d, struct dec_ep *eps, size_t n)
+{
+	d->fail_open = ALLDOWN_KEEP;
+	if (d->any_healthy || d->control_failed || d->void_round)
+		return;
+	if (d->all_down == ALLDOWN_ALL && fail_open_all(d, eps, n))
+		d->fail_open = ALLDOWN_ALL;
+	else if (d->all_down == ALLDOWN_FALLBACK)
+		d->fail_open = ALLDOWN_FALLBACK;
+}
+
+/*
+ * Whether the set chosen is not the preferred one: the one chosen with
+ * every endpoint healthy and none drained, by automatic failback; and
+ * the first endpoint of that set left out.  A set published by allDown
+ * is never preferred, even when allDown = all publishes the addresses
+ * the preferred set has: they are there because nothing passes, and
+ * clients should ask again soon.
+ */
+static void
+set_degraded(struct dec_domain *d, const struct dec_ep *eps, size_t n,
+    size_t min)
+{
+	struct tier	 pref;
+	size_t		 i, pick = n;
+	int		 enough, in;
+
+	d->degraded = !d->any_healthy;
+	d->left = n;
+	if (!auto_tier(eps, n, min, 1, &pref, &enough))
+		return;			/* no endpoint at all */
+	if (d->publish_one)
+		pick = pick_one(eps, n, pref, 0, 1);
+	for (i = 0; i < n; i++) {
+		in = tier_cmp(ep_tier(&eps[i]), pref) == 0 &&
+		    (!d->publish_one || i == pick);
+		if (in == (eps[i].publish != 0) && d->any_healthy)
+			continue;
+		d->degraded = 1;
+		if (in && d->left == n)
+			d->left = i;
+	}
 }
 
 void
@@ -215,13 +297,16 @@ decide(struct dec_domain *d, struct dec_ep *eps, size_t n)
 	d->any_healthy = 0;
 	d->has_tier = 0;
 	d->waiting = 0;
+	d->fail_open = ALLDOWN_KEEP;
+	d->degraded = 0;
+	d->left = n;
 	memset(&d->tier, 0, sizeof(d->tier));
 	memset(&d->best, 0, sizeof(d->best));
 	for (i = 0; i < n; i++)
 		apply_check(d, &eps[i]);
 	for (i = 0; i < n; i++)
 		eps[i].publish = 0;
-	if (auto_tier(eps, n, min, &best, &enough)) {
+	if (auto_tier(eps, n, min, 0, &best, &enough)) {
 		d->any_healthy = 1;
 		d->has_tier = 1;
 		d->tier = best;
@@ -231,20 +316,22 @@ decide(struct dec_domain *d, struct dec_ep *eps, size_t n)
 		 * when no tier has that many.
 		 */
 		if (manual && d->has_current &&
-		    (cur = tier_count(eps, n, d->current)) > 0 &&
+		    (cur = tier_count(eps, n, d->current, 0)) > 0 &&
 		    (cur >= min || !enough))
 			d->tier = d->current;
 		if (d->publish_one) {
-			pick = pick_one(eps, n, d->tier, manual);
-			best_pick = pick_one(eps, n, best, 0);
+			pick = pick_one(eps, n, d->tier, manual, 0);
+			best_pick = pick_one(eps, n, best, 0, 0);
 		}
 		d->waiting = tier_cmp(d->tier, best) != 0 || pick != best_pick;
 		d->best = best;
 	}
 	for (i = 0; i < n; i++)
-		eps[i].publish = d->has_tier && usable(&eps[i]) &&
+		eps[i].publish = d->has_tier && usable(&eps[i], 0) &&
 		    tier_cmp(ep_tier(&eps[i]), d->tier) == 0 &&
 		    (!d->publish_one || i == pick);
+	apply_all_down(d, eps, n);
+	set_degraded(d, eps, n, min);
 	decide_states(d, eps, n);
 }
 
@@ -274,7 +361,7 @@ decide_states(struct dec_domain *d, struct dec_ep *eps, size_t n)
 		eps[i].state = ep_state(&eps[i]);
 		if (eps[i].state != EP_UNKNOWN)
 			known = 1;
-		if (usable(&eps[i]))
+		if (usable(&eps[i], 0))
 			healthy = 1;
 		if (eps[i].state != EP_ACTIVE && eps[i].state != EP_STANDBY)
 			all_fine = 0;
@@ -319,6 +406,7 @@ dec_domain_load(struct dec_domain *d, const struct domain_policy *pol,
 	d->current.priority = st->tier;
 	d->current.rank = st->tier_rank >= 0 ? st->tier_rank : 0;
 	d->failback_now = failback_now;
+	d->all_down = pol->all_down;
 }
 
 /* Whether the set last published holds e's address or CNAME. */
@@ -347,7 +435,12 @@ dec_ep_load(struct dec_ep *e, const struct endpoint_cfg *cfg,
 	e->passes = se->passes;
 	e->removed = se->removed;
 	e->last_ok = se->last_ok;
-	e->published = stored_has(st, cfg);
+	/*
+	 * An endpoint that allDown put in DNS is not published as healthy:
+	 * it keeps its place there only until something passes, and its
+	 * next failure must not count as its first in DNS.
+	 */
+	e->published = st->fail_open == ALLDOWN_KEEP && stored_has(st, cfg);
 	e->result = CR_NONE;
 	e->failed_before = 0;
 }

@@ -87,6 +87,8 @@ struct dec_domain {
 	int		 has_current;	/* a tier was published before */
 	struct tier	 current;	/* that tier */
 	int		 control_failed; /* controlUrl failed: failures do not count */
+	int		 void_round;	/* fewer checkers heard than quorum */
+	int		 all_down;	/* enum all_down (config.h): allDown */
 
 	/* out */
 	int		 any_healthy;	/* some endpoint may be published */
@@ -95,6 +97,17 @@ struct dec_domain {
 	int		 waiting;	/* manual failback keeps a worse choice */
 	struct tier	 best;		/* with waiting: the tier auto would take */
 	int		 status;	/* enum dom_status */
+	/*
+	 * allDown applied (nothing healthy, the run's checks count): with
+	 * ALLDOWN_ALL the endpoints to publish are marked publish, with
+	 * ALLDOWN_FALLBACK none is (the caller publishes the fallback
+	 * addresses); ALLDOWN_KEEP: not applied.
+	 */
+	int		 fail_open;
+	int		 degraded;	/* the set to publish is not the preferred one */
+	size_t		 left;		/* with degraded: the first endpoint of the
+					   preferred set not published, in file
+					   order (n: none, the set grew) */
 };
 
 /*
@@ -106,8 +119,12 @@ struct dec_domain {
  * every such endpoint, or with publish_one the first in file order
  * (with manual failback, the one published now while it is healthy).
  * With nothing to publish no endpoint is marked publish, any_healthy is
- * 0, and the caller must leave DNS as it is (state then shows the
- * endpoints that are still in DNS as published and down).
+ * 0, and unless allDown applies (fail_open) the caller must leave DNS
+ * as it is (state then shows the endpoints that are still in DNS as
+ * published and down).  allDown applies only when the run's checks
+ * count: neither control_failed nor void_round.  degraded says whether
+ * the set chosen differs from the preferred one: the set chosen with
+ * every endpoint healthy and none drained (degradedTtl).
  */
 void	 decide(struct dec_domain *d, struct dec_ep *eps, size_t n);
 
