@@ -115,7 +115,12 @@ log_change(enum log_level lvl, const char *event, const char *domain,
 	if (!log_json) {
 		char t[160] = "";
 
-		if (tier != NULL && !tier->located)
+		if (tier != NULL && tier->fallback)
+			snprintf(t, sizeof(t), " (fallback: all down)");
+		else if (tier != NULL && tier->all_down)
+			snprintf(t, sizeof(t), " (tier %ld, all down: every "
+			    "endpoint)", tier->priority);
+		else if (tier != NULL && !tier->located)
 			snprintf(t, sizeof(t), " (tier %ld)", tier->priority);
 		else if (tier != NULL && loc != NULL)
 			snprintf(t, sizeof(t), " (tier %ld, location %s)",
@@ -132,8 +137,11 @@ log_change(enum log_level lvl, const char *event, const char *domain,
 	json_object_set_new(obj, "domain", json_string(domain));
 	json_object_set_new(obj, "old", json_string(old));
 	json_object_set_new(obj, "new", json_string(new));
-	json_object_set_new(obj, "tier", tier != NULL ?
-	    json_integer(tier->priority) : json_null());
+	json_object_set_new(obj, "tier", tier == NULL ? json_null() :
+	    tier->fallback ? json_string("fallback") :
+	    json_integer(tier->priority));
+	if (tier != NULL && tier->all_down)
+		json_object_set_new(obj, "allDown", json_string("all"));
 	if (tier != NULL && tier->located) {
 		json_object_set_new(obj, "tierRank", json_integer(tier->rank));
 		json_object_set_new(obj, "tierLocation",

@@ -30,6 +30,8 @@ struct log_tier {
 	int		 located;	/* the domain prefers a location */
 	long		 rank;		/* with located: its rank */
 	const char	*location;	/* with located: its name, NULL: the others */
+	int		 fallback;	/* allDown = fallback: its addresses, no tier */
+	int		 all_down;	/* allDown = all: every endpoint of the tier */
 };
 
 /*

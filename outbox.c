@@ -63,9 +63,10 @@ event_json(const struct event *ev)
 	    ev->npublished));
 	json_object_set_new(o, "previous", texts(ev->previous,
 	    ev->nprevious));
-	json_object_set_new(o, "tier", ev->has_tier ?
-	    json_integer(ev->tier) : json_null());
-	json_object_set_new(o, "previousTier", ev->has_previous_tier ?
+	json_object_set_new(o, "tier", ev->fallback ? json_string("fallback") :
+	    ev->has_tier ? json_integer(ev->tier) : json_null());
+	json_object_set_new(o, "previousTier", ev->previous_fallback ?
+	    json_string("fallback") : ev->has_previous_tier ?
 	    json_integer(ev->previous_tier) : json_null());
 	eps = json_array();
 	for (i = 0; i < ev->neps; i++) {
@@ -142,6 +143,8 @@ event_body(const struct outcome_event *oe)
 	ev.previous_tier = d->tier_before.priority;
 	ev.has_tier = d->has_tier;
 	ev.tier = d->tier.priority;
+	ev.fallback = d->fail_open == ALLDOWN_FALLBACK;
+	ev.previous_fallback = d->fail_open_before == ALLDOWN_FALLBACK;
 	ev.error = oe->error;
 	eps = xcalloc(d->neps + 1, sizeof(*eps));
 	for (j = 0; j < d->neps; j++) {

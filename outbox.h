@@ -40,6 +40,8 @@ struct event {
 	long		 tier;		/* priority published after the run */
 	int		 has_previous_tier;
 	long		 previous_tier;
+	int		 fallback;	/* "tier": "fallback" (allDown) */
+	int		 previous_fallback;
 	const struct event_ep *eps;
 	size_t		 neps;
 	const char	*error;		/* dns_update_failed: why; else NULL */

@@ -165,6 +165,9 @@ stored_tier(const struct domain_cfg *cfg, const struct st_domain *st)
 {
 	struct log_tier t;
 
+	memset(&t, 0, sizeof(t));
+	t.fallback = st->fail_open == ALLDOWN_FALLBACK;
+	t.all_down = st->fail_open == ALLDOWN_ALL;
 	t.priority = st->tier;
 	t.located = cfg->pol.location != NULL;
 	t.rank = st->tier_rank;
@@ -213,6 +216,78 @@ sets_from_changes(const struct publication *p, struct addrset *addrs,
 }
 
 /*
+ * Why a domain left its preferred set: the first endpoint of that set
+ * that the run does not publish, and its latest result.
+ */
+static char *
+failover_why(const struct outcome_domain *od, size_t left)
+{
+	const struct outcome_ep *e;
+	char	 buf[ST_ERROR_MAX];
+
+	if (left >= od->neps)
+		return NULL;
+	e = &od->eps[left];
+	if (e->drained)
+		snprintf(buf, sizeof(buf), "%s: drained", e->cfg->name);
+	else
+		snprintf(buf, sizeof(buf), "%s: %s (%s)", e->cfg->name,
+		    ep_state_str(e->state), e->last_result != NULL ?
+		    e->last_result : "not checked");
+	return xstrdup(buf);
+}
+
+/* degradedTtl, when the sets DNS holds were written with it; else 0. */
+static long
+stored_degraded_ttl(const struct domain_cfg *cfg, const struct st_domain *st)
+{
+	int k;
+
+	for (k = 0; k < RR_NTYPES; k++)
+		if (cfg->pol.degraded_ttl != 0 && st->has_pub[k] &&
+		    !rrset_empty(&st->pub[k]) &&
+		    st->pub[k].ttl == cfg->pol.degraded_ttl)
+			return cfg->pol.degraded_ttl;
+	return 0;
+}
+
+/*
+ * The failover as DNS holds it after the run: what a run or a dry run
+ * publishes (synced), else as stored.  It begins with the run that
+ * leaves the preferred set, its reason then, and ends with the one
+ * that publishes it again.
+ */
+static void
+failover_settle(struct outcome_domain *od, int kind,
+    const struct dec_domain *dec, const struct publication *pub,
+    const struct st_domain *st, long long now, int learnt)
+{
+	int	 holds;
+
+	od->fail_open = od->fail_open_before = st->fail_open;
+	od->failover_since = od->failover_since_before = st->failover_since;
+	od->failover_reason = st->failover_reason != NULL ?
+	    xstrdup(st->failover_reason) : NULL;
+	holds = kind == OUTCOME_RUN ? pub->synced :
+	    kind == OUTCOME_DRY_RUN && learnt && od->has_want;
+	if (!holds) {
+		od->ttl_written = stored_degraded_ttl(od->cfg, st);
+		return;
+	}
+	od->fail_open = dec->fail_open;
+	od->ttl_written = pub->ttl;
+	if (!dec->degraded) {
+		od->failover_since = 0;
+		free(od->failover_reason);
+		od->failover_reason = NULL;
+	} else if (od->failover_since == 0) {
+		od->failover_since = now;
+		free(od->failover_reason);
+		od->failover_reason = failover_why(od, dec->left);
+	}
+}
+
+/*
  * A dry run shows what DNS would hold and the stored last change and
  * error (it writes nothing); --status shows the stored state.
  */
@@ -245,7 +320,8 @@ outcome_domain_settle(struct outcome_domain *od, int kind,
 	od->why = why != NULL && why[0] ? why : NULL;
 	if (kind != OUTCOME_STATUS) {
 		od->pub = pub;
-		od->has_want = dec->any_healthy;
+		od->has_want = dec->any_healthy ||
+		    dec->fail_open != ALLDOWN_KEEP;
 		od->want = pub->tier;
 		od->synced = pub->synced;
 		od->changed = pub->wrote;
@@ -269,10 +345,16 @@ outcome_domain_settle(struct outcome_domain *od, int kind,
 				od->last_change = now;
 		} else if (pub->failed)
 			od->last_error = pub->error;
-	} else if (kind == OUTCOME_DRY_RUN && dec->any_healthy) {
+	} else if (kind == OUTCOME_DRY_RUN && learnt && od->has_want) {
 		od->has_tier = 1;
 		od->tier = pub->tier;
 	}
+	failover_settle(od, kind, dec, pub, st, now, learnt);
+	/* The fallback addresses are no endpoint's: published as a set. */
+	if (od->fail_open == ALLDOWN_FALLBACK)
+		for (j = 0; j < cfg->pol.fallback.n; j++)
+			addrset_add_addr(&od->published,
+			    &cfg->pol.fallback.v[j]);
 	for (j = 0; j < od->neps; j++) {
 		const struct outcome_ep *oe = &od->eps[j];
 
@@ -538,6 +620,7 @@ outcome_free(struct outcome *o)
 		addrset_free(&o->doms[i].published);
 		free(o->doms[i].previous_cname);
 		free(o->doms[i].published_cname);
+		free(o->doms[i].failover_reason);
 		free(o->doms[i].eps);
 	}
 	free(o->doms);

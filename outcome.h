@@ -144,6 +144,19 @@ struct outcome_domain {
 					   when the run blames its network) */
 	int		 unsure;	/* an update went out that the state
 					   file cannot vouch for */
+	/*
+	 * Off the preferred set (ddup.ini(5), POLICIES: degradedTtl), as
+	 * DNS holds it after the run, and as the state had it: since when
+	 * (ms, 0: not), why (NULL: not known; allocated), and whether
+	 * allDown chose the set (enum all_down).
+	 */
+	int		 fail_open;
+	int		 fail_open_before;
+	long long	 failover_since;
+	long long	 failover_since_before;
+	char		*failover_reason;
+	long		 ttl_written;	/* degradedTtl in force: the sets' TTL;
+					   0: the domain's ttl */
 	long long	 last_change;	/* ms of the last successful change, 0: never */
 	const char	*last_error;	/* NULL: none */
 	const char	*why;		/* dry run: what would happen; else NULL */

@@ -46,7 +46,11 @@ publication_init(struct publication *p, const struct domain_cfg *cfg,
 void
 tier_text(const struct log_tier *t, char *buf, size_t len)
 {
-	if (!t->located)
+	if (t->fallback)
+		snprintf(buf, len, "fallback");
+	else if (t->all_down)
+		snprintf(buf, len, "%ld, all down", t->priority);
+	else if (!t->located)
 		snprintf(buf, len, "%ld", t->priority);
 	else if (t->location != NULL)
 		snprintf(buf, len, "%ld, location %s", t->priority,
@@ -94,6 +98,38 @@ publication_add(struct publication *p, const struct endpoint_cfg *e)
 		p->want[i].proxied = e->proxied;
 		p->want[i].ttl = e->proxied ? 1 : p->cfg->pol.ttl;
 	}
+}
+
+void
+publication_add_fallback(struct publication *p, const struct addrset *a)
+{
+	size_t	 i;
+	int	 k;
+
+	for (i = 0; i < a->n; i++)
+		addrset_add_addr(&p->want[rrtype_of_family(a->v[i].family)].addrs,
+		    &a->v[i]);
+	for (k = 0; k < RR_NTYPES; k++) {
+		p->want[k].proxied = 0;
+		p->want[k].ttl = p->cfg->pol.ttl;
+	}
+	/* No tier: the history's changes and the state store none. */
+	p->tier.fallback = 1;
+	p->tier.priority = -1;
+	p->tier.rank = 0;
+	p->tier.location = NULL;
+}
+
+void
+publication_degrade(struct publication *p, long ttl)
+{
+	int k;
+
+	/* A proxied record's TTL is the provider's (automatic). */
+	for (k = 0; k < RR_NTYPES; k++)
+		if (!p->want[k].proxied)
+			p->want[k].ttl = ttl;
+	p->ttl = ttl;
 }
 
 /*

@@ -43,6 +43,7 @@ struct publication {
 	 */
 	int			 managed[RR_NTYPES];
 	struct log_tier		 tier;	/* for logs: the tier published */
+	long			 ttl;	/* degradedTtl in force; 0: the domain's ttl */
 
 	/* out */
 	int			 synced;	/* DNS holds want (written, or found so) */
@@ -61,6 +62,17 @@ void	 publication_init(struct publication *p, const struct domain_cfg *cfg,
 void	 tier_text(const struct log_tier *t, char *buf, size_t len);
 /* Adds an endpoint of the tier to publish: its address or its CNAME. */
 void	 publication_add(struct publication *p, const struct endpoint_cfg *e);
+/*
+ * allDown = fallback (ddup.ini(5), POLICIES): addresses a to publish
+ * instead of any endpoint, not proxied, at the domain's ttl.
+ */
+void	 publication_add_fallback(struct publication *p,
+	    const struct addrset *a);
+/*
+ * degradedTtl: the TTL of the sets to publish while they are not the
+ * preferred ones (not of a proxied one: automatic).  Called last.
+ */
+void	 publication_degrade(struct publication *p, long ttl);
 /* Does the domain manage type i (an enum rrtype)?  p->managed[i]. */
 int	 publication_managed(const struct publication *p, int i);
 

@@ -313,6 +313,7 @@ set_results(struct run *r, struct dom_run *d, size_t first)
 	    d->votes);
 	d->heard = vr.nheard;
 	d->void_all = vr.void_all;
+	d->dec.void_round = vr.void_all;
 	free(vr.heard);
 	for (j = 0; j < n; j++) {
 		const struct vote_ep *v = &d->votes[j];
@@ -403,11 +404,34 @@ record_control(struct run *r)
 		    r->req.control_since : r->now, r->control.reason);
 }
 
-/* Each domain's decision, and the tier it would publish. */
+/*
+ * The sets d's decision publishes: its endpoints marked publish, or
+ * allDown's fallback addresses; degradedTtl while they are not the
+ * preferred ones.
+ */
+static void
+want_sets(struct run *r, struct dom_run *d)
+{
+	const struct domain_policy *pol = &d->cfg->pol;
+	size_t j;
+
+	publication_init(&d->pub, d->cfg, &d->st,
+	    r->kind == OUTCOME_DRY_RUN ? NULL : r->st, d->dec.tier);
+	for (j = 0; j < d->cfg->neps; j++)
+		if (d->dep[j].publish)
+			publication_add(&d->pub, &d->cfg->eps[j]);
+	if (d->dec.fail_open == ALLDOWN_FALLBACK)
+		publication_add_fallback(&d->pub, &pol->fallback);
+	d->pub.tier.all_down = d->dec.fail_open == ALLDOWN_ALL;
+	if (d->dec.degraded && pol->degraded_ttl != 0)
+		publication_degrade(&d->pub, pol->degraded_ttl);
+}
+
+/* Each domain's decision, and the sets it would publish. */
 static void
 decide_all(struct run *r)
 {
-	size_t	 i, j;
+	size_t	 i;
 
 	r->provs = xcalloc(r->cfg->nproviders + 1, sizeof(r->provs[0]));
 	record_fleet(r);
@@ -416,19 +440,22 @@ decide_all(struct run *r)
 		struct dom_run *d = &r->doms[i];
 
 		decide(&d->dec, d->dep, d->cfg->neps);
-		publication_init(&d->pub, d->cfg, &d->st,
-		    r->kind == OUTCOME_DRY_RUN ? NULL : r->st, d->dec.tier);
-		for (j = 0; j < d->cfg->neps; j++)
-			if (d->dep[j].publish)
-				publication_add(&d->pub, &d->cfg->eps[j]);
+		want_sets(r, d);
 	}
 }
 
-/* Whether the run writes d's DNS: its round, something healthy, counted. */
+/* Something to publish: an endpoint healthy, or allDown applied. */
+static int
+has_sets(const struct dom_run *d)
+{
+	return d->dec.any_healthy || d->dec.fail_open != ALLDOWN_KEEP;
+}
+
+/* Whether the run writes d's DNS: its round, something to write, counted. */
 static int
 may_publish(const struct run *r, const struct dom_run *d)
 {
-	return d->decides && d->dec.any_healthy && !r->control_failed &&
+	return d->decides && has_sets(d) && !r->control_failed &&
 	    !d->void_all;
 }
 
@@ -512,8 +539,7 @@ explain(struct run *r, struct dom_run *d)
 		    "of %zu checkers heard, quorum %ld): DNS would be left as "
 		    "it is", d->heard, r->cfg->ncheckers, r->cfg->quorum);
 	else
-		publish_explain(&d->pub, d->dec.any_healthy, d->why,
-		    RUN_WHY_MAX);
+		publish_explain(&d->pub, has_sets(d), d->why, RUN_WHY_MAX);
 }
 
 /*
@@ -568,8 +594,8 @@ publish_all(struct run *r)
 			rc = RUN_FAILED;
 		/* What DNS holds after the run, then the states. */
 		if (d->decides && (d->pub.synced || (r->kind ==
-		    OUTCOME_DRY_RUN && d->dec.any_healthy &&
-		    !r->control_failed)))
+		    OUTCOME_DRY_RUN && has_sets(d) && !r->control_failed &&
+		    !d->void_all)))
 			for (j = 0; j < d->cfg->neps; j++)
 				d->dep[j].published = d->dep[j].publish;
 		decide_states(&d->dec, d->dep, d->cfg->neps);

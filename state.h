@@ -70,6 +70,12 @@ struct st_domain {
 	int		 unhealthy;	/* last run found no healthy endpoint */
 	int		 unsure;	/* an update was sent whose outcome was
 					   not recorded: pub may not be in DNS */
+	/* Off its preferred set (table failovers): since when (ms, 0:
+	   not), why (NULL: not known; allocated, at most ST_ERROR_MAX - 1
+	   bytes), and whether allDown published the set (enum all_down). */
+	long long	 failover_since;
+	char		*failover_reason;
+	int		 fail_open;
 	int		 has_pub[RR_NTYPES];	/* by enum rrtype: a set was written */
 	struct rrset	 pub[RR_NTYPES];	/* pub[t].type == t */
 };

@@ -59,6 +59,11 @@ report_from_outcome(struct report *rep, const struct outcome *o,
 		rd->last_change = od->last_change;
 		rd->last_error = od->last_error;
 		rd->why = od->why;
+		rd->fallback = od->fail_open == ALLDOWN_FALLBACK;
+		rd->all_down = od->fail_open == ALLDOWN_ALL;
+		rd->failover_since = od->failover_since;
+		rd->failover_reason = od->failover_reason;
+		rd->ttl_written = od->ttl_written;
 		rd->waiting = od->waiting;
 		rd->best_tier = od->best.priority;
 		rd->best_location = od->best.location;
@@ -348,8 +353,8 @@ domain_json(const struct report *r, const struct report_domain *d)
 	json_object_set_new(o, "ttl", json_integer(d->ttl));
 	json_object_set_new(o, "status", json_string(dom_status_str(d->status)));
 	json_object_set_new(o, "published", pub);
-	json_object_set_new(o, "tier", d->has_tier ? json_integer(d->tier) :
-	    json_null());
+	json_object_set_new(o, "tier", d->fallback ? json_string("fallback") :
+	    d->has_tier ? json_integer(d->tier) : json_null());
 	json_object_set_new(o, "tierLocation", d->has_tier && d->located &&
 	    d->tier_location != NULL ? json_text(d->tier_location) :
 	    json_null());
@@ -364,6 +369,12 @@ domain_json(const struct report *r, const struct report_domain *d)
 	json_object_set_new(o, "lastChange", json_time(d->last_change));
 	json_object_set_new(o, "lastError", json_text(d->last_error));
 	json_object_set_new(o, "failover", failover_json(r, d));
+	json_object_set_new(o, "failoverSince", json_time(d->failover_since));
+	json_object_set_new(o, "failoverReason", json_text(
+	    d->failover_reason));
+	json_object_set_new(o, "degradedTtl", d->ttl_written != 0 &&
+	    d->ttl_written != d->ttl ? json_integer(d->ttl_written) :
+	    json_null());
 	if (r->fleet != NULL)
 		json_object_set_new(o, "round", round_json(d->round));
 	json_object_set_new(o, "endpoints", eps);
@@ -606,6 +617,24 @@ fmt_duration(long long ms, char *buf, size_t len)
 	}
 }
 
+/* In failover: since when and why; degradedTtl while it is written. */
+static void
+print_off_preferred(FILE *f, const struct report_domain *d)
+{
+	char when[32], why[ST_ERROR_MAX];
+
+	if (d->failover_since != 0) {
+		iso_time(d->failover_since, when, sizeof(when));
+		fprintf(f, "  in failover since %s: %s\n", when,
+		    d->failover_reason != NULL ? text_printable_copy(why,
+		    sizeof(why), d->failover_reason) : "the preferred set "
+		    "was left");
+	}
+	if (d->ttl_written != 0 && d->ttl_written != d->ttl)
+		fprintf(f, "  degradedTtl %ld in force (ttl %ld once the "
+		    "preferred set is back)\n", d->ttl_written, d->ttl);
+}
+
 static void
 print_failover(FILE *f, const struct report *r, const struct report_domain *d)
 {
@@ -770,7 +799,14 @@ report_print_text(FILE *f, const struct report *r)
 		    text_printable_copy(t1, sizeof(t1), d->name),
 		    dom_status_str(d->status),
 		    text_printable_copy(t2, sizeof(t2), d->provider), d->ttl);
-		if (d->has_tier && !d->located)
+		if (d->fallback)
+			fprintf(f, "  published: %s (fallback: no endpoint is "
+			    "healthy)\n", pub[0] ? pub : "nothing");
+		else if (d->has_tier && d->all_down)
+			fprintf(f, "  published: %s (tier %ld, every endpoint: "
+			    "none is healthy)\n", pub[0] ? pub : "nothing",
+			    d->tier);
+		else if (d->has_tier && !d->located)
 			fprintf(f, "  published: %s (tier %ld)\n",
 			    pub[0] ? pub : "nothing", d->tier);
 		else if (d->has_tier)
@@ -783,6 +819,7 @@ report_print_text(FILE *f, const struct report *r)
 		else
 			fprintf(f, "  published: %s\n", pub[0] ? pub : "nothing");
 		free(pub);
+		print_off_preferred(f, d);
 		print_failover(f, r, d);
 		print_round(f, d);
 		if (d->last_change != 0) {

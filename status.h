@@ -36,6 +36,11 @@ struct report_domain {
 	long long	 last_change;	/* 0: never */
 	const char	*last_error;	/* NULL: none */
 	const char	*why;		/* dry run: what would happen, else NULL */
+	int		 fallback;	/* allDown published the fallback addresses */
+	int		 all_down;	/* allDown = all published every endpoint */
+	long long	 failover_since; /* off the preferred set since (ms), 0: not */
+	const char	*failover_reason; /* why, NULL: not known */
+	long		 ttl_written;	/* degradedTtl in force; 0: ttl */
 	long		 attempts;	/* for the streak shown while failing */
 	long long	 timeout_ms;	/* a check's; with attempts, the failover time */
 	long long	 recheck_ms;	/* 0: off; else failures confirmed in the run */

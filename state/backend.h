@@ -115,6 +115,9 @@ extern const struct state_backend state_pg;
  * state/common.c, what both backends use (and state.c: the frees of
  * state.h's types are there too).
  */
+/* failovers.all_down as enum all_down (config.h), and back (NULL: keep). */
+int	 st_fail_open_parse(const char *v);
+const char *st_fail_open_str(int fail_open);
 /* A stored domain error as struct st_domain keeps it: NULL for none. */
 char	*st_error_dup(const char *v);
 /* st->err, "no state file" for st NULL. */

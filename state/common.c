@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config.h"
 #include "rrset.h"
 #include "state.h"
 #include "state/backend.h"
@@ -23,7 +24,25 @@ state_domain_free(struct st_domain *d)
 		d->has_pub[t] = 0;
 	}
 	free(d->last_error);
-	d->last_error = NULL;
+	free(d->failover_reason);
+	d->last_error = d->failover_reason = NULL;
+}
+
+int
+st_fail_open_parse(const char *v)
+{
+	if (v != NULL && strcmp(v, "all") == 0)
+		return ALLDOWN_ALL;
+	if (v != NULL && strcmp(v, "fallback") == 0)
+		return ALLDOWN_FALLBACK;
+	return ALLDOWN_KEEP;
+}
+
+const char *
+st_fail_open_str(int fail_open)
+{
+	return fail_open == ALLDOWN_ALL ? "all" :
+	    fail_open == ALLDOWN_FALLBACK ? "fallback" : NULL;
 }
 
 char *

@@ -50,10 +50,12 @@ static const char *const load_sql[L_MAX] = {
 	[L_META] = "SELECT (SELECT value FROM ddup_meta WHERE key = 'runs'),"
 	    " (SELECT " PG_MS("value::timestamptz") " FROM ddup_meta"
 	    " WHERE key = 'last_run')",
-	[L_DOMAINS] = "SELECT name, tier, tier_rank, tier_location, "
-	    PG_MS("last_change") ", last_error, unhealthy, unsure"
-	    " FROM ddup_domain WHERE name = ANY ($1::text[])"
-	    " ORDER BY name COLLATE \"C\"",
+	[L_DOMAINS] = "SELECT d.name, d.tier, d.tier_rank, d.tier_location, "
+	    PG_MS("d.last_change") ", d.last_error, d.unhealthy, d.unsure, "
+	    PG_MS("f.since") ", f.reason, f.all_down"
+	    " FROM ddup_domain d LEFT JOIN ddup_failover f ON f.domain = d.name"
+	    " WHERE d.name = ANY ($1::text[])"
+	    " ORDER BY d.name COLLATE \"C\"",
 	[L_PUBLISHED] = "SELECT domain, type, ttl, addresses, proxied"
 	    " FROM ddup_published WHERE domain = ANY ($1::text[])"
 	    " ORDER BY domain COLLATE \"C\", type COLLATE \"C\"",
@@ -166,6 +168,11 @@ parse_domain(const PGresult *dr, const PGresult *pr, const char *name,
 		d->last_error = st_error_dup(pg_getstr(dr, i, 5));
 		d->unhealthy = pg_getbool(dr, i, 6);
 		d->unsure = pg_getbool(dr, i, 7);
+		d->failover_since = pg_getlld(dr, i, 8);
+		d->failover_reason = PQgetisnull(dr, i, 9) ? NULL :
+		    st_error_dup(pg_getstr(dr, i, 9));
+		d->fail_open = st_fail_open_parse(PQgetisnull(dr, i, 10) ?
+		    NULL : pg_getstr(dr, i, 10));
 	}
 	for (i = row_lower(pr, name, NULL); i < PQntuples(pr) &&
 	    strcmp(PQgetvalue(pr, i, 0), name) == 0; i++) {

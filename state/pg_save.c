@@ -138,6 +138,11 @@ static const char sql_domain[] =
 	" excluded.tier_location, excluded.last_change, excluded.last_error,"
 	" excluded.unhealthy, excluded.unsure)";
 
+static const char sql_failover[] =
+	"INSERT INTO ddup_failover (domain, since, reason, all_down)"
+	" VALUES ($1, " PG_TS("$2") ", $3, $4) ON CONFLICT (domain)"
+	" DO UPDATE SET all_down = excluded.all_down";
+
 static const char sql_published[] =
 	"INSERT INTO ddup_published AS p (domain, type, ttl, addresses,"
 	" proxied) VALUES ($1, $2, $3, $4, $5)"
@@ -192,6 +197,7 @@ static const struct {
 	{ "DELETE FROM ddup_domain WHERE name <> ALL ($1::text[])", 1 },
 	{ "DELETE FROM ddup_round WHERE domain <> ALL ($1::text[])", 1 },
 	{ "DELETE FROM ddup_failback WHERE domain <> ALL ($1::text[])", 1 },
+	{ "DELETE FROM ddup_failover WHERE domain <> ALL ($1::text[])", 1 },
 	{ "DELETE FROM ddup_published p WHERE NOT EXISTS (SELECT 1 FROM"
 	  " unnest($1::text[], $2::bool[], $3::bool[], $4::bool[])"
 	  " AS c(name, has4, has6, hascname) WHERE c.name = p.domain"
@@ -396,7 +402,8 @@ queue_domain_row(struct pgq *q, const struct outcome_domain *od)
 {
 	const char *p[10];
 	char b[4][32], err[512];
-	int has_tier = od->has_tier;
+	/* The fallback addresses are no tier's (ddup_failover says so). */
+	int has_tier = od->has_tier && !od->tier.fallback;
 
 	p[0] = od->cfg->name;
 	p[1] = od->cfg->provider->name;
@@ -419,6 +426,25 @@ queue_domain_row(struct pgq *q, const struct outcome_domain *od)
 }
 
 static void
+queue_failover(struct pgq *q, const struct outcome_domain *od)
+{
+	const char *p[4];
+	char b[32], why[ST_ERROR_MAX];
+
+	p[0] = od->cfg->name;
+	if (od->failover_since == 0) {
+		pgq_add(q, "cannot save the failover", "DELETE FROM"
+		    " ddup_failover WHERE domain = $1", 1, p);
+		return;
+	}
+	p[1] = pg_lld(b, od->failover_since);
+	p[2] = od->failover_reason != NULL ? text_printable_copy(why,
+	    sizeof(why), od->failover_reason) : NULL;
+	p[3] = st_fail_open_str(od->fail_open);
+	pgq_add(q, "cannot save the failover", sql_failover, 4, p);
+}
+
+static void
 queue_domain(struct pgq *q, long long now, const struct outcome_domain *od)
 {
 	const struct publication *p = od->pub;
@@ -427,6 +453,10 @@ queue_domain(struct pgq *q, long long now, const struct outcome_domain *od)
 	size_t k;
 
 	queue_domain_row(q, od);
+	/* Written as it begins or ends: a steady run writes nothing. */
+	if (od->failover_since != od->failover_since_before ||
+	    od->fail_open != od->fail_open_before)
+		queue_failover(q, od);
 	if (p != NULL && od->synced)
 		for (k = 0; k < RR_NTYPES; k++) {
 			if (!p->managed[k])

@@ -217,6 +217,9 @@ const char *const pg_migrations[] = {
 	"  RETURN NULL; END $$;"
 	"CREATE TRIGGER ddup_drain_ended AFTER DELETE OR UPDATE ON ddup_drain"
 	"  FOR EACH ROW EXECUTE FUNCTION ddup_drain_ended()",
+	/* 6: as the SQLite file's version 14, allDown's failovers. */
+	"ALTER TABLE ddup_failover ADD COLUMN all_down text"
+	"  CHECK (all_down IN ('all', 'fallback'))",
 };
 
 const int pg_schema_version =

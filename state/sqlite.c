@@ -239,7 +239,8 @@ save_domain(struct sqlite_state *st, long long now,
 	}
 	memset(&sd, 0, sizeof(sd));
 	sd.found = 1;
-	sd.has_tier = od->has_tier;
+	/* The fallback addresses are no tier's (failovers says so). */
+	sd.has_tier = od->has_tier && !od->tier.fallback;
 	sd.tier = od->tier.priority;
 	sd.tier_rank = od->tier.located ? od->tier.rank : -1;
 	snprintf(sd.tier_location, sizeof(sd.tier_location), "%s",
@@ -260,6 +261,12 @@ save_domain(struct sqlite_state *st, long long now,
 				return -1;
 	if (state_put_domain(st, od->cfg->name, od->cfg->provider->name,
 	    od->cfg->pol.ttl, &sd) == -1)
+		return -1;
+	/* Written as it begins or ends: a steady run writes nothing. */
+	if ((od->failover_since != od->failover_since_before ||
+	    od->fail_open != od->fail_open_before) &&
+	    state_put_failover(st, od->cfg->name, od->failover_since,
+	    od->failover_reason, od->fail_open) == -1)
 		return -1;
 	/* For metricsFile: a counter that only grows, written on events. */
 	if ((od->changed || od->failed) && state_count(st, od->cfg->name, "",

@@ -34,6 +34,9 @@ enum {
 	S_GET_META,
 	S_PUT_EP,
 	S_PUT_DOM,
+	S_PUT_FAILOVER,
+	S_DEL_FAILOVER,
+	S_DROP_FAILOVERS,
 	S_PUT_PUB,
 	S_DEL_PUB,
 	S_OPEN_STREAK,
@@ -237,6 +240,12 @@ int	 state_put_endpoint(struct sqlite_state *st, const char *domain,
 /* The domain row; d->pub and has_pub are ignored (see state_put_published). */
 int	 state_put_domain(struct sqlite_state *st, const char *domain,
 	    const char *provider, long ttl, const struct st_domain *d);
+/*
+ * The domain's row in failovers: since (ms), why (NULL: not known) and
+ * fail_open (enum all_down); since 0 drops it.
+ */
+int	 state_put_failover(struct sqlite_state *st, const char *domain,
+	    long long since, const char *reason, int fail_open);
 /* set NULL drops the row of type (the type is no longer managed). */
 int	 state_put_published(struct sqlite_state *st, const char *domain,
 	    enum rrtype type, const struct rrset *set);

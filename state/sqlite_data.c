@@ -38,8 +38,17 @@ static const char *const stmt_sql[S_MAX] = {
 	    " s.latency_samples, s.last IS NOT NULL"
 	    " FROM endpoints e LEFT JOIN streaks s ON s.id = e.streak"
 	    " WHERE e.domain = ?1 AND e.name = ?2",
-	[S_GET_DOM] = "SELECT tier, last_change, last_error, unhealthy, unsure,"
-	    " tier_rank, tier_location FROM domains WHERE name = ?1",
+	[S_GET_DOM] = "SELECT d.tier, d.last_change, d.last_error, d.unhealthy,"
+	    " d.unsure, d.tier_rank, d.tier_location, f.since, f.reason,"
+	    " f.all_down FROM domains d LEFT JOIN failovers f"
+	    " ON f.domain = d.name WHERE d.name = ?1",
+	/* Written when a failover begins, ends or allDown takes it over. */
+	[S_PUT_FAILOVER] = "INSERT INTO failovers (domain, since, reason,"
+	    " all_down) VALUES (?1, ?2, ?3, ?4) ON CONFLICT (domain)"
+	    " DO UPDATE SET all_down = excluded.all_down",
+	[S_DEL_FAILOVER] = "DELETE FROM failovers WHERE domain = ?1",
+	[S_DROP_FAILOVERS] = "DELETE FROM failovers WHERE domain NOT IN"
+	    " (SELECT name FROM temp.cfg_domains)",
 	[S_GET_PUB] = "SELECT type, ttl, addresses, proxied FROM published"
 	    " WHERE domain = ?1",
 	[S_GET_META] = "SELECT value FROM meta WHERE key = ?1",
@@ -537,6 +546,11 @@ state_get_domain(struct sqlite_state *st, const char *domain,
 		v = (const char *)sqlite3_column_text(s, 6);
 		snprintf(out->tier_location, sizeof(out->tier_location), "%s",
 		    v != NULL ? v : "");
+		out->failover_since = st_col_ms(s, 7);
+		out->failover_reason = st_error_dup(
+		    (const char *)sqlite3_column_text(s, 8));
+		out->fail_open = st_fail_open_parse(
+		    (const char *)sqlite3_column_text(s, 9));
 	} else if (step != SQLITE_DONE) {
 		st_set_err(st, "domain %s: %s", domain, sqlite3_errmsg(st->db));
 		goto out;
@@ -888,6 +902,33 @@ state_put_domain(struct sqlite_state *st, const char *domain,
 }
 
 int
+state_put_failover(struct sqlite_state *st, const char *domain,
+    long long since, const char *reason, int fail_open)
+{
+	sqlite3_stmt	*s;
+	char		 why[ST_ERROR_MAX];
+	const char	*how = st_fail_open_str(fail_open);
+	int		 b = 0;
+
+	if (st_need_tx(st, "failover") == -1)
+		return -1;
+	if (since == 0) {
+		s = st->stmt[S_DEL_FAILOVER];
+		b |= bind_text(s, 1, domain);
+		return run_stmt(st, s, b, "failover");
+	}
+	s = st->stmt[S_PUT_FAILOVER];
+	b |= bind_text(s, 1, domain);
+	b |= bind_time(s, 2, since);
+	if (reason != NULL)
+		b |= bind_text(s, 3, text_printable_copy(why, sizeof(why),
+		    reason));
+	if (how != NULL)
+		b |= bind_text(s, 4, how);
+	return run_stmt(st, s, b, "failover");
+}
+
+int
 st_sqlite_mark_unsure(struct sqlite_state *st, const char *domain,
     const char *provider,
     long ttl, char *err, size_t errlen)
@@ -1126,7 +1167,7 @@ int
 state_finish_run(struct sqlite_state *st, long long now, const struct config *c)
 {
 	static const int drops[] = { S_DROP_EP, S_DROP_DOM, S_DROP_PUB,
-	    S_DROP_CERT };
+	    S_DROP_CERT, S_DROP_FAILOVERS };
 	sqlite3_stmt	*s;
 	long long	 cut;
 	char		 runs[32], when[80];

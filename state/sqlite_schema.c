@@ -509,6 +509,14 @@ const char *const state_migrations[] = {
 	"    CASE WHEN old.until IS NOT NULL AND old.until < new.since\n"
 	"    THEN old.until ELSE new.since END);\n"
 	"END;\n",
+	/*
+	 * 14: a failover published by allDown says so ('all' or
+	 * 'fallback'; NULL: by the rules of FAILOVER RULES), for --status
+	 * and for the next run, which must not count an endpoint in DNS
+	 * only because nothing passed as published and healthy.
+	 */
+	"ALTER TABLE failovers ADD COLUMN all_down TEXT\n"
+	"  CHECK (all_down IN ('all', 'fallback'));\n",
 };
 
 const int state_schema_version =
