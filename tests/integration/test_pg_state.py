@@ -232,7 +232,7 @@ def test_deliveries_held_by_one_run_of_the_fleet(pgd, bind_server, http_server, 
 # What differs between the backends by design: times, and the fleet's own fields.
 UNCOMPARED = {"fleet", "round", "votes", "failover", "lastRun", "lastCheck", "lastChange",
               "latencyMs", "since", "time", "generatedAt", "staleAfter", "failedSince",
-              "oldestPending"}
+              "oldestPending", "failoverSince"}
 TIMED = re.compile(r"^(ddup_[a-z_]*(seconds|duration)[a-z_]*|ddup_state_[a-z_]+)(\{[^}]*\})? .*$",
                    re.M)
 

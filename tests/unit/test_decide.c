@@ -14,6 +14,7 @@
 
 #include <cmocka.h>
 
+#include "config.h"
 #include "decide.h"
 
 /*
@@ -39,6 +40,12 @@ struct run {
 	int		 control_failed; /* controlUrl failed in this run */
 	const char	*made;		/* with recheck: checks made per
 					   endpoint, digits; NULL: any */
+	int		 void_round;	/* fewer checkers heard than quorum */
+	const char	*fail_open;	/* allDown applied: "keep", "all" or
+					   "fallback"; NULL: not checked */
+	const char	*degraded;	/* "yes" or "no"; NULL: not checked */
+	int		 left;		/* with degraded: the endpoint left,
+					   1-based; 0: not checked */
 };
 
 struct scenario {
@@ -54,6 +61,7 @@ struct scenario {
 	int		 publish_one;
 	int		 manual;	/* failback = manual */
 	int		 recheck;	/* repeats as dec_repeats() allows */
+	int		 all_down;	/* enum all_down */
 };
 
 /*
@@ -442,7 +450,100 @@ static const struct scenario scenarios[] = {
 		    .drained = "-D" },
 		{ "FP", "01", "down active", "warning", .made = "31" },
 	}, .recheck = 1 },
+	/*
+	 * allDown = fallback (ddup.ini(5), POLICIES): DNS "fb" holds the
+	 * fallback addresses.  Off the preferred set until both are back.
+	 */
+	{ "allDown fallback and back", 1, 1, { 0, 0 }, { 0 }, 2, {
+		{ "PP", "11", "active active", "healthy", .degraded = "no",
+		    .fail_open = "keep" },
+		{ "FF", "fb", "down down", "unhealthy", .degraded = "yes",
+		    .left = 1, .fail_open = "fallback" },
+		{ "FF", "fb", "down down", "unhealthy", .fail_open = "fallback" },
+		{ "FP", "01", "down active", "warning", .degraded = "yes",
+		    .left = 1, .fail_open = "keep" },
+		{ "PP", "11", "active active", "healthy", .degraded = "no" },
+	}, .all_down = ALLDOWN_FALLBACK },
+	/*
+	 * Neither a failed controlUrl nor a void round applies allDown:
+	 * the endpoints removed under the fallback stay so, DNS as it is.
+	 */
+	{ "allDown not when the checks do not count", 1, 2, { 0, 10 }, { 0 },
+	    2, {
+		{ "PP", "10", "active standby", "healthy" },
+		{ "FF", "fb", "down down", "unhealthy", .fail_open = "fallback" },
+		{ "FF", "fb", "down down", "unhealthy", .fail_open = "keep",
+		    .control_failed = 1 },
+		{ "--", "fb", "down down", "unhealthy", .fail_open = "keep",
+		    .void_round = 1 },
+		{ "PF", "fb", "recovering down", "unhealthy",
+		    .fail_open = "fallback" },
+		{ "PF", "10", "active down", "warning", .degraded = "no" },
+	}, .all_down = ALLDOWN_FALLBACK },
+	/*
+	 * allDown = all from the first run: both endpoints of the best
+	 * tier, never counted as published and healthy by it (attempts 3
+	 * would keep a published one failing).
+	 */
+	{ "allDown all from the first run", 3, 1, { 0, 0, 10 }, { 0 }, 3, {
+		{ "FFF", "110", "down down down", "unhealthy", .degraded = "yes",
+		    .left = 1, .fail_open = "all" },
+		{ "FFF", "110", "down down down", "unhealthy", .fail_open = "all" },
+		{ "FFP", "001", "down down active", "warning", .degraded = "yes",
+		    .left = 1, .fail_open = "keep" },
+		{ "PPP", "110", "active active standby", "healthy",
+		    .degraded = "no" },
+	}, .all_down = ALLDOWN_ALL },
+	/* allDown = all passes drained endpoints over, a tier too. */
+	{ "allDown all without the drained", 1, 1, { 0, 0, 10 }, { 0 }, 3, {
+		{ "PPP", "110", "active active standby", "healthy" },
+		{ "FFF", "100", "down drained down", "unhealthy",
+		    .drained = "-D-", .fail_open = "all" },
+		{ "FFF", "001", "drained drained down", "unhealthy",
+		    .drained = "DD-", .degraded = "yes", .left = 1 },
+	}, .all_down = ALLDOWN_ALL },
+	/* With publish one, allDown = all publishes one too. */
+	{ "allDown all, publish one", 1, 1, { 0, 0 }, { 0 }, 2, {
+		{ "PP", "10", "active standby", "healthy", .degraded = "no" },
+		{ "FF", "10", "down down", "unhealthy", .fail_open = "all" },
+	}, .all_down = ALLDOWN_ALL, .publish_one = 1 },
+	/*
+	 * degradedTtl's preferred set: with every endpoint healthy and none
+	 * drained.  A drain, a tier passed over and a waiting manual
+	 * failback are all off it.
+	 */
+	{ "off the preferred set", 1, 1, { 0, 0, 10 }, { 0 }, 3, {
+		{ "PPP", "110", "active active standby", "healthy",
+		    .degraded = "no" },
+		{ "PPP", "100", "active drained standby", "warning",
+		    .drained = "-D-", .degraded = "yes", .left = 2 },
+		{ "FFP", "001", "down down active", "warning", .degraded = "yes",
+		    .left = 1 },
+		{ "PPP", "001", "standby standby active", "healthy",
+		    .waiting = 1, .degraded = "yes", .left = 1 },
+		{ "PPP", "110", "active active standby", "healthy",
+		    .failback = 1, .degraded = "no" },
+	}, .manual = 1 },
 };
+
+static void
+expect_all_down(const struct scenario *s, int r, const struct dec_domain *d)
+{
+	const struct run *run = &s->runs[r];
+	const char *names[] = { "keep", "all", "fallback" };
+
+	if (run->fail_open != NULL && strcmp(names[d->fail_open],
+	    run->fail_open) != 0)
+		fail_msg("%s, run %d: allDown applied %s, want %s", s->name,
+		    r + 1, names[d->fail_open], run->fail_open);
+	if (run->degraded != NULL && strcmp(d->degraded ? "yes" : "no",
+	    run->degraded) != 0)
+		fail_msg("%s, run %d: degraded %d, want %s", s->name, r + 1,
+		    d->degraded, run->degraded);
+	if (run->left != 0 && d->left != (size_t)run->left - 1)
+		fail_msg("%s, run %d: left endpoint %zu, want %d", s->name,
+		    r + 1, d->left + 1, run->left);
+}
 
 static void
 expect_states(const struct scenario *s, int r, const struct dec_ep *eps,
@@ -468,7 +569,7 @@ play(const struct scenario *s)
 	struct dec_domain d;
 	struct tier	 current = { 0, 0 };
 	int		 in_dns[MAXEP] = { 0 }, last_ok[MAXEP] = { 0 };
-	int		 has_state = 0, has_current = 0;
+	int		 has_state = 0, has_current = 0, fail_open = 0;
 	int		 i, r;
 	long		 rep;
 
@@ -476,7 +577,7 @@ play(const struct scenario *s)
 	for (r = 0; r < MAXRUN && s->runs[r].checks != NULL; r++) {
 		const struct run *run = &s->runs[r];
 		char dns[MAXEP + 1];
-		int any6 = 0, want6 = 0;
+		int any6 = 0, want6 = 0, writes;
 
 		memset(&d, 0, sizeof(d));
 		d.attempts = s->attempts;
@@ -486,6 +587,8 @@ play(const struct scenario *s)
 		d.failback_manual = s->manual;
 		d.failback_now = run->failback;
 		d.control_failed = run->control_failed;
+		d.void_round = run->void_round;
+		d.all_down = s->all_down;
 		d.has_current = has_current;
 		d.current = current;
 		for (i = 0; i < s->n; i++) {
@@ -499,7 +602,8 @@ play(const struct scenario *s)
 			e->failures = e->new_failures;
 			e->passes = e->new_passes;
 			e->removed = e->new_removed;
-			e->published = in_dns[i];
+			/* As dec_ep_load(): in DNS by allDown is not published. */
+			e->published = fail_open == ALLDOWN_KEEP && in_dns[i];
 			e->last_ok = last_ok[i];
 			e->result = run->checks[i] == 'P' ? CR_PASS :
 			    run->checks[i] == 'F' || run->checks[i] == 'B' ?
@@ -520,18 +624,23 @@ play(const struct scenario *s)
 				    run->made[i]);
 		}
 		decide(&d, eps, (size_t)s->n);
+		expect_all_down(s, r, &d);
 		/*
 		 * The caller's part: write DNS only when something is
-		 * healthy and the checker's own network is fine.
+		 * healthy, or allDown applies, and the checks count.
 		 */
-		if (d.any_healthy && !run->control_failed) {
+		writes = (d.any_healthy || d.fail_open != ALLDOWN_KEEP) &&
+		    !run->control_failed && !run->void_round;
+		if (writes && d.has_tier) {
 			has_current = 1;
 			current = d.tier;
 		}
+		if (writes)
+			fail_open = d.fail_open;
 		for (i = 0; i < s->n; i++) {
 			if (eps[i].counted)
 				last_ok[i] = eps[i].result == CR_PASS;
-			if (d.any_healthy && !run->control_failed)
+			if (writes)
 				in_dns[i] = eps[i].publish;
 			eps[i].published = in_dns[i];
 			dns[i] = in_dns[i] ? '1' : '0';
@@ -541,6 +650,8 @@ play(const struct scenario *s)
 			}
 		}
 		dns[s->n] = '\0';
+		if (fail_open == ALLDOWN_FALLBACK)
+			snprintf(dns, sizeof(dns), "fb");
 		decide_states(&d, eps, (size_t)s->n);
 		if (strcmp(dns, run->dns) != 0)
 			fail_msg("%s, run %d: DNS %s, want %s", s->name, r + 1,
@@ -561,7 +672,8 @@ play(const struct scenario *s)
 					dns6 = 1;
 			assert_int_equal(want6, dns6);
 		}
-		if (run->checks[0] != '-' && !run->control_failed)
+		if (run->checks[0] != '-' && !run->control_failed &&
+		    !run->void_round)
 			has_state = 1;
 	}
 }
