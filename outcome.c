@@ -511,7 +511,11 @@ outcome_log_transitions(const struct outcome *o,
 	/* A run that blames its own network says so once, for all. */
 	if (o->control.failed || od->round.void_all)
 		return;
-	if (!od->any_healthy && !od->was_unhealthy)
+	if (!od->any_healthy && !od->was_unhealthy && od->has_want)
+		logx(LOG_ERR, od->cfg->name, NULL, "no healthy endpoint: "
+		    "allDown = %s published", od->pub != NULL &&
+		    od->pub->tier.fallback ? "fallback" : "all");
+	else if (!od->any_healthy && !od->was_unhealthy)
 		logx(LOG_ERR, od->cfg->name, NULL, "no healthy endpoint: DNS "
 		    "left as it is");
 	else if (od->any_healthy && od->was_unhealthy)

@@ -192,10 +192,12 @@ def test_status_json_shape(ddup, bind_server, http_server):
     assert set(d) == {"name", "provider", "ttl", "status", "published", "tier", "tierLocation",
                       "betterTierWaiting", "waitingTier", "waitingTierLocation",
                       "failbackRequested", "lastChange", "lastError", "failover",
+                      "failoverSince", "failoverReason", "degradedTtl",
                       "endpoints"} | ({"round"} if ddup.on_pg() else set())
     assert (d["provider"], d["ttl"], d["tier"], d["tierLocation"]) == ("bind", 60, 0, None)
     assert (d["betterTierWaiting"], d["waitingTier"], d["failbackRequested"]) == \
         (False, None, False)
+    assert (d["failoverSince"], d["failoverReason"], d["degradedTtl"]) == (None, None, None)
     assert d["lastChange"].endswith("Z")
     e = d["endpoints"][0]
     assert set(e) == {"name", "url", "ip", "priority", "location", "state", "drained",
