@@ -399,7 +399,10 @@ put_domain(FILE *f, const struct report_domain *d, long long now)
 		fputs("</code>", f);
 	}
 	fputs("</dd>\n<dt>Tier</dt><dd>", f);
-	if (!d->has_tier)
+	if (d->fallback)
+		fputs("fallback <span class=\"s-unhealthy\">(no endpoint is "
+		    "healthy)</span>", f);
+	else if (!d->has_tier)
 		fputs("<span class=\"muted\">none</span>", f);
 	else {
 		fprintf(f, "priority %ld", d->tier);

@@ -220,10 +220,22 @@ domain_metrics(FILE *f, const struct outcome *o, const struct st_counter *c,
 	for (i = 0; i < outcome_ndomains(o); i++) {
 		const struct outcome_domain *d = outcome_domain(o, i);
 
-		if (!d->has_tier)
+		/* The fallback addresses are no tier's. */
+		if (!d->has_tier || d->fail_open == ALLDOWN_FALLBACK)
 			continue;
 		series(f, "ddup_domain_tier", d->cfg->name, NULL, NULL, NULL);
 		fprintf(f, "%ld\n", d->tier.priority);
+	}
+	family(f, "ddup_domain_failover", "gauge", "1 while the set DNS "
+	    "holds is not the domain's preferred one (degradedTtl), 2 while "
+	    "allDown published it.");
+	for (i = 0; i < outcome_ndomains(o); i++) {
+		const struct outcome_domain *d = outcome_domain(o, i);
+
+		series(f, "ddup_domain_failover", d->cfg->name, NULL, NULL,
+		    NULL);
+		fprintf(f, "%d\n", d->fail_open != ALLDOWN_KEEP ? 2 :
+		    d->failover_since != 0);
 	}
 	family(f, "ddup_dns_updates_total", "counter", "DNS updates of the "
 	    "domain by outcome, across runs.");

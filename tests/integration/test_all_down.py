@@ -35,7 +35,7 @@ def answer(bind, rtype):
 
 
 def write(ddup, bind, eps, keys, top=""):
-    text = f"interval = 30s\n{top}" + provider_section(bind)
+    text = f"interval = 30s\nmetricsFile = {ddup.dir}/ddup.prom\n{top}" + provider_section(bind)
     if "attempts" not in keys:
         keys = "attempts = 1\n" + keys
     text += f"\n[domain {NAME}]\nprovider = bind\nttl = 60\n{keys}\n"
@@ -56,6 +56,14 @@ def step(ddup, servers, up):
 
 def states(d):
     return " ".join(e["state"] for e in d["endpoints"])
+
+
+def failover_gauge(ddup):
+    with open(ddup.dir / "ddup.prom") as f:
+        for line in f:
+            if line.startswith(f'ddup_domain_failover{{domain="{NAME}"}} '):
+                return int(line.split()[1])
+    raise AssertionError("no ddup_domain_failover series")
 
 
 def events(ddup, kind):
@@ -88,6 +96,7 @@ def test_fallback_run_by_run(ddup, bind_server, http_server):
     assert d["failoverSince"] is not None
     assert d["failoverReason"] == "web1: down (HTTP 503)"
     assert d["degradedTtl"] == 10
+    assert failover_gauge(ddup) == 2
     ev = events(ddup, "all_unhealthy")
     assert len(ev) == 1 and ev[0]["published"] == [FB4, FB6], ev
     assert ev[0]["tier"] == "fallback", ev
@@ -109,12 +118,14 @@ def test_fallback_run_by_run(ddup, bind_server, http_server):
     assert answer(bind_server, "AAAA") == []
     assert d["status"] == "warning" and d["tier"] == 0
     assert d["failoverSince"] == since, "the failover goes on until the preferred set"
+    assert failover_gauge(ddup) == 1
 
     d = step(ddup, [a, b], "11")
     assert answer(bind_server, "A") == [(60, P1), (60, P2)]
     assert answer(bind_server, "AAAA") == []
     assert d["status"] == "healthy"
     assert d["failoverSince"] is None and d["degradedTtl"] is None
+    assert failover_gauge(ddup) == 0
     assert "in failover" not in ddup.run("--status").out
     assert ddup.state_rows("SELECT count(*) FROM failovers",
                            "SELECT count(*) FROM ddup_failover") == [(0,)]
