@@ -82,9 +82,9 @@ glob_match(const char *p, size_t plen, const char *s)
 			star_s += char_len(s + star_s);
 			si = star_s;
 		} else
-			return 0;
+			break;
 	}
-	while (pi < plen && p[pi] == '*')
+	while (si == slen && pi < plen && p[pi] == '*')
 		pi++;
 	return pi == plen && si == slen;
 }
@@ -137,12 +137,13 @@ match_exact(const struct config *cfg, const char *target, const char *slash,
 {
 	const struct domain_cfg	*d;
 	size_t			 i, dlen;
+	int			 rc = RUN_USAGE;
 
 	dlen = slash != NULL ? (size_t)(slash - target) : strlen(target);
 	if ((d = find_domain(cfg, target, dlen)) == NULL) {
 		logx(LOG_ERR, NULL, NULL, "no domain '%.*s' in %s", (int)dlen,
 		    target, cfg->path);
-		return RUN_USAGE;
+		goto out;
 	}
 	t->domain = d->name;
 	t->endpoint = NULL;
@@ -152,9 +153,11 @@ match_exact(const struct config *cfg, const char *target, const char *slash,
 	if (slash != NULL && t->endpoint == NULL) {
 		logx(LOG_ERR, d->name, NULL, "no endpoint '%s' in %s",
 		    slash + 1, cfg->path);
-		return RUN_USAGE;
+		goto out;
 	}
-	return RUN_OK;
+	rc = RUN_OK;
+out:
+	return rc;
 }
 
 /* Records the request for t[0..n) in one transaction. */

@@ -266,3 +266,28 @@ def test_hostile_names_are_printed_printable(ddup, bind_server, http_server):
     assert r.rc == 2, r
     assert r.err.count("\n") == 1 and "\x1b" not in r.err and "\u202e" not in r.err, r
     assert "no endpoint matches '*/?[2Jx???" in r.err, r
+
+
+def test_what_each_pattern_matches(ddup, bind_server, http_server):
+    """'*' any run (backtracking past a false start), '?' exactly one character,
+    either part, any case, the domain with a trailing dot or not."""
+    srv = http_server()
+    write(ddup, bind_server, srv)
+    for pattern, want in [
+            ("*/*", ALL),
+            ("*.EXAMPLE.test./W*2", [(APP, "web2"), (WWW, "web2")]),
+            ("*/*b*3", [(WWW, "web3")]),
+            ("*/w*e*b*1*", [(APP, "web1"), (WWW, "web1")]),
+            ("?pp.example.test/*", [(APP, "web1"), (APP, "web2")]),
+            ("*/web??", []),
+            ("*/?eb", []),
+            ("www*/web*", [(WWW, "web1"), (WWW, "web2"), (WWW, "web3")]),
+            ("location=LONDON", [(APP, "web2"), (WWW, "web2"), (WWW, "web3")]),
+    ]:
+        r = ddup.run("--drain", pattern)
+        assert r.rc == (0 if want else 2), (pattern, r)
+        assert r.out == "".join(f"{d}/{n}\n" for d, n in want), (pattern, r)
+        if want:
+            assert [x[:2] for x in drains(ddup)] == want, pattern
+            assert ddup.run("--undrain", pattern).rc == 0
+            assert drains(ddup) == []
