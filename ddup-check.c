@@ -36,9 +36,8 @@ usage(FILE *f)
 {
 	fprintf(f, "usage: ddup-check [-c FILE] [-n] [--dry-run] [--status] "
 	    "[--json] [-v] [-q] [--version] [--help]\n"
-	    "       ddup-check [-c FILE] --drain DOMAIN/ENDPOINT [--for "
-	    "DURATION]\n"
-	    "       ddup-check [-c FILE] --undrain DOMAIN/ENDPOINT\n"
+	    "       ddup-check [-c FILE] --drain TARGET [--for DURATION]\n"
+	    "       ddup-check [-c FILE] --undrain TARGET\n"
 	    "       ddup-check [-c FILE] --failback DOMAIN\n");
 }
 
@@ -56,11 +55,14 @@ help(void)
 	    "      --json           with --status or --dry-run: JSON output\n"
 	    "  -v, --verbose        one line per check\n"
 	    "  -q, --quiet          errors only\n"
-	    "      --drain DOMAIN/ENDPOINT [--for DURATION]\n"
-	    "                       take an endpoint out of DNS from the next "
-	    "run on\n"
-	    "      --undrain DOMAIN/ENDPOINT\n"
-	    "                       let it back at the next run\n"
+	    "      --drain TARGET [--for DURATION]\n"
+	    "                       take endpoints out of DNS from the next "
+	    "run on; TARGET:\n"
+	    "                       DOMAIN/ENDPOINT, either part with * and ?, "
+	    "or\n"
+	    "                       location=NAME; prints the endpoints\n"
+	    "      --undrain TARGET\n"
+	    "                       let them back at the next run\n"
 	    "      --failback DOMAIN  with failback = manual: back to the "
 	    "best tier at the\n"
 	    "                       next run\n"

@@ -173,19 +173,17 @@ state_mark_unsure(struct state *st, const char *domain, const char *provider,
 }
 
 int
-state_request_drain(struct state *st, const char *domain,
-    const char *endpoint, long long now, long long until, char *err,
-    size_t errlen)
+state_request_drain(struct state *st, const struct st_target *t, size_t n,
+    long long now, long long until, char *err, size_t errlen)
 {
-	return st->be->request_drain(st, domain, endpoint, now, until, err,
-	    errlen);
+	return st->be->request_drain(st, t, n, now, until, err, errlen);
 }
 
 int
-state_request_undrain(struct state *st, const char *domain,
-    const char *endpoint, char *err, size_t errlen)
+state_request_undrain(struct state *st, const struct st_target *t, size_t n,
+    long long now, char *err, size_t errlen)
 {
-	return st->be->request_undrain(st, domain, endpoint, err, errlen);
+	return st->be->request_undrain(st, t, n, now, err, errlen);
 }
 
 int

@@ -239,14 +239,20 @@ void	 state_domain_free(struct st_domain *d);
 /*
  * What the operator asked for (ddup-check(8), DESCRIPTION: --drain,
  * --undrain, --failback) and the state of the checker's own network.
- * The requests are written each in a transaction of its own; times are
- * ms since the epoch, until 0 for "until --undrain".
+ * The requests are written each in a transaction of its own, a drain or
+ * undrain of n endpoints too (a pattern's matches: all or none); times
+ * are ms since the epoch, until 0 for "until --undrain", now the
+ * checker's clock (an undrain logs the drain it ends as ended then).
  */
-int	 state_request_drain(struct state *st, const char *domain,
-	    const char *endpoint, long long now, long long until, char *err,
+struct st_target {
+	const char	*domain;
+	const char	*endpoint;
+};
+int	 state_request_drain(struct state *st, const struct st_target *t,
+	    size_t n, long long now, long long until, char *err,
 	    size_t errlen);
-int	 state_request_undrain(struct state *st, const char *domain,
-	    const char *endpoint, char *err, size_t errlen);
+int	 state_request_undrain(struct state *st, const struct st_target *t,
+	    size_t n, long long now, char *err, size_t errlen);
 int	 state_request_failback(struct state *st, const char *domain,
 	    long long now, char *err, size_t errlen);
 

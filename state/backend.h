@@ -28,6 +28,7 @@ struct st_report_in;
 struct st_round;
 struct st_round_dom;
 struct st_snapshot;
+struct st_target;
 
 /* What every open holds, whatever its backend. */
 struct state {
@@ -68,11 +69,12 @@ struct state_backend {
 	int		(*mark_unsure)(struct state *st, const char *domain,
 			    const char *provider, long ttl, char *err,
 			    size_t errlen);
-	int		(*request_drain)(struct state *st, const char *domain,
-			    const char *endpoint, long long now,
+	/* n endpoints in one transaction: all recorded or none. */
+	int		(*request_drain)(struct state *st,
+			    const struct st_target *t, size_t n, long long now,
 			    long long until, char *err, size_t errlen);
 	int		(*request_undrain)(struct state *st,
-			    const char *domain, const char *endpoint,
+			    const struct st_target *t, size_t n, long long now,
 			    char *err, size_t errlen);
 	int		(*request_failback)(struct state *st,
 			    const char *domain, long long now, char *err,

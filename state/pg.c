@@ -790,18 +790,17 @@ pg_close(struct state *st)
 
 /* The table's entries of state/pg_ops.c: each turns st into its open. */
 static int
-pg_request_drain(struct state *st, const char *domain, const char *endpoint,
+pg_request_drain(struct state *st, const struct st_target *t, size_t n,
     long long now, long long until, char *err, size_t errlen)
 {
-	return pgd_request_drain(pg_of(st), domain, endpoint, now, until, err,
-	    errlen);
+	return pgd_request_drain(pg_of(st), t, n, now, until, err, errlen);
 }
 
 static int
-pg_request_undrain(struct state *st, const char *domain,
-    const char *endpoint, char *err, size_t errlen)
+pg_request_undrain(struct state *st, const struct st_target *t, size_t n,
+    long long now, char *err, size_t errlen)
 {
-	return pgd_request_undrain(pg_of(st), domain, endpoint, err, errlen);
+	return pgd_request_undrain(pg_of(st), t, n, now, err, errlen);
 }
 
 static int

@@ -147,11 +147,12 @@ void		 pgd_mark_unsure_queue(struct pgq *q, const char *domain,
 		    const char *provider, long ttl);
 
 /* The table's operations of one transaction each (state/backend.h). */
-int		 pgd_request_drain(struct pg_state *st, const char *domain,
-		    const char *endpoint, long long now, long long until,
+int		 pgd_request_drain(struct pg_state *st,
+		    const struct st_target *t, size_t n, long long now,
+		    long long until, char *err, size_t errlen);
+int		 pgd_request_undrain(struct pg_state *st,
+		    const struct st_target *t, size_t n, long long now,
 		    char *err, size_t errlen);
-int		 pgd_request_undrain(struct pg_state *st, const char *domain,
-		    const char *endpoint, char *err, size_t errlen);
 int		 pgd_request_failback(struct pg_state *st, const char *domain,
 		    long long now, char *err, size_t errlen);
 

@@ -54,34 +54,71 @@ write1(struct pg_state *st, const char *what, const char *sql, int nparams,
 	return rc;
 }
 
-int
-pgd_request_drain(struct pg_state *st, const char *domain, const char *endpoint,
-    long long now, long long until, char *err, size_t errlen)
+/* The domains and endpoints of t as two text arrays, t[i] in row i. */
+static void
+targets(const struct st_target *t, size_t n, struct pg_arr *dom,
+    struct pg_arr *ep)
 {
-	const char *p[4];
-	char b[2][32];
+	size_t i;
 
-	p[0] = domain;
-	p[1] = endpoint;
-	p[2] = pg_lld(b[0], now);
-	p[3] = pg_lld(b[1], until);
-	return write1(st, "cannot record the drain", "INSERT INTO ddup_drain"
-	    " (domain, endpoint, since, until) VALUES ($1, $2, " PG_TS("$3")
-	    ", " PG_TS0("$4") ") ON CONFLICT (domain, endpoint) DO UPDATE SET"
-	    " since = excluded.since, until = excluded.until", 4, p, err,
-	    errlen);
+	for (i = 0; i < n; i++) {
+		pga_add(dom, t[i].domain);
+		pga_add(ep, t[i].endpoint);
+	}
 }
 
 int
-pgd_request_undrain(struct pg_state *st, const char *domain,
-    const char *endpoint, char *err, size_t errlen)
+pgd_request_drain(struct pg_state *st, const struct st_target *t, size_t n,
+    long long now, long long until, char *err, size_t errlen)
 {
-	const char *p[2];
+	struct pg_arr dom = { 0 }, ep = { 0 };
+	const char *p[4];
+	char b[2][32];
+	int rc;
 
-	p[0] = domain;
-	p[1] = endpoint;
-	return write1(st, "cannot record the undrain", "DELETE FROM ddup_drain"
-	    " WHERE domain = $1 AND endpoint = $2", 2, p, err, errlen);
+	targets(t, n, &dom, &ep);
+	p[0] = pga_text(&dom);
+	p[1] = pga_text(&ep);
+	p[2] = pg_lld(b[0], now);
+	p[3] = pg_lld(b[1], until);
+	/* One statement, so one transaction: all of them or none. */
+	rc = write1(st, "cannot record the drain", "INSERT INTO ddup_drain"
+	    " (domain, endpoint, since, until) SELECT DISTINCT d, e, "
+	    PG_TS("$3") ", " PG_TS0("$4") " FROM unnest($1::text[],"
+	    " $2::text[]) AS t(d, e) ON CONFLICT (domain, endpoint) DO UPDATE"
+	    " SET since = excluded.since, until = excluded.until", 4, p, err,
+	    errlen);
+	pga_free(&dom);
+	pga_free(&ep);
+	return rc;
+}
+
+/*
+ * The drains ended are logged as ended at now, the checker's clock, as
+ * their since is (or at their own expiry, if that came first).
+ */
+int
+pgd_request_undrain(struct pg_state *st, const struct st_target *t,
+    size_t n, long long now, char *err, size_t errlen)
+{
+	struct pg_arr dom = { 0 }, ep = { 0 };
+	const char *p[3];
+	char b[32];
+	int rc;
+
+	targets(t, n, &dom, &ep);
+	p[0] = pga_text(&dom);
+	p[1] = pga_text(&ep);
+	p[2] = pg_lld(b, now);
+	rc = write1(st, "cannot record the undrain", "WITH gone AS (DELETE"
+	    " FROM ddup_drain WHERE (domain, endpoint) IN (SELECT * FROM"
+	    " unnest($1::text[], $2::text[])) RETURNING domain, endpoint,"
+	    " since, until) INSERT INTO ddup_drain_log SELECT domain,"
+	    " endpoint, since, least(coalesce(until, " PG_TS("$3") "), "
+	    PG_TS("$3") ") FROM gone", 3, p, err, errlen);
+	pga_free(&dom);
+	pga_free(&ep);
+	return rc;
 }
 
 int

@@ -175,9 +175,6 @@ static const char *const sql_gone[] = {
 	"DELETE FROM ddup_vote v WHERE NOT EXISTS (SELECT 1 FROM"
 	" unnest($1::text[], $2::text[]) AS c(domain, name)"
 	" WHERE c.domain = v.domain AND c.name = v.endpoint)",
-	"DELETE FROM ddup_drain d WHERE NOT EXISTS (SELECT 1 FROM"
-	" unnest($1::text[], $2::text[]) AS c(domain, name)"
-	" WHERE c.domain = d.domain AND c.name = d.endpoint)",
 	"DELETE FROM ddup_cert x WHERE NOT EXISTS (SELECT 1 FROM"
 	" unnest($1::text[], $2::text[]) AS c(domain, name)"
 	" WHERE c.domain = x.domain AND c.name = x.endpoint)",
@@ -204,6 +201,20 @@ static const struct {
 	  " AND ((p.type = 'A' AND c.has4) OR (p.type = 'AAAA' AND c.has6)"
 	  " OR (p.type = 'CNAME' AND c.hascname)))", 4 },
 };
+
+/*
+ * The drains of the endpoints no longer configured ($1, $2) and those
+ * whose time ran out by $3, the run's clock: logged as ended at their
+ * own expiry, or at $3 (the database's now() is not the checker's).
+ */
+static const char sql_drains_gone[] =
+	"WITH gone AS (DELETE FROM ddup_drain d WHERE (d.until IS NOT NULL"
+	" AND d.until <= " PG_TS("$3") ") OR NOT EXISTS (SELECT 1 FROM"
+	" unnest($1::text[], $2::text[]) AS c(domain, name)"
+	" WHERE c.domain = d.domain AND c.name = d.endpoint)"
+	" RETURNING domain, endpoint, since, until)"
+	" INSERT INTO ddup_drain_log SELECT domain, endpoint, since,"
+	" least(coalesce(until, " PG_TS("$3") "), " PG_TS("$3") ") FROM gone";
 
 /* Streaks older than `history` ($1), unless open, into the counters. */
 static const char sql_prune_streaks[] =
@@ -569,15 +580,14 @@ queue_prune(struct pgq *q, const struct config *c, long long now)
 	for (i = 0; i < sizeof(sql_gone) / sizeof(sql_gone[0]); i++)
 		pgq_add(q, "cannot drop what is no longer configured",
 		    sql_gone[i], 2, p);
+	p[2] = pg_lld(buf, now);
+	pgq_add(q, "cannot prune the drains", sql_drains_gone, 3, p);
 	p[0] = pga_text(&dom);
 	for (i = 0; i < 3; i++)
 		p[i + 1] = pga_text(&has[i]);
 	for (i = 0; i < sizeof(sql_gone_dom) / sizeof(sql_gone_dom[0]); i++)
 		pgq_add(q, "cannot drop what is no longer configured",
 		    sql_gone_dom[i].sql, sql_gone_dom[i].nparams, p);
-	p[0] = pg_lld(buf, now);
-	pgq_add(q, "cannot prune the drains", "DELETE FROM ddup_drain WHERE"
-	    " until IS NOT NULL AND until <= " PG_TS("$1"), 1, p);
 	/* Before the epoch means "keep everything". */
 	if (now - c->history_ms > 0) {
 		p[0] = pg_lld(buf, now - c->history_ms);

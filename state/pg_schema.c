@@ -220,6 +220,22 @@ const char *const pg_migrations[] = {
 	/* 6: as the SQLite file's version 14, allDown's failovers. */
 	"ALTER TABLE ddup_failover ADD COLUMN all_down text"
 	"  CHECK (all_down IN ('all', 'fallback'))",
+	/*
+	 * 7: a drain's end is the checker's clock, as its since is, not
+	 * the database's now(): the statements that delete drains log
+	 * them (state/pg_ops.c, state/pg_save.c), and the trigger is left
+	 * with a --drain over a drain, whose end is the new since.
+	 */
+	"DROP TRIGGER ddup_drain_ended ON ddup_drain;"
+	"CREATE OR REPLACE FUNCTION ddup_drain_ended() RETURNS trigger"
+	"  LANGUAGE plpgsql AS $$ BEGIN"
+	"  IF NEW.since <> OLD.since THEN"
+	"    INSERT INTO ddup_drain_log VALUES (OLD.domain, OLD.endpoint,"
+	"      OLD.since, least(coalesce(OLD.until, NEW.since), NEW.since));"
+	"  END IF;"
+	"  RETURN NULL; END $$;"
+	"CREATE TRIGGER ddup_drain_ended AFTER UPDATE ON ddup_drain"
+	"  FOR EACH ROW EXECUTE FUNCTION ddup_drain_ended()",
 };
 
 const int pg_schema_version =

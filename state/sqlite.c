@@ -361,19 +361,18 @@ sqlite_mark_unsure(struct state *st, const char *domain,
 }
 
 static int
-sqlite_request_drain(struct state *st, const char *domain,
-    const char *endpoint, long long now, long long until, char *err,
-    size_t errlen)
+sqlite_request_drain(struct state *st, const struct st_target *t, size_t n,
+    long long now, long long until, char *err, size_t errlen)
 {
-	return st_sqlite_request_drain(sqlite_of(st), domain, endpoint, now,
-	    until, err, errlen);
+	return st_sqlite_request_drain(sqlite_of(st), t, n, now, until, err,
+	    errlen);
 }
 
 static int
-sqlite_request_undrain(struct state *st, const char *domain,
-    const char *endpoint, char *err, size_t errlen)
+sqlite_request_undrain(struct state *st, const struct st_target *t, size_t n,
+    long long now, char *err, size_t errlen)
 {
-	return st_sqlite_request_undrain(sqlite_of(st), domain, endpoint, err,
+	return st_sqlite_request_undrain(sqlite_of(st), t, n, now, err,
 	    errlen);
 }
 

@@ -149,11 +149,12 @@ int	 st_sqlite_open(const char *path, int mode, struct sqlite_state **out,
 void	 st_sqlite_close(struct sqlite_state *st);
 int	 st_sqlite_mark_unsure(struct sqlite_state *st, const char *domain,
 	    const char *provider, long ttl, char *err, size_t errlen);
-int	 st_sqlite_request_drain(struct sqlite_state *st, const char *domain,
-	    const char *endpoint, long long now, long long until, char *err,
+int	 st_sqlite_request_drain(struct sqlite_state *st,
+	    const struct st_target *t, size_t n, long long now,
+	    long long until, char *err, size_t errlen);
+int	 st_sqlite_request_undrain(struct sqlite_state *st,
+	    const struct st_target *t, size_t n, long long now, char *err,
 	    size_t errlen);
-int	 st_sqlite_request_undrain(struct sqlite_state *st, const char *domain,
-	    const char *endpoint, char *err, size_t errlen);
 int	 st_sqlite_request_failback(struct sqlite_state *st,
 	    const char *domain, long long now, char *err, size_t errlen);
 int	 st_sqlite_recent_changes(struct sqlite_state *st, size_t max,

@@ -52,52 +52,66 @@ out:
 	return rc;
 }
 
-/* A request in a transaction of its own. */
+/*
+ * A request: the same statement for each of t (?1 its domain, ?2 its
+ * endpoint), in one transaction, so all of them or none.
+ */
 static int
 request(struct sqlite_state *st, const char *sql, const char *what,
-    const char *t1,
-    const char *t2, long long n3, long long n4, char *err, size_t errlen)
+    const struct st_target *t, size_t n, long long n3, long long n4,
+    char *err, size_t errlen)
 {
+	size_t	i;
+	int	rc = -1;
+
 	if (state_begin(st, err, errlen) == -1)
-		return -1;
-	if (exec1(st, sql, what, t1, t2, n3, n4) == -1) {
-		snprintf(err, errlen, "%s", st->base.err);
-		state_rollback(st);
-		return -1;
-	}
-	return state_commit(st, err, errlen);
+		goto out;
+	for (i = 0; i < n; i++)
+		if (exec1(st, sql, what, t[i].domain, t[i].endpoint, n3,
+		    n4) == -1) {
+			snprintf(err, errlen, "%s", st->base.err);
+			state_rollback(st);
+			goto out;
+		}
+	rc = state_commit(st, err, errlen);
+out:
+	return rc;
 }
 
 int
-st_sqlite_request_drain(struct sqlite_state *st, const char *domain,
-    const char *endpoint, long long now, long long until, char *err,
-    size_t errlen)
+st_sqlite_request_drain(struct sqlite_state *st, const struct st_target *t,
+    size_t n, long long now, long long until, char *err, size_t errlen)
 {
-	return request(st, "INSERT INTO drains (domain, endpoint, since, until)"
-	    " VALUES (?1, ?2, " SQL_TIME("?3") ", CASE WHEN ?4 IS NULL THEN NULL"
-	    " ELSE " SQL_TIME("?4") " END)"
+	return request(st, "INSERT INTO drains (domain, endpoint, since,"
+	    " until) VALUES (?1, ?2, " SQL_TIME("?3") ", CASE WHEN ?4 IS NULL"
+	    " THEN NULL ELSE " SQL_TIME("?4") " END)"
 	    " ON CONFLICT (domain, endpoint) DO UPDATE SET"
 	    " since = excluded.since, until = excluded.until", "drain",
-	    domain, endpoint, now, until, err, errlen);
+	    t, n, now, until, err, errlen);
 }
 
+/*
+ * The trigger drains_ended logs the drain as ended at SQLite's 'now',
+ * the same clock as the checker's now here.
+ */
 int
-st_sqlite_request_undrain(struct sqlite_state *st, const char *domain,
-    const char *endpoint, char *err, size_t errlen)
+st_sqlite_request_undrain(struct sqlite_state *st, const struct st_target *t,
+    size_t n, long long now, char *err, size_t errlen)
 {
+	(void)now;
 	return request(st, "DELETE FROM drains WHERE domain = ?1 AND"
-	    " endpoint = ?2", "undrain", domain, endpoint,
-	    0, 0, err, errlen);
+	    " endpoint = ?2", "undrain", t, n, 0, 0, err, errlen);
 }
 
 int
 st_sqlite_request_failback(struct sqlite_state *st, const char *domain,
-    long long now,
-    char *err, size_t errlen)
+    long long now, char *err, size_t errlen)
 {
+	struct st_target t = { domain, NULL };
+
 	return request(st, "INSERT INTO failbacks (domain, time)"
 	    " VALUES (?1, " SQL_TIME("?3") ") ON CONFLICT (domain) DO UPDATE"
-	    " SET time = excluded.time", "failback", domain, NULL, now, 0,
+	    " SET time = excluded.time", "failback", &t, 1, now, 0,
 	    err, errlen);
 }
 

@@ -124,7 +124,7 @@ def pg_ready(ddup, bind_server, http_server, pg, socket=False, checker="b"):
 
 
 # The schema version this ddup-check makes (state/pg_schema.c).
-PG_SCHEMA = "6"
+PG_SCHEMA = "7"
 
 
 def schema_version(pg):

@@ -320,7 +320,7 @@ def test_schema_upgraded_from_version_2(pgd, bind_server, http_server, pg_server
     pg_server.psql("UPDATE ddup_meta SET value = '2' WHERE key = 'schema_version'", user="ddup")
     assert pgd.run().rc == 0
     assert pg_server.psql("SELECT value FROM ddup_meta WHERE key = 'schema_version'") == \
-        [["6"]]
+        [["7"]]
     assert pg_server.psql("SELECT endpoint, health, passes FROM ddup_current"
                           " ORDER BY priority") == [["primary", "ok", "2"],
                                                     ["backup", "ok", "2"]]

@@ -1,6 +1,7 @@
 """Bash completion (completion/ddup-check): the flags are the code's, and
 --drain, --undrain and --failback complete the names of the
-configuration that ddup-check would read (-c, else $DDUP_CONFIG)."""
+configuration that ddup-check would read (-c, else $DDUP_CONFIG), the
+first two also its endpoints' locations (location=NAME)."""
 
 import os
 import re
@@ -22,7 +23,7 @@ def complete(words, env=None, cwd=None):
     line = " ".join(words)
     split = []
     for w in words:
-        split += [p for p in re.split(r"(:)", w) if p != ""] or [""]
+        split += [p for p in re.split(r"([:=])", w) if p != ""] or [""]
     prog = ('source %s; COMP_LINE=%s; COMP_POINT=%d; COMP_WORDS=(%s); '
             'COMP_CWORD=%d; _ddup_check; printf "%%s\\n" "${COMPREPLY[@]}"'
             % (SCRIPT, q(line), len(line), " ".join(q(w) for w in split),
@@ -91,9 +92,60 @@ def test_drain_names_from_the_configuration(tmp_path):
         ["api.example.org/Edge-1"]
     assert complete(["ddup-check", "-c", str(cfg), "--failback", ""]) == \
         ["app.example.com", "api.example.org"]
+    # --failback takes a domain only: no location.
+    assert not [w for w in complete(["ddup-check", "-c", str(cfg), "--failback", ""])
+                if "location" in w]
     # --for after --drain: durations, not names.
     assert "2h" in complete(["ddup-check", "-c", str(cfg), "--drain",
                              "api.example.org/Edge-1", "--for", ""])
+
+
+LOCATED = """\
+location = paris            ; the checker's own: not an endpoint's
+[provider p]
+type = exec
+command = /bin/true
+[domain app.example.com]
+provider = p
+failoverLocations = berlin  ; no endpoint there
+[endpoint web1]
+url = http://127.0.0.1:1/
+ip = 127.0.0.1
+location = austin
+[endpoint web2]
+url = http://127.0.0.2:1/
+ip = 127.0.0.2
+location = london
+[domain api.example.org]
+provider = p
+[endpoint edge]
+url = http://127.0.0.4/
+ip = 127.0.0.4
+Location = Austin           ; the same location, in another case
+[endpoint plain]
+url = http://127.0.0.5/
+ip = 127.0.0.5
+"""
+
+
+def test_drain_offers_the_locations(tmp_path):
+    """After --drain and --undrain, location=NAME for each location of an
+    endpoint, once; bash replaces what follows the '=' (COMP_WORDBREAKS)."""
+    cfg = tmp_path / "ddup.ini"
+    cfg.write_text(LOCATED)
+    eps = ["app.example.com/web1", "app.example.com/web2", "api.example.org/edge",
+           "api.example.org/plain"]
+    for flag in ("--drain", "--undrain"):
+        assert complete(["ddup-check", "-c", str(cfg), flag, ""]) == \
+            eps + ["location=austin", "location=london"]
+    assert complete(["ddup-check", "-c", str(cfg), "--drain", "loc"]) == \
+        ["location=austin", "location=london"]
+    assert complete(["ddup-check", "-c", str(cfg), "--drain", "location="]) == \
+        ["austin", "london"]
+    assert complete(["ddup-check", "-c", str(cfg), "--undrain", "location=l"]) == \
+        ["london"]
+    assert complete(["ddup-check", "-c", str(cfg), "--failback", ""]) == \
+        ["app.example.com", "api.example.org"]
 
 
 def test_names_with_a_colon(tmp_path):

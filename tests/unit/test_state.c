@@ -635,6 +635,10 @@ test_migrate_from_1(void **ctx)
 	assert_int_equal(raw_int(f->path, "SELECT count(*) FROM failbacks"), 0);
 }
 
+static const struct st_target WEB1 = { "www.example.org", "web1" };
+static const struct st_target WEB2 = { "www.example.org", "web2" };
+static const struct st_target GONE1 = { "gone.example.org", "web1" };
+
 /* --drain, --undrain, --failback and the controlUrl (ddup-check(8)). */
 static void
 test_requests(void **ctx)
@@ -657,12 +661,12 @@ test_requests(void **ctx)
 	assert_int_equal(r.ndrains + r.nfailbacks, 0);
 
 	st = open_ok(f->path, STATE_RW);
-	assert_int_equal(state_request_drain(st, "www.example.org", "web1",
-	    T0, 0, err, sizeof(err)), 0);
-	assert_int_equal(state_request_drain(st, "www.example.org", "web2",
-	    T0, T0 + 3600 * 1000, err, sizeof(err)), 0);
-	assert_int_equal(state_request_drain(st, "gone.example.org", "web1",
-	    T0, 0, err, sizeof(err)), 0);
+	assert_int_equal(state_request_drain(st, &WEB1, 1, T0, 0,
+	    err, sizeof(err)), 0);
+	assert_int_equal(state_request_drain(st, &WEB2, 1, T0,
+	    T0 + 3600 * 1000, err, sizeof(err)), 0);
+	assert_int_equal(state_request_drain(st, &GONE1, 1, T0, 0,
+	    err, sizeof(err)), 0);
 	assert_int_equal(state_request_failback(st, "www.example.org", T0,
 	    err, sizeof(err)), 0);
 	assert_int_equal(state_request_failback(st, "gone.example.org", T0,
@@ -728,7 +732,7 @@ test_requests(void **ctx)
 	assert_int_equal(r.ndrains, 1);
 	state_requests_free(&r);
 
-	assert_int_equal(state_request_undrain(st, "www.example.org", "web1",
+	assert_int_equal(state_request_undrain(st, &WEB1, 1, T0,
 	    err, sizeof(err)), 0);
 	begin(st);
 	assert_int_equal(state_put_control(sqlite_of(st), 0, NULL), 0);
