@@ -54,7 +54,7 @@ OBJS	 = $(SRCS:%.c=$(O)/%.o)
 # them (-MMD); -MP keeps a removed header from breaking the next build.
 DEPFLAGS = -MMD -MP
 
-UNIT	 = test_util test_config test_config_checks test_decide test_outcome test_state test_http test_doc test_dashboard \
+UNIT	 = test_util test_config test_config_checks test_decide test_outcome test_state test_http test_doc test_dashboard test_dashboard_timeline \
 	   test_vote test_pguri test_notify test_cert test_prog test_tcp
 UNITBIN	 = $(UNIT:%=$(O)/tests/%)
 
