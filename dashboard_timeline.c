@@ -74,18 +74,18 @@ const char dash_timeline_style[] =
     ".tl-svg text.tl-name{fill:var(--fg);font-weight:600}\n"
     ".track{fill:var(--unk-bg)}\n"
     ".seg.pass{fill:var(--ok)}.seg.fail{fill:var(--bad)}"
-    ".seg.void{fill:var(--unk);fill-opacity:.45}"
+    ".seg.void{fill:var(--unk);fill-opacity:.55}"
     ".seg.drained{fill:var(--warn)}\n"
     ".tick{stroke:var(--line);stroke-width:1}\n"
-    ".mark{stroke:var(--fg);stroke-width:2}"
-    ".mark.failed{stroke:var(--bad);stroke-dasharray:4 3}\n"
+    ".mark line{stroke:var(--fg);stroke-width:2}"
+    ".mark.failed line{stroke:var(--bad);stroke-dasharray:3 2}\n"
     ".tl-key{display:flex;flex-wrap:wrap;gap:.15rem .9rem;"
     "font-size:.85rem;color:var(--muted);margin:.3rem 0 0}\n"
     ".key::before{content:'';display:inline-block;width:.9em;height:.9em;"
     "margin-right:.3em;vertical-align:-.1em;border-radius:2px;"
     "background:var(--ok)}\n"
     ".key.fail::before{background:var(--bad)}"
-    ".key.void::before{background:var(--unk);opacity:.45}"
+    ".key.void::before{background:var(--unk);opacity:.55}"
     ".key.drained::before{background:var(--warn)}"
     ".key.mark::before{width:3px;border-radius:0;background:var(--fg)}\n"
     "@media (max-width:720px){.tl-minor{display:none}}\n";
@@ -310,13 +310,19 @@ put_hours(FILE *f, const struct win *w, int bottom)
 	fputc('\n', f);
 }
 
+/*
+ * The domain's DNS changes: a group each, of a line over every row's
+ * bars (not over the names, which stay readable), with what changed as
+ * its <title>.
+ */
 static void
 put_marks(FILE *f, const struct st_timeline *tl, const char *dom,
-    const struct win *w, int bottom)
+    const struct win *w, size_t rows)
 {
 	const struct st_tl_mark	*m;
-	size_t			 i;
+	size_t			 i, j;
 	double			 x;
+	int			 y;
 	char			 buf[32];
 
 	for (i = 0; i < tl->nmarks; i++) {
@@ -326,14 +332,20 @@ put_marks(FILE *f, const struct st_timeline *tl, const char *dom,
 			continue;
 		x = pct(w, m->when);
 		iso_time(m->when, buf, sizeof(buf));
-		fprintf(f, "<line class=\"mark %s\" data-time=\"%lld\" "
-		    "x1=\"%.3f%%\" x2=\"%.3f%%\" y1=\"%d\" y2=\"%d\"><title>",
-		    m->ok ? "ok" : "failed", m->when, x, x, TL_TOP, bottom);
+		fprintf(f, "<g class=\"mark %s\" data-time=\"%lld\"><title>",
+		    m->ok ? "ok" : "failed", m->when);
 		fprintf(f, "%s %s%s: ", buf, m->ok ? "" : "failed ", m->type);
 		dash_text(f, m->old_set[0] != '\0' ? m->old_set : "none");
 		fputs(" to ", f);
 		dash_text(f, m->new_set[0] != '\0' ? m->new_set : "none");
-		fputs("</title></line>\n", f);
+		fputs("</title>", f);
+		for (j = 0; j < rows; j++) {
+			y = TL_TOP + (int)j * TL_ROW_H;
+			fprintf(f, "<line x1=\"%.3f%%\" x2=\"%.3f%%\" "
+			    "y1=\"%d\" y2=\"%d\"/>", x, x, y + TL_BAR_Y - 3,
+			    y + TL_DRAIN_Y + TL_DRAIN_H);
+		}
+		fputs("</g>\n", f);
 	}
 }
 
@@ -381,7 +393,7 @@ dash_timeline(FILE *f, const struct report_domain *d,
 		free(health[i].v);
 		free(drained[i].v);
 	}
-	put_marks(f, tl, d->name, &w, bottom);
+	put_marks(f, tl, d->name, &w, d->neps);
 	fputs("</svg>\n<p class=\"tl-key\"><span class=\"key pass\">pass"
 	    "</span><span class=\"key fail\">fail</span><span class=\"key "
 	    "void\">void: no check counted</span><span class=\"key drained\">"

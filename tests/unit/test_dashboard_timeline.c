@@ -171,8 +171,10 @@ test_clipping(void **state)
 	free(r);
 	assert_non_null(strstr(html, "x=\"0.000%\""));
 	/* The changes of the window only, of this domain, failed ones apart. */
-	assert_int_equal(count(html, "<line class=\"mark "), 2);
-	assert_int_equal(count(html, "<line class=\"mark failed\""), 1);
+	assert_int_equal(count(html, "<g class=\"mark "), 2);
+	assert_int_equal(count(html, "<g class=\"mark failed\""), 1);
+	/* A line over each row's bars, from the same time. */
+	assert_int_equal(count(html, "<line x1=\"16.667%\" x2=\"16.667%\""), 2);
 	assert_non_null(strstr(html, "failed AAAA: none to 2001:db8::1"));
 	assert_null(strstr(html, "192.0.2.9"));
 	free(html);
