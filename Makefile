@@ -41,7 +41,7 @@ CORE_SRCS = util.c log.c config.c config_problem.c config_keys.c config_read.c \
 	   config_value.c config_value_check.c config_build.c config_build_policy.c config_build_state.c \
 	   config_build_provider.c config_build_notify.c config_build_domain.c \
 	   config_build_endpoint.c \
-	   config_digest.c check.c decide.c outcome.c status.c dashboard.c dashboard_timeline.c \
+	   config_digest.c check.c decide.c outcome.c status.c dashboard.c dashboard_text.c dashboard_timeline.c \
 	   metrics.c publish.c outbox.c save.c run.c recheck.c request.c proc.c proc_sig.c proc_run.c rrset.c http.c \
 	   provider.c notify.c vote.c pguri.c redact.c lazylib.c
 STATE_SRCS = state.c

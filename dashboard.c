@@ -110,40 +110,6 @@ static const char style[] =
     "position:absolute;left:0;width:7rem}}\n"
     ".is-stale .counts,.is-stale .card{opacity:.6}\n";
 
-void
-dash_text(FILE *f, const char *s)
-{
-	char		*copy;
-	const char	*p;
-
-	if (s == NULL)
-		return;
-	copy = xstrdup(s);
-	text_printable(copy);
-	for (p = copy; *p != '\0'; p++) {
-		switch (*p) {
-		case '&':
-			fputs("&amp;", f);
-			break;
-		case '<':
-			fputs("&lt;", f);
-			break;
-		case '>':
-			fputs("&gt;", f);
-			break;
-		case '"':
-			fputs("&quot;", f);
-			break;
-		case '\'':
-			fputs("&#39;", f);
-			break;
-		default:
-			fputc(*p, f);
-		}
-	}
-	free(copy);
-}
-
 /* A time as a <time> element; "never" for 0 (before 1970 is a time). */
 static void
 put_time(FILE *f, long long ms)

@@ -133,7 +133,7 @@ ep_segments(const struct st_timeline *tl, const char *dom, const char *ep,
 	size_t			  i, n = 0;
 	long long		  end, next;
 
-	st = xcalloc(tl->nsegs + 1, sizeof(*st));
+	st = xcalloc(tl->nsegs + 1, sizeof(const struct st_tl_seg *));
 	for (i = 0; i < tl->nsegs; i++) {
 		g = &tl->segs[i];
 		if (strcmp(g->domain, dom) != 0 || strcmp(g->endpoint, ep) != 0)
@@ -144,7 +144,7 @@ ep_segments(const struct st_timeline *tl, const char *dom, const char *ep,
 		else
 			st[n++] = g;
 	}
-	qsort(st, n, sizeof(*st), by_from);
+	qsort(st, n, sizeof(const struct st_tl_seg *), by_from);
 	for (i = 0; i < n; i++) {
 		g = st[i];
 		end = g->open ? w->w1 : g->to + iv;
