@@ -41,7 +41,7 @@ CORE_SRCS = util.c log.c config.c config_problem.c config_keys.c config_read.c \
 	   config_value.c config_value_check.c config_build.c config_build_policy.c config_build_state.c \
 	   config_build_provider.c config_build_notify.c config_build_domain.c \
 	   config_build_endpoint.c \
-	   config_digest.c check.c decide.c outcome.c status.c dashboard.c \
+	   config_digest.c check.c decide.c outcome.c status.c dashboard.c dashboard_text.c dashboard_timeline.c \
 	   metrics.c publish.c outbox.c save.c run.c recheck.c request.c proc.c proc_sig.c proc_run.c rrset.c http.c \
 	   provider.c notify.c vote.c pguri.c redact.c lazylib.c
 STATE_SRCS = state.c
@@ -54,7 +54,7 @@ OBJS	 = $(SRCS:%.c=$(O)/%.o)
 # them (-MMD); -MP keeps a removed header from breaking the next build.
 DEPFLAGS = -MMD -MP
 
-UNIT	 = test_util test_config test_config_checks test_decide test_outcome test_state test_http test_doc test_dashboard \
+UNIT	 = test_util test_config test_config_checks test_decide test_outcome test_state test_http test_doc test_dashboard test_dashboard_timeline \
 	   test_vote test_pguri test_notify test_cert test_prog test_tcp
 UNITBIN	 = $(UNIT:%=$(O)/tests/%)
 

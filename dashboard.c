@@ -5,8 +5,9 @@
  * never serves half a page.
  *
  * Layout: a header (when written, the stale warning), the counts of
- * domains by status, one section per domain (its settings, then a table
- * of its endpoints) and a table of the last changes.  Narrow screens
+ * domains by status, one section per domain (its settings, its last 24
+ * hours drawn by dashboard_timeline.c, then a table of its endpoints)
+ * and a table of the last changes.  Narrow screens
  * get each table row as a card with its labels; wide ones a table that
  * scrolls sideways if it must.
  */
@@ -21,7 +22,9 @@
 #include "check.h"
 #include "config.h"
 #include "dashboard.h"
+#include "dashboard_int.h"
 #include "decide.h"
+#include "log.h"
 #include "outcome.h"
 #include "state.h"
 #include "util.h"
@@ -106,41 +109,6 @@ static const char style[] =
     "td::before{content:attr(data-label);color:var(--muted);"
     "position:absolute;left:0;width:7rem}}\n"
     ".is-stale .counts,.is-stale .card{opacity:.6}\n";
-
-/* Writes s HTML-escaped (for text and for quoted attributes), printable. */
-static void
-put_text(FILE *f, const char *s)
-{
-	char		*copy;
-	const char	*p;
-
-	if (s == NULL)
-		return;
-	copy = xstrdup(s);
-	text_printable(copy);
-	for (p = copy; *p != '\0'; p++) {
-		switch (*p) {
-		case '&':
-			fputs("&amp;", f);
-			break;
-		case '<':
-			fputs("&lt;", f);
-			break;
-		case '>':
-			fputs("&gt;", f);
-			break;
-		case '"':
-			fputs("&quot;", f);
-			break;
-		case '\'':
-			fputs("&#39;", f);
-			break;
-		default:
-			fputc(*p, f);
-		}
-	}
-	free(copy);
-}
 
 /* A time as a <time> element; "never" for 0 (before 1970 is a time). */
 static void
@@ -227,7 +195,8 @@ put_head(FILE *f, const struct report *r, const char *hash, long refresh_s)
 	    refresh_s);
 	fprintf(f, "<title>ddup: %zu unhealthy, %zu warning, %zu healthy"
 	    "</title>\n", n[DOM_UNHEALTHY], n[DOM_WARNING], n[DOM_HEALTHY]);
-	fprintf(f, "<style>\n%s</style>\n</head>\n", style);
+	fprintf(f, "<style>\n%s%s</style>\n</head>\n", style,
+	    dash_timeline_style);
 }
 
 static void
@@ -259,11 +228,11 @@ put_header(FILE *f, const struct report *r)
 	    "scheduler has stopped.</p></noscript>\n", stale, stale);
 	if (r->control_url != NULL && r->control_since != 0) {
 		fputs("<p class=\"banner warn\">controlUrl <code>", f);
-		put_text(f, r->control_url);
+		dash_text(f, r->control_url);
 		fputs("</code> has failed since ", f);
 		put_time(f, r->control_since);
 		fputs(" (", f);
-		put_text(f, r->control_result != NULL ? r->control_result :
+		dash_text(f, r->control_result != NULL ? r->control_result :
 		    "?");
 		fputs("): this checker's own network is blamed; no failure is "
 		    "counted and DNS is not changed.</p>\n", f);
@@ -294,7 +263,7 @@ td_text(FILE *f, const char *label, const char *cls, const char *text)
 {
 	td_open(f, label, cls);
 	if (text != NULL)
-		put_text(f, text);
+		dash_text(f, text);
 	else
 		fputs("<span class=\"muted\">-</span>", f);
 	fputs("</td>", f);
@@ -335,7 +304,7 @@ put_endpoint(FILE *f, const struct report_domain *d,
 	td_text(f, "Endpoint", NULL, e->cfg->name);
 	td_open(f, "Address", NULL);
 	fputs("<code>", f);
-	put_text(f, outcome_ep_ip(e) != NULL ? outcome_ep_ip(e) : e->cfg->cname);
+	dash_text(f, outcome_ep_ip(e) != NULL ? outcome_ep_ip(e) : e->cfg->cname);
 	fputs("</code></td>", f);
 	td_open(f, "Priority", "num");
 	fprintf(f, "%ld</td>", e->cfg->priority);
@@ -369,8 +338,10 @@ put_endpoint(FILE *f, const struct report_domain *d,
 }
 
 static void
-put_domain(FILE *f, const struct report_domain *d, long long now)
+put_domain(FILE *f, const struct report *r, const struct report_domain *d,
+    const struct st_timeline *tl)
 {
+	long long	 now = r->generated;
 	const char	*st = dom_status_str(d->status);
 	size_t		 i;
 	int		 located = 0, certs = 0;
@@ -383,9 +354,9 @@ put_domain(FILE *f, const struct report_domain *d, long long now)
 	}
 	fprintf(f, "<section class=\"card\">\n<h2><span class=\"badge s-%s\">"
 	    "%s</span> ", st, st);
-	put_text(f, d->name);
+	dash_text(f, d->name);
 	fputs("</h2>\n<dl>\n<dt>Provider</dt><dd>", f);
-	put_text(f, d->provider);
+	dash_text(f, d->provider);
 	fprintf(f, "</dd>\n<dt>TTL</dt><dd>%ld s</dd>\n<dt>Published</dt><dd>",
 	    d->ttl);
 	if (d->published.n == 0 && d->published_cname == NULL)
@@ -395,7 +366,7 @@ put_domain(FILE *f, const struct report_domain *d, long long now)
 		    d->published.v[i].s);
 	if (d->published_cname != NULL) {
 		fputs(d->published.n > 0 ? " <code>" : "<code>", f);
-		put_text(f, d->published_cname);
+		dash_text(f, d->published_cname);
 		fputs("</code>", f);
 	}
 	fputs("</dd>\n<dt>Tier</dt><dd>", f);
@@ -408,7 +379,7 @@ put_domain(FILE *f, const struct report_domain *d, long long now)
 		fprintf(f, "priority %ld", d->tier);
 		if (d->located && d->tier_location != NULL) {
 			fputs(", location ", f);
-			put_text(f, d->tier_location);
+			dash_text(f, d->tier_location);
 		} else if (d->located)
 			fputs(", other locations", f);
 	}
@@ -421,10 +392,13 @@ put_domain(FILE *f, const struct report_domain *d, long long now)
 	fputs("</dd>\n<dt>Last error</dt><dd", f);
 	if (d->last_error != NULL) {
 		fputs(" class=\"err\">", f);
-		put_text(f, d->last_error);
+		dash_text(f, d->last_error);
 	} else
 		fputs("><span class=\"muted\">none</span>", f);
-	fputs("</dd>\n</dl>\n<div class=\"scroll\"><table>\n<thead><tr>"
+	fputs("</dd>\n</dl>\n", f);
+	if (tl != NULL)
+		dash_timeline(f, d, tl, r->generated, r->interval_ms);
+	fputs("<div class=\"scroll\"><table>\n<thead><tr>"
 	    "<th>Endpoint</th><th>Address</th><th>Priority</th>", f);
 	if (located)
 		fputs("<th>Location</th>", f);
@@ -447,7 +421,7 @@ put_set(FILE *f, const char *set)
 		return;
 	}
 	fputs("<code>", f);
-	put_text(f, set);
+	dash_text(f, set);
 	fputs("</code>", f);
 }
 
@@ -491,7 +465,7 @@ put_changes(FILE *f, const struct report *r)
 			fputs("done", f);
 		else {
 			fputs("failed: ", f);
-			put_text(f, c->error != NULL ? c->error : "?");
+			dash_text(f, c->error != NULL ? c->error : "?");
 		}
 		fputs("</td></tr>\n", f);
 	}
@@ -500,6 +474,13 @@ put_changes(FILE *f, const struct report *r)
 
 int
 dashboard_render(FILE *f, const struct report *r)
+{
+	return dashboard_render_day(f, r, NULL);
+}
+
+int
+dashboard_render_day(FILE *f, const struct report *r,
+    const struct st_timeline *tl)
 {
 	char	 hash[64];
 	long	 refresh_s;
@@ -514,16 +495,16 @@ dashboard_render(FILE *f, const struct report *r)
 	put_head(f, r, hash, refresh_s);
 	put_header(f, r);
 	for (i = 0; i < r->ndomains; i++)
-		put_domain(f, &r->domains[i], r->generated);
+		put_domain(f, r, &r->domains[i], tl);
 	put_changes(f, r);
 	fprintf(f, "</main>\n<script>%s</script>\n</body>\n</html>\n",
 	    stale_script);
 	return ferror(f) ? -1 : 0;
 }
 
-int
-dashboard_write(const char *path, const struct report *r, char *err,
-    size_t errlen)
+static int
+write_day(const char *path, const struct report *r,
+    const struct st_timeline *tl, char *err, size_t errlen)
 {
 	FILE	*f;
 	char	*buf = NULL;
@@ -535,7 +516,7 @@ dashboard_write(const char *path, const struct report *r, char *err,
 		snprintf(err, errlen, "statusHtml %s: out of memory", path);
 		goto out;
 	}
-	bad = dashboard_render(f, r);
+	bad = dashboard_render_day(f, r, tl);
 	if (fclose(f) != 0 || bad == -1) {
 		snprintf(err, errlen, "statusHtml %s: the page could not be "
 		    "built", path);
@@ -552,17 +533,36 @@ out:
 }
 
 int
-dashboard_write_outcome(const char *path, const struct outcome *o,
-    long long interval_ms, const struct st_change *changes, size_t n,
-    char *err, size_t errlen)
+dashboard_write(const char *path, const struct report *r, char *err,
+    size_t errlen)
 {
-	struct report	 rep;
-	int		 rc;
+	return write_day(path, r, NULL, err, errlen);
+}
+
+int
+dashboard_write_outcome(const char *path, const struct outcome *o,
+    struct state *st, long long interval_ms, const struct st_change *changes,
+    size_t n, char *err, size_t errlen)
+{
+	struct report		 rep;
+	struct st_timeline	 tl;
+	char			 rerr[768];
+	int			 rc, read;
 
 	report_from_outcome(&rep, o, interval_ms);
 	rep.changes = changes;
 	rep.nchanges = n;
-	rc = dashboard_write(path, &rep, err, errlen);
+	/*
+	 * Two intervals before the window: the streak that ends just
+	 * before it says whether the window begins void.  A failed read
+	 * is logged, and the page goes without the days.
+	 */
+	read = state_timeline(st, rep.generated - DASH_DAY_MS -
+	    2 * interval_ms, &tl, rerr, sizeof(rerr));
+	if (read == -1)
+		logx(LOG_ERR, NULL, NULL, "statusHtml %s: %s", path, rerr);
+	rc = write_day(path, &rep, read == 0 ? &tl : NULL, err, errlen);
+	state_timeline_free(&tl);
 	report_free(&rep);
 	return rc;
 }

@@ -24,6 +24,15 @@
  */
 int	 dashboard_render(FILE *f, const struct report *r);
 
+struct st_timeline;
+
+/*
+ * Likewise, with each domain's last 24 hours drawn from tl (of
+ * state_timeline(); NULL: not drawn).
+ */
+int	 dashboard_render_day(FILE *f, const struct report *r,
+	    const struct st_timeline *tl);
+
 /*
  * Renders r and puts it at path atomically (mode 0644, a missing folder
  * made 0755: a web server may serve it; it holds nothing secret).
@@ -33,14 +42,17 @@ int	 dashboard_write(const char *path, const struct report *r, char *err,
 	    size_t errlen);
 
 struct outcome;
+struct state;
 
 /*
  * The page of a run's outcome o, with the n last DNS changes (newest
- * first, from state_recent_changes()), put at path as dashboard_write()
- * does.
+ * first, from state_recent_changes()) and the last 24 hours read from
+ * st in one state_timeline() (a failed read is logged, and the page
+ * written without them), put at path as dashboard_write() does.
  */
 int	 dashboard_write_outcome(const char *path, const struct outcome *o,
-	    long long interval_ms, const struct st_change *changes, size_t n,
-	    char *err, size_t errlen);
+	    struct state *st, long long interval_ms,
+	    const struct st_change *changes, size_t n, char *err,
+	    size_t errlen);
 
 #endif

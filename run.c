@@ -677,7 +677,7 @@ write_dashboard(struct run *r)
 	    sizeof(err)) == -1)
 		logx(LOG_ERR, NULL, NULL, "statusHtml %s: %s",
 		    r->cfg->status_html, err);
-	if (dashboard_write_outcome(r->cfg->status_html, r->out,
+	if (dashboard_write_outcome(r->cfg->status_html, r->out, r->st,
 	    r->cfg->interval_ms, sc, n, err, sizeof(err)) == -1) {
 		logx(LOG_ERR, NULL, NULL, "%s", err);
 		ret = -1;

@@ -209,6 +209,15 @@ state_recent_changes(struct state *st, size_t max, struct st_change **out,
 }
 
 int
+state_timeline(struct state *st, long long since, struct st_timeline *out,
+    char *err, size_t errlen)
+{
+	memset(out, 0, sizeof(*out));
+	return handed(st, backend_of(st)->timeline(st, since, out), err,
+	    errlen);
+}
+
+int
 state_counters(struct state *st, struct st_counter **out, size_t *n,
     char *err, size_t errlen)
 {

@@ -300,6 +300,48 @@ int	 state_recent_changes(struct state *st, size_t max,
 void	 state_changes_free(struct st_change *v, size_t n);
 
 /*
+ * The history of the last day, as the dashboard draws it (ddup-check(8),
+ * statusHtml): every check streak, drain and DNS change attempt that
+ * reaches from since (ms) onwards, read in one statement.  Void time
+ * (no counted check) is what no streak covers: the reader works it out.
+ */
+#define ST_TL_PASS	0	/* a streak of passed checks */
+#define ST_TL_FAIL	1	/* of failed ones */
+#define ST_TL_DRAIN	2	/* a drain, in force or ended */
+
+struct st_tl_seg {
+	char		*domain;
+	char		*endpoint;
+	int		 kind;		/* ST_TL_* */
+	int		 open;		/* goes on: the open streak, a drain
+					   in force */
+	long long	 from;		/* ms: first check, drained since */
+	long long	 to;		/* ms: last check, drained until;
+					   0: until --undrain */
+};
+
+struct st_tl_mark {
+	char		*domain;
+	char		*type;		/* "A", "AAAA" or "CNAME" */
+	long long	 when;		/* ms */
+	int		 ok;
+	char		*old_set;	/* as struct st_change's */
+	char		*new_set;
+};
+
+struct st_timeline {
+	struct st_tl_seg *segs;		/* by domain, endpoint, then from */
+	size_t		 nsegs;
+	struct st_tl_mark *marks;	/* by domain, then time */
+	size_t		 nmarks;
+};
+
+/* Into *out (empty for st NULL; to be freed either way); -1 on error. */
+int	 state_timeline(struct state *st, long long since,
+	    struct st_timeline *out, char *err, size_t errlen);
+void	 state_timeline_free(struct st_timeline *t);
+
+/*
  * The notification outbox (ddup.ini(5), NOTIFICATIONS): a run's save
  * stores its events, each with a delivery for each [notify] section that
  * wants it, before anything is sent; notify.c delivers them.  A delivery

@@ -1,8 +1,10 @@
 /*
- * dashboard_render() with outside text everywhere it shows some: the
+ * dashboard_render_day() with outside text everywhere it shows some: the
  * input, cut at '\n', gives an endpoint's name, location and last
  * result, a domain's name, provider, error and CNAME, the controlUrl
- * and its result, and a change's domain, sets and error.  Invariants:
+ * and its result, and a change's domain, sets and error; the last day
+ * (a streak of the endpoint, a change of the domain with those sets)
+ * is drawn too.  Invariants:
  * no input becomes markup (the page has as many '<', '>', '"', '\'' and
  * '&' outside entities as the same page with every text "x", empty
  * or "ok" as it was), and the
@@ -20,16 +22,16 @@
 
 #define NFIELDS	13
 
-/* The page of r, malloc'd. */
+/* The page of r with the day tl, malloc'd. */
 static char *
-page(const struct report *r)
+page(const struct report *r, const struct st_timeline *tl)
 {
 	char	*buf = NULL;
 	size_t	 len = 0;
 	FILE	*f = open_memstream(&buf, &len);
 
 	fuzz_check(f != NULL, "open_memstream", NULL);
-	fuzz_check(dashboard_render(f, r) == 0, "render failed", NULL);
+	fuzz_check(dashboard_render_day(f, r, tl) == 0, "render failed", NULL);
 	fclose(f);
 	return buf;
 }
@@ -55,10 +57,11 @@ markup(const char *s, size_t n[5])
 	}
 }
 
-/* Fills r from f[0..NFIELDS-1]. */
+/* Fills r and the day tl (of g and m) from f[0..NFIELDS-1]. */
 static void
 fill(struct report *r, struct report_domain *d, struct endpoint_cfg *ec,
-    struct outcome_ep *e, struct st_change *c, char **f)
+    struct outcome_ep *e, struct st_change *c, struct st_timeline *tl,
+    struct st_tl_seg *g, struct st_tl_mark *m, char **f)
 {
 	memset(r, 0, sizeof(*r));
 	memset(d, 0, sizeof(*d));
@@ -100,6 +103,22 @@ fill(struct report *r, struct report_domain *d, struct endpoint_cfg *ec,
 	r->interval_ms = 30000;
 	r->domains = d;
 	r->ndomains = 1;
+	memset(g, 0, sizeof(*g));
+	memset(m, 0, sizeof(*m));
+	g->domain = f[3];
+	g->endpoint = f[0];
+	g->kind = ST_TL_FAIL;
+	g->from = r->generated - 3600000;
+	g->to = r->generated - 60000;
+	m->domain = f[3];
+	m->type = "A";
+	m->when = r->generated - 1800000;
+	m->old_set = f[10];
+	m->new_set = f[11];
+	tl->segs = g;
+	tl->nsegs = 1;
+	tl->marks = m;
+	tl->nmarks = 1;
 }
 
 int
@@ -110,6 +129,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct endpoint_cfg	 ec;
 	struct outcome_ep	 e;
 	struct st_change	 c;
+	struct st_timeline	 tl;
+	struct st_tl_seg	 g;
+	struct st_tl_mark	 m;
 	char			*s, *f[NFIELDS], *x[NFIELDS], *p, *got, *want;
 	char			*line, *copy;
 	size_t			 i, ng[5], nw[5];
@@ -126,10 +148,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		x[i] = f[i][0] == '\0' ? "" : strcmp(f[i], "ok") == 0 ? "ok" :
 		    "x";
 	}
-	fill(&r, &d, &ec, &e, &c, f);
-	got = page(&r);
-	fill(&r, &d, &ec, &e, &c, x);
-	want = page(&r);
+	fill(&r, &d, &ec, &e, &c, &tl, &g, &m, f);
+	got = page(&r, &tl);
+	fill(&r, &d, &ec, &e, &c, &tl, &g, &m, x);
+	want = page(&r, &tl);
 	markup(got, ng);
 	markup(want, nw);
 	fuzz_check(memcmp(ng, nw, sizeof(ng)) == 0, "input became markup", s);

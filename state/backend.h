@@ -23,6 +23,7 @@ struct outcome;
 struct st_change;
 struct st_counter;
 struct st_delivery;
+struct st_timeline;
 struct st_notify_counts;
 struct st_report_in;
 struct st_round;
@@ -53,7 +54,7 @@ struct state {
  * Errors: open and the calls with err write the error there; the others
  * return -1 with it in st->err, which state.c hands on (state.h's
  * convention is the first).  The reads of outputs (recent_changes,
- * counters, notify_counts, get_deliveries, put_delivery) take st NULL,
+ * timeline, counters, notify_counts, get_deliveries, put_delivery) take st NULL,
  * an empty state, and go to state_sqlite then.
  */
 struct state_backend {
@@ -84,6 +85,8 @@ struct state_backend {
 			    struct st_change **out, size_t *n);
 	int		(*counters)(struct state *st, struct st_counter **out,
 			    size_t *n);
+	int		(*timeline)(struct state *st, long long since,
+			    struct st_timeline *out);
 	int		(*notify_counts)(struct state *st,
 			    const char *notifier, struct st_notify_counts *out);
 	int		(*get_deliveries)(struct state *st,

@@ -116,6 +116,26 @@ state_changes_free(struct st_change *v, size_t n)
 	free(v);
 }
 
+void
+state_timeline_free(struct st_timeline *t)
+{
+	size_t i;
+
+	for (i = 0; t->segs != NULL && i < t->nsegs; i++) {
+		free(t->segs[i].domain);
+		free(t->segs[i].endpoint);
+	}
+	for (i = 0; t->marks != NULL && i < t->nmarks; i++) {
+		free(t->marks[i].domain);
+		free(t->marks[i].type);
+		free(t->marks[i].old_set);
+		free(t->marks[i].new_set);
+	}
+	free(t->segs);
+	free(t->marks);
+	memset(t, 0, sizeof(*t));
+}
+
 struct counter_key {
 	const char	*domain, *endpoint, *name;
 };

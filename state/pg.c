@@ -818,6 +818,12 @@ pg_recent_changes(struct state *st, size_t max, struct st_change **out,
 }
 
 static int
+pg_timeline(struct state *st, long long since, struct st_timeline *out)
+{
+	return pgd_timeline(pg_of(st), since, out);
+}
+
+static int
 pg_counters(struct state *st, struct st_counter **out, size_t *n)
 {
 	return pgd_counters(pg_of(st), out, n);
@@ -858,6 +864,7 @@ const struct state_backend state_pg = {
 	.request_undrain = pg_request_undrain,
 	.request_failback = pg_request_failback,
 	.recent_changes = pg_recent_changes,
+	.timeline = pg_timeline,
 	.counters = pg_counters,
 	.notify_counts = pg_notify_counts,
 	.get_deliveries = pg_get_deliveries,

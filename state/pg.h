@@ -160,9 +160,12 @@ struct st_change;
 struct st_counter;
 struct st_delivery;
 struct st_notify_counts;
+struct st_timeline;
 
 int		 pgd_recent_changes(struct pg_state *st, size_t max,
 		    struct st_change **out, size_t *n);
+int		 pgd_timeline(struct pg_state *st, long long since,
+		    struct st_timeline *out);
 int		 pgd_counters(struct pg_state *st, struct st_counter **out,
 		    size_t *n);
 int		 pgd_notify_counts(struct pg_state *st, const char *notifier,

@@ -180,6 +180,70 @@ out:
 	return rc;
 }
 
+/*
+ * The last day's history in one statement, as the SQLite file's
+ * (state/sqlite_history.c): a streak is open while its endpoint points
+ * at it.
+ */
+int
+pgd_timeline(struct pg_state *st, long long since, struct st_timeline *out)
+{
+	const PGresult *r;
+	struct st_tl_seg *g;
+	struct st_tl_mark *m;
+	struct pgq *q;
+	const char *p[1];
+	char buf[32];
+	int i, rows, rc = -1;
+
+	memset(out, 0, sizeof(*out));
+	p[0] = pg_lld(buf, since);
+	if ((r = one(st, &q, "cannot read the last day's history", "WITH"
+	    " w AS (SELECT " PG_TS("$1") " AS t0)"
+	    " SELECT 0, domain, endpoint, " PG_MS("first") ", " PG_MS("last")
+	    ", ok, EXISTS (SELECT 1 FROM ddup_endpoint e WHERE e.streak ="
+	    " s.id), NULL::text, NULL::text FROM ddup_streak s, w"
+	    " WHERE s.last >= w.t0"
+	    " UNION ALL SELECT 1, domain, endpoint, " PG_MS("since") ", "
+	    PG_MS("until") ", false, true, NULL, NULL FROM ddup_drain, w"
+	    " WHERE until IS NULL OR until >= w.t0"
+	    " UNION ALL SELECT 1, domain, endpoint, " PG_MS("since") ", "
+	    PG_MS("until") ", false, false, NULL, NULL FROM ddup_drain_log, w"
+	    " WHERE until >= w.t0"
+	    " UNION ALL SELECT 2, domain, type, " PG_MS("time") ", NULL, ok,"
+	    " false, old, new FROM ddup_change, w WHERE time >= w.t0"
+	    " ORDER BY 1, 2, 3, 4", 1, p, NULL,
+	    0)) == NULL)
+		goto out;
+	rows = PQntuples(r);
+	out->segs = xcalloc((size_t)rows + 1, sizeof(*out->segs));
+	out->marks = xcalloc((size_t)rows + 1, sizeof(*out->marks));
+	for (i = 0; i < rows; i++) {
+		if (pg_getlld(r, i, 0) == 2) {
+			m = &out->marks[out->nmarks++];
+			m->domain = xstrdup(pg_getstr(r, i, 1));
+			m->type = xstrdup(pg_getstr(r, i, 2));
+			m->when = pg_getlld(r, i, 3);
+			m->ok = pg_getbool(r, i, 5);
+			m->old_set = xstrdup(pg_getstr(r, i, 7));
+			m->new_set = xstrdup(pg_getstr(r, i, 8));
+			continue;
+		}
+		g = &out->segs[out->nsegs++];
+		g->domain = xstrdup(pg_getstr(r, i, 1));
+		g->endpoint = xstrdup(pg_getstr(r, i, 2));
+		g->kind = pg_getlld(r, i, 0) == 1 ? ST_TL_DRAIN :
+		    pg_getbool(r, i, 5) ? ST_TL_PASS : ST_TL_FAIL;
+		g->from = pg_getlld(r, i, 3);
+		g->to = PQgetisnull(r, i, 4) ? 0 : pg_getlld(r, i, 4);
+		g->open = pg_getbool(r, i, 6);
+	}
+	rc = 0;
+out:
+	pgq_free(q);
+	return rc;
+}
+
 int
 pgd_counters(struct pg_state *st, struct st_counter **out, size_t *n)
 {

@@ -392,6 +392,12 @@ sqlite_recent_changes(struct state *st, size_t max, struct st_change **out,
 }
 
 static int
+sqlite_timeline(struct state *st, long long since, struct st_timeline *out)
+{
+	return st_sqlite_timeline(sqlite_of(st), since, out);
+}
+
+static int
 sqlite_counters(struct state *st, struct st_counter **out, size_t *n)
 {
 	return st_sqlite_counters(sqlite_of(st), out, n);
@@ -432,6 +438,7 @@ const struct state_backend state_sqlite = {
 	.request_undrain = sqlite_request_undrain,
 	.request_failback = sqlite_request_failback,
 	.recent_changes = sqlite_recent_changes,
+	.timeline = sqlite_timeline,
 	.counters = sqlite_counters,
 	.notify_counts = sqlite_notify_counts,
 	.get_deliveries = sqlite_get_deliveries,

@@ -159,6 +159,8 @@ int	 st_sqlite_request_failback(struct sqlite_state *st,
 	    const char *domain, long long now, char *err, size_t errlen);
 int	 st_sqlite_recent_changes(struct sqlite_state *st, size_t max,
 	    struct st_change **out, size_t *n);
+int	 st_sqlite_timeline(struct sqlite_state *st, long long since,
+	    struct st_timeline *out);
 int	 st_sqlite_counters(struct sqlite_state *st, struct st_counter **out,
 	    size_t *n);
 int	 st_sqlite_notify_counts(struct sqlite_state *st, const char *notifier,
