@@ -515,7 +515,9 @@ const char *const state_migrations[] = {
 	 * and for the next run, which must not count an endpoint in DNS
 	 * only because nothing passed as published and healthy.
 	 */
-	"ALTER TABLE failovers ADD COLUMN all_down TEXT\n"
+	/* (Three pieces: clang takes two for a missing comma.) */
+	"ALTER TABLE failovers\n"
+	"  ADD COLUMN all_down TEXT\n"
 	"  CHECK (all_down IN ('all', 'fallback'));\n",
 };
 
