@@ -207,10 +207,13 @@ load(const struct zonefile *z, struct zf_file *f, char *err, size_t errlen)
 	if (r == -1)
 		snprintf(err, errlen, "%s: %s", z->file, why);
 	/*
-	 * A file of someone else's (no block, not empty) is not taken over:
-	 * a `file` that names the zone's own file by mistake would lose it.
+	 * Without a template, a file of someone else's (no block, not
+	 * empty) is not taken over: a `file` that names the zone's own file
+	 * by mistake would lose it.  With one, the file is the zone's, made
+	 * from the template: before ddup's first write it is the operator's
+	 * (the server needs it to start).
 	 */
-	else if (!f->has_block && len > 0) {
+	else if (!f->has_block && len > 0 && z->tmpl == NULL) {
 		snprintf(err, errlen, "%s: holds no ddup-check records block "
 		    "(\"%s\"): not ddup-check's, left as it is", z->file,
 		    ZF_BEGIN);
