@@ -358,3 +358,25 @@ def test_template_without_records_fails(ddup, http_server, tmp_path):
     assert "{records} appears 0 times" in r.err, r
     # A failed update leaves the old file as it was.
     assert zone.read_text() == old
+
+
+def test_readme_configuration_passes_check(ddup):
+    """The README's minimal zonefile section is a valid configuration."""
+    readme = os.path.join(os.path.dirname(__file__), "..", "..", "README.md")
+    with open(readme) as f:
+        text = f.read()
+    m = re.search(r"^    \[provider nsd\]\n((?:    .+\n)+)", text, re.M)
+    assert m, "README.md: no [provider nsd] block"
+    section = "[provider nsd]\n" + "".join(line[4:] + "\n" for line in m.group(1).splitlines())
+    assert "type = zonefile" in section
+    ddup.write(section + f"""
+[domain www.example.com]
+provider = nsd
+
+[endpoint a]
+url = http://127.0.0.1:1/
+ip = 192.0.2.1
+""")
+    r = ddup.run("-n")
+    assert r.rc == 0, r
+    assert "configuration OK" in r.out, r
