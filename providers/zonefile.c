@@ -283,8 +283,10 @@ write_atomic(const char *path, const char *buf, size_t len, char *err,
 	dir = xmalloc((size_t)(slash - path) + 2);
 	memcpy(dir, path, (size_t)(slash - path));
 	dir[slash - path] = '\0';
-	if (dir[0] == '\0')
-		strcpy(dir, "/");
+	if (dir[0] == '\0') {
+		dir[0] = '/';
+		dir[1] = '\0';
+	}
 	n = strlen(path) + 16;
 	tmp = xmalloc(n);
 	snprintf(tmp, n, "%s/.%s.XXXXXX", slash == path ? "" : dir, slash + 1);

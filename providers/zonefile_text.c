@@ -196,8 +196,11 @@ zf_parse(const char *buf, size_t len, struct zf_file *f, char *err,
 	}
 	return 0;
 bad:
-	for (i = 0; i < ll && i + 1 < sizeof(shown); i++)
-		shown[i] = p[i] == '\0' ? '?' : p[i];
+	for (i = 0; i < ll && i + 1 < sizeof(shown); i++) {
+		shown[i] = p[i];
+		if (shown[i] == '\0')
+			shown[i] = '?';
+	}
 	shown[i] = '\0';
 	text_printable(shown);
 	snprintf(err, errlen, "line %zu: %s: \"%s\"", lineno, why, shown);
@@ -304,8 +307,8 @@ rec_cmp(const void *x, const void *y)
 static void
 put(char **buf, size_t *len, size_t *cap, const char *s, size_t n)
 {
-	if (*len + n + 1 > *cap) {
-		while (*len + n + 1 > *cap)
+	if (*buf == NULL || *len + n + 1 > *cap) {
+		while (*cap == 0 || *len + n + 1 > *cap)
 			*cap = *cap == 0 ? 256 : *cap * 2;
 		*buf = xrealloc(*buf, *cap);
 	}

@@ -243,6 +243,10 @@ def test_first_run_writes_whatever_the_file_holds(ddup, knot_server, http_server
     a = http_server()
     configure(ddup, srv.include_file, {NAME: [("a", a, "192.0.2.1", 0, "")]},
               reload=rl.path)
+    r = ddup.run("--dry-run")
+    assert r.rc == 0, r
+    assert "records would be written whatever they are" in r.out, r
+    assert rl.count() == 0
     r = ddup.run()
     assert r.rc == 0, r
     assert rl.count() == 1, "the first run did not write and reload"
