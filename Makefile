@@ -55,7 +55,7 @@ OBJS	 = $(SRCS:%.c=$(O)/%.o)
 DEPFLAGS = -MMD -MP
 
 UNIT	 = test_util test_config test_config_checks test_decide test_outcome test_state test_http test_doc test_dashboard test_dashboard_timeline \
-	   test_vote test_pguri test_notify test_cert test_prog test_tcp
+	   test_vote test_pguri test_notify test_cert test_prog test_tcp test_zonefile
 UNITBIN	 = $(UNIT:%=$(O)/tests/%)
 
 # Debian packages: to build, to test, and for the demo.  debian/control's
@@ -65,7 +65,7 @@ UNITBIN	 = $(UNIT:%=$(O)/tests/%)
 BUILD_DEBS = build-essential pkg-config clang libcurl4-openssl-dev libinih-dev \
 	   libsqlite3-dev libldns-dev libjansson-dev libssl-dev libxml2-dev libpq-dev
 TEST_DEBS  = libcmocka-dev libclang-rt-14-dev valgrind cppcheck clang-tidy python3-pytest python3-pytest-xdist bind9 bind9-utils bind9-dnsutils \
-	   pdns-server pdns-backend-sqlite3 sqlite3 openssl ca-certificates \
+	   pdns-server pdns-backend-sqlite3 nsd knot sqlite3 openssl ca-certificates \
 	   postgresql chromium prometheus python3-botocore mandoc lintian debhelper systemd shellcheck \
 	   stress-ng monitoring-plugins-basic monitoring-plugins-standard
 # Node.js for Prism (below), only when npm is missing: a machine may have

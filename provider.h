@@ -56,6 +56,13 @@ struct provider_key {
 #define PCAP_PROXIED	0x02	/* has a `proxied` flag per record (Cloudflare) */
 #define PCAP_ATOMIC	0x04	/* replace() of several RRsets is all or nothing */
 #define PCAP_TTL_AUTO	0x08	/* TTL 1 means "automatic", outside ttl_min */
+/*
+ * read() gives what the provider wrote (a file), not what DNS serves: a
+ * domain with no stored set to trust (its first run, unsure) is written
+ * whatever read() gives, so that a step after the write that failed (a
+ * reload) is done again.
+ */
+#define PCAP_WRITE_UNSURE	0x10
 
 struct provider_ops {
 	const char		 *type;		/* value of `type` */
@@ -185,5 +192,6 @@ extern const struct provider_ops gandi_ops;
 extern const struct provider_ops hetzner_ops;
 extern const struct provider_ops digitalocean_ops;
 extern const struct provider_ops route53_ops;
+extern const struct provider_ops zonefile_ops;
 
 #endif

@@ -316,6 +316,9 @@ publish(struct publication *p, struct provider *prov)
 		if (!rrset_same(&p->want[i], &cur[i]))
 			differs = 1;
 	}
+	/* What it read proves nothing of what DNS serves (provider.h). */
+	if (nread > 0 && (p->cfg->provider->ops->caps & PCAP_WRITE_UNSURE))
+		differs = 1;
 	old = join_sets(cur, 1);
 	new = join_sets(p->want, 1);
 	if (!differs) {
@@ -394,9 +397,11 @@ publish_explain(const struct publication *p, int any_healthy, char *why,
 		    "it is [%s]", old);
 	else if (first)
 		snprintf(why, len, "would publish [%s] (tier %s): %s, so the "
-		    "provider's records would be read and written only if they "
-		    "differ", new, tier, st->unsure ? "the last update's "
-		    "outcome was not recorded" : "first run for this domain");
+		    "provider's records would be %s", new, tier, st->unsure ?
+		    "the last update's outcome was not recorded" : "first run "
+		    "for this domain", (p->cfg->provider->ops->caps &
+		    PCAP_WRITE_UNSURE) ? "written whatever they are" : "read "
+		    "and written only if they differ");
 	else if (differs)
 		snprintf(why, len, "would change DNS: [%s] -> [%s] (tier %s)",
 		    old, new, tier);

@@ -22,7 +22,7 @@ FUZZ_O		 = build/fuzz
 FUZZ_PROVIDERS	 = powerdns azure ovh cloudflare exec desec gandi hetzner \
 		   digitalocean route53
 FUZZ_TARGETS	?= duration expect addr isotime url dns config dashboard pguri vote redact \
-		   retryafter send certdate progline stream \
+		   retryafter send certdate progline stream zonefile \
 		   $(FUZZ_PROVIDERS)
 FUZZ_SMOKE_TIME	?= 10
 FUZZ_RUNS	?= 10000000
@@ -47,6 +47,7 @@ FUZZ_MAXLEN_azure	 = 4096
 FUZZ_MAXLEN_ovh	 = 4096
 FUZZ_MAXLEN_config	 = 4096
 FUZZ_MAXLEN_exec	 = 4096
+FUZZ_MAXLEN_zonefile	 = 4096
 FUZZ_MAXLEN_vote	 = 1024
 FUZZ_MAXLEN_progline	 = 8192
 # A text and more than CHECK_EXPECT_READ bytes of stream.

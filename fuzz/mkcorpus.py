@@ -511,6 +511,41 @@ def exec_seeds():
         write("exec", name, text.encode("latin-1"))
 
 
+def zonefile_seeds():
+    """A zonefile provider's file as ddup writes it, alone or in a zone
+    made from a template, and as someone else's edit may leave it."""
+    b = "; ddup-check records: begin (written by ddup-check: edits are lost)\n"
+    e = "; ddup-check records: end\n"
+    head = ("$ORIGIN example.test.\n$TTL 60\n"
+            "@ IN SOA ns1 hostmaster 1764745000 3600 600 86400 60\n")
+    seeds = {
+        "block": b + "; ddup-check serial 1764745000\n"
+                 "app.example.test. 60 IN A 192.0.2.1\n"
+                 "app.example.test. 60 IN AAAA 2001:db8::1\n" + e,
+        "two-names": b + "; ddup-check serial 7\n"
+                     "api.example.test. 300 IN A 198.51.100.7\n"
+                     "app.example.test. 60 IN A 192.0.2.2\n"
+                     "app.example.test. 60 IN A 192.0.2.1\n" + e,
+        "cname": b + "; ddup-check serial 4294967295\n"
+                 "app.example.test. 60 IN CNAME lb.example.net.\n" + e,
+        "template": head + "@ IN NS ns1\n" + b + "; ddup-check serial 1764745000\n"
+                    "app.example.test. 60 IN A 192.0.2.1\n" + e + "; after\n",
+        "template-fields": head.replace("1764745000", "{serial}") + "{records}\n{other}\n",
+        "empty": "",
+        "no-block": head,
+        "no-end": b + "app.example.test. 60 IN A 192.0.2.1\n",
+        "two-blocks": b + e + b + e,
+        "mx": b + "app.example.test. 60 IN MX 10 mail.example.test.\n" + e,
+        "relative": b + "app 60 IN A 192.0.2.1\n" + e,
+        "mixed-case-long": b + "APP.Example.TEST.\t2147483647\tIN\tAAAA\t"
+                           "2001:0DB8:0000:0000:0000:0000:0000:0001\n" + e,
+        "nul": b + "app.example.test. 60 IN A 192.0.2.1\x00\n" + e,
+        "binary": b + "\xff\xfe\x1b[31m\n" + e,
+    }
+    for name, text in seeds.items():
+        write("zonefile", name, text.encode("latin-1"))
+
+
 def dashboard_seeds():
     """Lines: endpoint name, location, last result, domain, provider,
     error, CNAME, controlUrl, its result, a change's domain, old and new
@@ -681,6 +716,7 @@ def main():
     dashboard_seeds()
     route53_seeds()
     exec_seeds()
+    zonefile_seeds()
     config_seeds()
     text_seeds()
     dns_seeds()
