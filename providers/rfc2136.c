@@ -683,36 +683,81 @@ dname_abs(const char *name)
 	return ldns_dname_new_frm_str(buf);
 }
 
-/* Appends "delete the RRset" then one "add" per address to up. */
-static int
-push_rrset(ldns_rr_list *up, const ldns_rdf *owner, const struct rrset *set)
+static ldns_rr_type
+ldns_type_of(enum rrtype t)
 {
-	ldns_rr_type type;
-	ldns_rr *rr;
-	ldns_rdf *rd;
-	size_t i;
+	return t == RR_AAAA ? LDNS_RR_TYPE_AAAA : t == RR_CNAME ?
+	    LDNS_RR_TYPE_CNAME : LDNS_RR_TYPE_A;
+}
 
-	type = set->type == RR_AAAA ? LDNS_RR_TYPE_AAAA : LDNS_RR_TYPE_A;
+/* Appends "delete the RRset" of set's type to up. */
+static int
+push_delete(ldns_rr_list *up, const ldns_rdf *owner, const struct rrset *set)
+{
+	ldns_rr *rr;
+
 	if ((rr = ldns_rr_new()) == NULL)
 		return -1;
 	ldns_rr_set_owner(rr, ldns_rdf_clone(owner));
 	ldns_rr_set_class(rr, LDNS_RR_CLASS_ANY);
-	ldns_rr_set_type(rr, type);
+	ldns_rr_set_type(rr, ldns_type_of(set->type));
 	ldns_rr_set_ttl(rr, 0);
 	ldns_rr_list_push_rr(up, rr);
-	for (i = 0; i < set->addrs.n; i++) {
+	return 0;
+}
+
+/* Appends one "add" of rdata text s of set's type to up. */
+static int
+push_add(ldns_rr_list *up, const ldns_rdf *owner, const struct rrset *set,
+    const char *s)
+{
+	char	 target[R2_HOST_MAX + 2];
+	ldns_rr	*rr;
+	ldns_rdf *rd;
+
+	if (set->type == RR_CNAME) {
+		snprintf(target, sizeof(target), "%s.", s);
+		rd = ldns_dname_new_frm_str(target);
+	} else
 		rd = ldns_rdf_new_frm_str(set->type == RR_AAAA ?
-		    LDNS_RDF_TYPE_AAAA : LDNS_RDF_TYPE_A, set->addrs.v[i].s);
-		if (rd == NULL || (rr = ldns_rr_new()) == NULL) {
-			ldns_rdf_deep_free(rd);
+		    LDNS_RDF_TYPE_AAAA : LDNS_RDF_TYPE_A, s);
+	if (rd == NULL || (rr = ldns_rr_new()) == NULL) {
+		ldns_rdf_deep_free(rd);
+		return -1;
+	}
+	ldns_rr_set_owner(rr, ldns_rdf_clone(owner));
+	ldns_rr_set_class(rr, LDNS_RR_CLASS_IN);
+	ldns_rr_set_type(rr, ldns_type_of(set->type));
+	ldns_rr_set_ttl(rr, (uint32_t)set->ttl);
+	ldns_rr_push_rdf(rr, rd);
+	ldns_rr_list_push_rr(up, rr);
+	return 0;
+}
+
+/*
+ * Every RRset's delete first, then every add: a server ignores an add
+ * of addresses at a name that still holds a CNAME, and a CNAME added
+ * beside addresses (RFC 2136 3.4.2.2), so a tier that moves between a
+ * CNAME and addresses must lose the old type before it gains the new.
+ * One message, applied whole: the name never has both, nor neither.
+ */
+static int
+push_sets(ldns_rr_list *up, const ldns_rdf *owner, const struct rrset *sets,
+    size_t nsets)
+{
+	size_t i, j;
+
+	for (i = 0; i < nsets; i++)
+		if (push_delete(up, owner, &sets[i]) == -1)
 			return -1;
-		}
-		ldns_rr_set_owner(rr, ldns_rdf_clone(owner));
-		ldns_rr_set_class(rr, LDNS_RR_CLASS_IN);
-		ldns_rr_set_type(rr, type);
-		ldns_rr_set_ttl(rr, (uint32_t)set->ttl);
-		ldns_rr_push_rdf(rr, rd);
-		ldns_rr_list_push_rr(up, rr);
+	for (i = 0; i < nsets; i++) {
+		for (j = 0; j < sets[i].addrs.n; j++)
+			if (push_add(up, owner, &sets[i],
+			    sets[i].addrs.v[j].s) == -1)
+				return -1;
+		if (sets[i].type == RR_CNAME && sets[i].target != NULL &&
+		    push_add(up, owner, &sets[i], sets[i].target) == -1)
+			return -1;
 	}
 	return 0;
 }
@@ -730,9 +775,12 @@ update_size(const struct r2 *r2, const char *fqdn, const struct rrset *sets,
 	size_t i, n;
 
 	n = 12 + strlen(r2->zone) + 2 + 4 + strlen(fqdn) + 2;
-	for (i = 0; i < nsets; i++)
+	for (i = 0; i < nsets; i++) {
 		n += 2 + 10 + sets[i].addrs.n *
 		    (2 + 10 + (sets[i].type == RR_AAAA ? 16 : 4));
+		if (sets[i].target != NULL)
+			n += 2 + 10 + strlen(sets[i].target) + 2;
+	}
 	if (r2->key_name != NULL)
 		n += strlen(r2->key_name) + 2 + 120;
 	return n;
@@ -799,9 +847,8 @@ rfc2136_replace(void *priv, const char *fqdn, const struct rrset *sets,
 	}
 	if ((up = ldns_rr_list_new()) == NULL)
 		goto oom;
-	for (i = 0; i < nsets; i++)
-		if (push_rrset(up, owner, &sets[i]) == -1)
-			goto oom;
+	if (push_sets(up, owner, sets, nsets) == -1)
+		goto oom;
 	/* ldns_update_pkt_new takes the zone name and copies the list. */
 	if ((zname = dname_abs(r2->zone)) == NULL)
 		goto oom;
@@ -847,6 +894,38 @@ out:
 }
 
 /*
+ * A CNAME's target as struct rrset holds it: lower case, no trailing
+ * dot; -1 (nothing set) for one that is not a printable host name.
+ */
+static int
+cname_target(const ldns_rdf *rd, struct rrset *set)
+{
+	char	*s;
+	size_t	 len, i;
+	int	 rc = -1;
+
+	if (ldns_rdf_get_type(rd) != LDNS_RDF_TYPE_DNAME ||
+	    (s = ldns_rdf2str(rd)) == NULL)
+		return -1;
+	len = strlen(s);
+	if (len > 1 && s[len - 1] == '.')
+		s[--len] = '\0';
+	for (i = 0; i < len; i++) {
+		if (s[i] <= ' ' || s[i] > '~' || s[i] == '\\')
+			goto out;
+		if (s[i] >= 'A' && s[i] <= 'Z')
+			s[i] = (char)(s[i] - 'A' + 'a');
+	}
+	if (len == 0 || len > R2_HOST_MAX - 1)
+		goto out;
+	set->target = xstrdup(s);
+	rc = 0;
+out:
+	free(s);
+	return rc;
+}
+
+/*
  * Collects the addresses of type in the answer section owned by qname;
  * -1 with err past RRSET_READ_MAX (set emptied).
  */
@@ -869,6 +948,12 @@ collect(const ldns_pkt *ans, const ldns_rdf *qname, ldns_rr_type type,
 		    ldns_dname_compare(ldns_rr_owner(rr), qname) != 0 ||
 		    (rd = ldns_rr_rdf(rr, 0)) == NULL)
 			continue;
+		if (type == LDNS_RR_TYPE_CNAME) {
+			/* One CNAME a name; a second one is not ours to keep. */
+			if (set->target == NULL && cname_target(rd, set) == 0)
+				set->ttl = (long)ldns_rr_ttl(rr);
+			continue;
+		}
 		if (ldns_rdf_size(rd) != (type == LDNS_RR_TYPE_A ? 4u : 16u) ||
 		    inet_ntop(type == LDNS_RR_TYPE_A ? AF_INET : AF_INET6,
 		    ldns_rdf_data(rd), ip, sizeof(ip)) == NULL)
@@ -900,7 +985,8 @@ read_reply(const struct r2 *r2, const ldns_pkt *ans, const ldns_rdf *qname,
 	char why[160];
 	enum perr rv;
 
-	tname = set->type == RR_AAAA ? "AAAA" : "A";
+	tname = set->type == RR_AAAA ? "AAAA" : set->type == RR_CNAME ?
+	    "CNAME" : "A";
 	rc = ldns_pkt_get_rcode(ans);
 	if (rc != LDNS_RCODE_NOERROR && rc != LDNS_RCODE_NXDOMAIN) {
 		rv = rcode_class(r2, ans, 1, 0, 0, why, sizeof(why));
@@ -913,8 +999,8 @@ read_reply(const struct r2 *r2, const ldns_pkt *ans, const ldns_rdf *qname,
 		    "(zone %s)", r2->label, fqdn, r2->zone);
 		return PERR_NOTFOUND;
 	}
-	if (collect(ans, qname, set->type == RR_AAAA ? LDNS_RR_TYPE_AAAA :
-	    LDNS_RR_TYPE_A, set, why, sizeof(why)) == -1) {
+	if (collect(ans, qname, ldns_type_of(set->type), set, why,
+	    sizeof(why)) == -1) {
 		snprintf(err, errlen, "server %s answered the %s query for %s "
 		    "with %s", r2->label, tname, fqdn, why);
 		return PERR_INVALID;
@@ -934,9 +1020,11 @@ read_one(struct r2 *r2, const char *fqdn, struct rrset *set, char *err,
 	enum perr rv = PERR_TEMP;
 	int tcp;
 
-	type = set->type == RR_AAAA ? LDNS_RR_TYPE_AAAA : LDNS_RR_TYPE_A;
+	type = ldns_type_of(set->type);
 	set->ttl = 0;
 	addrset_free(&set->addrs);
+	free(set->target);
+	set->target = NULL;
 	if ((qname = dname_abs(fqdn)) == NULL) {
 		snprintf(err, errlen, "%s is not a DNS name", fqdn);
 		rv = PERR_INVALID;
@@ -1004,7 +1092,7 @@ const struct provider_ops rfc2136_ops = {
 	.type = "rfc2136",
 	.keys = rfc2136_keys,
 	/* One UPDATE message is applied whole or not at all (RFC 2136 3.7). */
-	.caps = PCAP_ATOMIC,
+	.caps = PCAP_CNAME | PCAP_ATOMIC,
 	.ttl_min = 0,
 	.ttl_max = 2147483647,
 	.zone_key = "zone",
