@@ -185,5 +185,6 @@ extern const struct provider_ops gandi_ops;
 extern const struct provider_ops hetzner_ops;
 extern const struct provider_ops digitalocean_ops;
 extern const struct provider_ops route53_ops;
+extern const struct provider_ops porkbun_ops;
 
 #endif

@@ -25,6 +25,7 @@ static const struct provider_ops *const providers[] = {
 	&hetzner_ops,
 	&digitalocean_ops,
 	&route53_ops,
+	&porkbun_ops,
 	NULL
 };
 
