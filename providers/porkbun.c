@@ -116,20 +116,15 @@ host_canon(char *s)
 static int
 json_num(json_t *v, long long max, long long *out)
 {
-	const char *s;
-	char *end;
+	const char *s = json_is_string(v) ? json_string_value(v) : NULL;
 
-	if (json_is_integer(v)) {
+	*out = -1;
+	if (json_is_integer(v))
 		*out = (long long)json_integer_value(v);
-		return *out >= 0 && *out <= max ? 0 : -1;
-	}
-	if (!json_is_string(v))
-		return -1;
-	s = json_string_value(v);
-	if (s[0] == '\0' || strspn(s, "0123456789") != strlen(s) ||
-	    strlen(s) > PB_ID_MAX)
-		return -1;
-	*out = strtoll(s, &end, 10);
+	else if (s != NULL && s[0] != '\0' && strlen(s) <= PB_ID_MAX - 1 &&
+	    strspn(s, "0123456789") == strlen(s))
+		/* At most 19 digits; strtoll() caps what is past max. */
+		*out = strtoll(s, NULL, 10);
 	return *out >= 0 && *out <= max ? 0 : -1;
 }
 
@@ -139,13 +134,12 @@ parse_status(json_t *root, char *err, size_t errlen)
 {
 	json_t *st = json_is_object(root) ? json_object_get(root, "status") :
 	    NULL;
+	int ok = json_is_string(st) && strcmp(json_string_value(st),
+	    "SUCCESS") == 0;
 
-	if (!json_is_string(st) || strcmp(json_string_value(st),
-	    "SUCCESS") != 0) {
+	if (!ok)
 		snprintf(err, errlen, "status is not SUCCESS");
-		return -1;
-	}
-	return 0;
+	return ok ? 0 : -1;
 }
 
 /*
@@ -325,13 +319,13 @@ static enum perr
 pb_list(struct pbv *pv, const char *fqdn, enum rrtype t, struct pblist *l,
     char *err, size_t errlen)
 {
-	struct http_resp rs;
+	struct http_resp rs = { 0 };
 	char path[1024], why[256];
-	enum perr e;
+	enum perr e = PERR_TEMP;
 
 	if (pb_name_path(pv, fqdn, t, path, sizeof(path)) == -1) {
 		snprintf(err, errlen, "Porkbun: out of memory");
-		return PERR_TEMP;
+		goto out;
 	}
 	if ((e = pb_call(pv, path, json_object(), &rs, err, errlen)) ==
 	    PERR_OK && parse_records(rs.body, rs.len, fqdn, t, l, why,
@@ -342,6 +336,7 @@ pb_list(struct pbv *pv, const char *fqdn, enum rrtype t, struct pblist *l,
 		e = PERR_INVALID;
 	}
 	http_resp_free(&rs);
+out:
 	return e;
 }
 
@@ -387,17 +382,17 @@ pb_write(struct pbv *pv, const char *what, const char *id, json_t *rec,
 static long
 pb_pick(const struct pblist *cur, const struct pbwant *w)
 {
-	long i, alt = -1;
+	long i, same = -1, alt = -1;
 
-	for (i = 0; i < (long)cur->n; i++) {
+	for (i = 0; i < (long)cur->n && same == -1; i++) {
 		if (cur->v[i].keep)
 			continue;
 		if (cur->v[i].type == w->type)
-			return i;
-		if ((w->type == RR_CNAME) != (cur->v[i].type == RR_CNAME))
+			same = i;
+		else if ((w->type == RR_CNAME) != (cur->v[i].type == RR_CNAME))
 			alt = i;
 	}
-	return alt;
+	return same >= 0 ? same : alt;
 }
 
 /*
