@@ -6,6 +6,8 @@ touched, IPv6, the apex, a CNAME endpoint (never beside addresses, the
 name never empty), a refused key as an authentication failure, TTL
 limits at configuration time, and the keys nowhere ddup writes."""
 
+import os
+
 import pytest
 
 from conftest import TIME_SCALE
@@ -307,4 +309,24 @@ def test_keys_nowhere(ddup, porkbun, http_server):
     assert r.rc == 1 and "400" in r.err and "key <secret> secret <secret>" in r.err, r.err
     outs += [r.out + r.err, ddup.run("--status", "--json", env=env).out]
     assert all(q.json()["secretapikey"] == pb.secret for q in pb.requests)
+    assert_nowhere(ddup, outs, [pb.apikey, pb.secret])
+
+
+def test_keys_from_files(ddup, porkbun, http_server):
+    pb = porkbun
+    a, b = http_server(), http_server()
+    files = []
+    for name, value in (("key", pb.apikey), ("secret", pb.secret)):
+        path = os.path.join(str(ddup.dir), name)
+        with open(path, "w") as f:
+            f.write(value + "\n")
+        os.chmod(path, 0o600)
+        files.append(path)
+    eps = [("a", a, "192.0.2.1", 0), ("b", b, "192.0.2.2", 0)]
+    outs = outputs_of_every_kind(ddup, lambda top: configure(
+        ddup, section(pb, apikey=f"!file {files[0]}", secret=f"!file {files[1]}"), eps,
+        top=top, ttl=600), flip=b)
+    assert pb.writes()
+    assert all(q.json()["apikey"] == pb.apikey and q.json()["secretapikey"] == pb.secret
+               for q in pb.requests)
     assert_nowhere(ddup, outs, [pb.apikey, pb.secret])
