@@ -157,9 +157,12 @@ parse_records(const char *buf, size_t len, const char *fqdn, enum rrtype t,
 	struct addr a;
 	long long id, ttl;
 	char *c = NULL;
-	size_t i;
+	size_t i, nt = 0;
 	int rv = -1;
 
+	/* l may hold records of other types already (a replace lists all). */
+	for (i = 0; i < l->n; i++)
+		nt += l->v[i].type == t;
 	if ((root = api_json_load(buf, len, err, errlen)) == NULL)
 		goto out;
 	if (parse_status(root, err, errlen) == -1 || (recs = api_json_array(root,
@@ -195,7 +198,7 @@ parse_records(const char *buf, size_t len, const char *fqdn, enum rrtype t,
 			    "an A address" : "an AAAA address");
 			goto out;
 		}
-		if (rrset_read_room(l->n, t, err, errlen) == -1)
+		if (rrset_read_room(nt++, t, err, errlen) == -1)
 			goto out;
 		if (l->n == l->cap) {
 			l->cap = l->cap == 0 ? 8 : l->cap * 2;

@@ -330,3 +330,27 @@ def test_keys_from_files(ddup, porkbun, http_server):
     assert all(q.json()["apikey"] == pb.apikey and q.json()["secretapikey"] == pb.secret
                for q in pb.requests)
     assert_nowhere(ddup, outs, [pb.apikey, pb.secret])
+
+
+def test_more_than_1000_records_of_a_type_fail_the_read(ddup, porkbun, http_server):
+    pb = porkbun
+    for i in range(600):
+        pb.add("A", "app", f"10.0.{i // 256}.{i % 256}")
+    for i in range(500):
+        pb.add("AAAA", "app", f"2001:db8::{i + 1:x}")
+    a, b = http_server(), http_server()
+    configure(ddup, section(pb), [("a", a, "192.0.2.1", 0), ("b", b, "2001:db8::1", 0)],
+              ttl=600)
+    # 600 A and 500 AAAA: under the limit for each type, the update goes through.
+    r = ddup.run()
+    assert r.rc == 0, r.err
+    assert pb.get("A", "app") == [("192.0.2.1", 600)]
+    assert pb.get("AAAA", "app") == [("2001:db8::1", 600)]
+    for i in range(1001):
+        pb.add("A", "app", f"10.1.{i // 256}.{i % 256}")
+    pb.reset_log()
+    a.set(status=503)
+    r = ddup.run()
+    assert r.rc == 1, r
+    assert "more than 1000 A records" in r.err, r.err
+    assert pb.writes() == []
