@@ -193,5 +193,6 @@ extern const struct provider_ops hetzner_ops;
 extern const struct provider_ops digitalocean_ops;
 extern const struct provider_ops route53_ops;
 extern const struct provider_ops zonefile_ops;
+extern const struct provider_ops porkbun_ops;
 
 #endif

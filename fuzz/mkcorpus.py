@@ -415,6 +415,41 @@ def digitalocean_seeds():
     w("duplicate-key", '{"domain_records": [], "domain_records": []}')
 
 
+def pb_record(rid, name, rtype, content, ttl="600"):
+    return {"id": str(rid), "name": name, "type": rtype, "content": content, "ttl": ttl,
+            "prio": "0", "notes": ""}
+
+
+def porkbun_seeds():
+    """Porkbun API v3 answers (retrieveByNameType, create, errors)."""
+    w = lambda n, d: write("porkbun", n, json.dumps(d, indent=1)
+                           if not isinstance(d, (str, bytes)) else d)
+    app = "app.example.test"
+    w("records", {"status": "SUCCESS", "records": [
+        pb_record(106926652, app, "A", "192.0.2.1"),
+        pb_record(106926653, app, "A", "192.0.2.2", "3600")]})
+    w("records-aaaa", {"status": "SUCCESS", "records": [
+        pb_record(7, app, "AAAA", "2001:DB8::1")]})
+    w("records-cname", {"status": "SUCCESS", "records": [
+        pb_record(8, app, "CNAME", "Backup.Example.NET.")]})
+    w("records-apex", {"status": "SUCCESS", "records": [
+        pb_record(9, "example.test", "A", "203.0.113.9")]})
+    w("records-other", {"status": "SUCCESS", "records": [
+        pb_record(10, app, "TXT", "v=spf1 -all"), pb_record(11, "www.example.test", "A",
+                                                           "198.51.100.1")]})
+    w("records-bad-family", {"status": "SUCCESS", "records": [
+        pb_record(12, app, "A", "2001:db8::1")]})
+    w("records-number-ttl", {"status": "SUCCESS", "records": [
+        dict(pb_record(13, app, "A", "192.0.2.3"), id=13, ttl=600)]})
+    w("records-empty", {"status": "SUCCESS", "records": []})
+    w("created", {"status": "SUCCESS", "id": 106926659})
+    w("error-key", {"status": "ERROR", "message": "Invalid API key. (002)"})
+    w("error-access", {"status": "ERROR", "message": "Domain is not opted in to API access."})
+    w("error-ttl", {"status": "ERROR", "message": "TTL must be at least 600.\nsecond line"})
+    w("truncated", '{"status": "SUCCESS", "records": [{"id": "1", "na')
+    w("duplicate-key", '{"status": "SUCCESS", "status": "ERROR", "records": []}')
+
+
 def config_seeds():
     """Real files of the project, with !file secrets made literal (the
     target's folder does not exist), and a few small ones."""
@@ -726,6 +761,7 @@ def main():
     cloudflare_seeds()
     hetzner_seeds()
     digitalocean_seeds()
+    porkbun_seeds()
     return 0
 
 

@@ -26,6 +26,7 @@ static const struct provider_ops *const providers[] = {
 	&digitalocean_ops,
 	&route53_ops,
 	&zonefile_ops,
+	&porkbun_ops,
 	NULL
 };
 

@@ -214,9 +214,11 @@ static const struct {
 	  "'/var/lib/node-exporter/'\n" },
 	{ PROV DOM EP "cname = other.example.test\n",
 	  "F:12: an endpoint has 'ip' or 'cname', not both\n" },
-	{ PROV DOM "[endpoint a]\nurl = http://127.0.0.1/\n"
-	  "cname = lb.example.net\n",
-	  "F:11: cname: provider 'dns' (rfc2136) cannot publish a CNAME\n" },
+	{ "[provider pdns]\ntype = powerdns\nbaseUrl = http://127.0.0.1:8081\n"
+	  "zone = example.test\napiKey = " SECRET "\n"
+	  "[domain app.example.test]\nprovider = pdns\n"
+	  "[endpoint a]\nurl = http://127.0.0.1/\ncname = lb.example.net\n",
+	  "F:10: cname: provider 'pdns' (powerdns) cannot publish a CNAME\n" },
 	{ PROV DOM EP "proxied = true\n",
 	  "F:12: proxied: provider 'dns' (rfc2136) has no proxied records\n" },
 	{ CFPROV DOM "[endpoint a]\nurl = http://127.0.0.1/\n"
@@ -440,11 +442,11 @@ static const struct {
 	{ "[provider dns]\nserver = 127.0.0.1\n" DOM EP,
 	  "F:1: provider 'dns': missing 'type' (one of: rfc2136, "
 	  "powerdns, exec, azure, ovh, cloudflare, desec, gandi, "
-	  "hetzner, digitalocean, route53, zonefile)\n" },
+	  "hetzner, digitalocean, route53, zonefile, porkbun)\n" },
 	{ "[provider dns]\ntype = bind\nserver = 127.0.0.1\n" DOM EP,
 	  "F:2: provider 'dns': unknown type 'bind' (known: rfc2136, "
 	  "powerdns, exec, azure, ovh, cloudflare, desec, gandi, "
-	  "hetzner, digitalocean, route53, zonefile)\n" },
+	  "hetzner, digitalocean, route53, zonefile, porkbun)\n" },
 	{ "[provider dns]\ntype = rfc2136\nserver = 127.0.0.1:5353\n"
 	  "keyName = ddns-key\nkeySecret = " SECRET "\n" DOM EP,
 	  "F:1: provider 'dns': missing 'zone'\n" },
