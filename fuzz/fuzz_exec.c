@@ -56,7 +56,20 @@ one(const char *buf, size_t len, enum rrtype type)
 	fuzz_check(memchr(buf, '\0', len) == NULL, "a NUL byte accepted",
 	    NULL);
 	fuzz_check(set.ttl >= 0 && set.ttl <= 2147483647 &&
-	    (set.addrs.n > 0 || set.ttl == 0), "ttl", NULL);
+	    (set.addrs.n > 0 || set.target != NULL || set.ttl == 0), "ttl",
+	    NULL);
+	if (set.target != NULL) {
+		struct addr a;
+		size_t n = strlen(set.target);
+
+		fuzz_check(type == RR_CNAME && set.addrs.n == 0, "a target "
+		    "beside addresses", set.target);
+		fuzz_check(n > 0 && set.target[n - 1] != '.' &&
+		    fuzz_printable(set.target) && strpbrk(set.target,
+		    " ABCDEFGHIJKLMNOPQRSTUVWXYZ") == NULL &&
+		    addr_parse(set.target, &a) == -1, "target not one lower-case "
+		    "host name", set.target);
+	}
 	for (i = 0; i < set.addrs.n; i++) {
 		fuzz_check(rrtype_of_family(set.addrs.v[i].family) == type,
 		    "address of the other type", set.addrs.v[i].s);
@@ -78,7 +91,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (s == NULL)
 		abort();
 	memcpy(s, data, size);
-	one(s, size, size % 2 == 0 ? RR_A : RR_AAAA);
+	one(s, size, size % 3 == 0 ? RR_A : size % 3 == 1 ? RR_AAAA :
+	    RR_CNAME);
 	free(s);
 	return 0;
 }

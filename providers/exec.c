@@ -30,6 +30,7 @@
 #define EX_DEFAULT_TIMEOUT	"10s"
 #define EX_OUT_MAX		((size_t)1024 * 1024)	/* read's stdout */
 #define EX_TEMPFAIL		75	/* sysexits.h EX_TEMPFAIL */
+#define EX_HOST_MAX		255	/* a CNAME's target, read back */
 
 static const struct provider_key exec_keys[] = {
 	{ "command", PK_REQUIRED },
@@ -171,11 +172,37 @@ judge(const struct execp *ep, const struct proc_result *o, const char *what,
  * too; a NUL byte nowhere.  The set's TTL is the lowest.  0, or -1 with
  * the reason in err (set emptied).
  */
+/*
+ * A CNAME read back: one host name, printable, not an address; kept
+ * lower case and without its trailing dot, as rrset.h holds it.
+ */
+static int
+read_target(struct rrset *set, char *word)
+{
+	size_t len = strlen(word), i;
+
+	if (set->target != NULL)
+		return -1;		/* a name holds one CNAME */
+	if (len > 1 && word[len - 1] == '.')
+		word[--len] = '\0';
+	/* Labels of one byte or more: no leading, doubled or second dot. */
+	if (word[0] == '.' || word[len - 1] == '.' || strstr(word, "..") !=
+	    NULL)
+		return -1;
+	for (i = 0; i < len; i++) {
+		if (word[i] <= ' ' || word[i] > '~')
+			return -1;
+		if (word[i] >= 'A' && word[i] <= 'Z')
+			word[i] = (char)(word[i] - 'A' + 'a');
+	}
+	return rrset_parse(set, word);
+}
+
 static int
 parse_read(const char *buf, size_t len, struct rrset *set, char *err,
     size_t errlen)
 {
-	char word[ADDR_STRLEN + 1], shown[65];
+	char word[EX_HOST_MAX + 1], shown[65];
 	const char *p = buf, *end = buf + len, *eol, *q, *w;
 	struct addr a;
 	long long ttl;
@@ -207,7 +234,17 @@ parse_read(const char *buf, size_t len, struct rrset *set, char *err,
 		word[q - w] = '\0';
 		while (q < eol && (*q == ' ' || *q == '\t' || *q == '\r'))
 			q++;
-		if (q != eol || addr_parse(word, &a) == -1 ||
+		if (q != eol)
+			goto bad;
+		if (set->type == RR_CNAME) {
+			if (read_target(set, word) == -1)
+				goto bad;
+			set->ttl = (long)ttl;
+			if (eol == end)
+				break;
+			continue;
+		}
+		if (addr_parse(word, &a) == -1 ||
 		    rrtype_of_family(a.family) != set->type)
 			goto bad;
 		if (rrset_read_add(set, &a, err, errlen) == -1) {
@@ -231,7 +268,7 @@ bad:
 	text_printable(shown);
 	snprintf(err, errlen, "line %zu of its output is not \"TTL %s\": "
 	    "\"%s\"", lineno, set->type == RR_AAAA ? "IPv6-ADDRESS" :
-	    "IPv4-ADDRESS", shown);
+	    set->type == RR_CNAME ? "HOST" : "IPv4-ADDRESS", shown);
 	rrset_clear(set);
 	return rv;
 }
@@ -239,21 +276,23 @@ bad:
 /* argv: COMMAND ARGS... then the n words given; NULL-terminated. */
 static const char **
 make_argv(const struct execp *ep, const char *const *words, size_t n,
-    const struct addrset *addrs)
+    const struct rrset *set)
 {
 	const char **argv;
 	size_t i, k = 0;
 
-	argv = xcalloc(1 + ep->nargs + n + (addrs != NULL ? addrs->n : 0) +
-	    1, sizeof(*argv));
+	argv = xcalloc(1 + ep->nargs + n + (set != NULL ? set->addrs.n : 0) +
+	    2, sizeof(*argv));
 	argv[k++] = ep->command;
 	for (i = 0; i < ep->nargs; i++)
 		argv[k++] = ep->args[i];
 	for (i = 0; i < n; i++)
 		argv[k++] = words[i];
-	if (addrs != NULL)
-		for (i = 0; i < addrs->n; i++)
-			argv[k++] = addrs->v[i].s;
+	if (set != NULL)
+		for (i = 0; i < set->addrs.n; i++)
+			argv[k++] = set->addrs.v[i].s;
+	if (set != NULL && set->target != NULL)
+		argv[k++] = set->target;
 	argv[k] = NULL;
 	return argv;
 }
@@ -308,6 +347,19 @@ exec_read(void *priv, const char *fqdn, struct rrset *sets, size_t nsets,
 	return rv;
 }
 
+/* Whether sets[i] is on the side that leaves the name: see exec_replace(). */
+static int
+goes_first(const struct rrset *sets, size_t nsets, size_t i)
+{
+	size_t j;
+	int cname = 0;
+
+	for (j = 0; j < nsets; j++)
+		if (sets[j].type == RR_CNAME && !rrset_empty(&sets[j]))
+			cname = 1;
+	return cname ? sets[i].type != RR_CNAME : sets[i].type == RR_CNAME;
+}
+
 static enum perr
 exec_replace(void *priv, const char *fqdn, const struct rrset *sets,
     size_t nsets, char *err, size_t errlen)
@@ -317,24 +369,26 @@ exec_replace(void *priv, const char *fqdn, const struct rrset *sets,
 	const char *words[4];
 	const char **argv;
 	char what[32], ttl[24], why[256];
-	size_t i;
+	size_t i, k;
 	int started;
 	enum perr rv = PERR_OK;
 
-	/* One call per type, A first; the first failure ends the update. */
-	for (i = 0; i < nsets && rv == PERR_OK; i++) {
-		if (sets[i].type == RR_CNAME) {
-			snprintf(err, errlen, "program %s: no CNAME",
-			    ep->command);
-			return PERR_INVALID;
-		}
+	/*
+	 * One call per type, A before AAAA, but between a CNAME and
+	 * addresses the side being emptied first (a name cannot hold a
+	 * CNAME beside addresses); the first failure ends the update.
+	 */
+	for (k = 0; k < 2 * nsets && rv == PERR_OK; k++) {
+		i = k % nsets;
+		if ((k < nsets) != goes_first(sets, nsets, i))
+			continue;
 		snprintf(ttl, sizeof(ttl), "%ld", sets[i].ttl);
 		words[0] = "replace";
 		words[1] = fqdn;
 		words[2] = rrtype_str(sets[i].type);
 		words[3] = ttl;
 		snprintf(what, sizeof(what), "replace %s", words[2]);
-		argv = make_argv(ep, words, 4, &sets[i].addrs);
+		argv = make_argv(ep, words, 4, &sets[i]);
 		if ((started = run_prog(ep, argv, &o, why, sizeof(why))) !=
 		    0) {
 			snprintf(err, errlen, "program %s (%s): %s",
@@ -357,8 +411,8 @@ exec_free(void *priv)
 const struct provider_ops exec_ops = {
 	.type = "exec",
 	.keys = exec_keys,
-	/* One program run per type: not atomic, no CNAME. */
-	.caps = 0,
+	/* One program run per type: not atomic. */
+	.caps = PCAP_CNAME,
 	.ttl_min = 0,
 	.ttl_max = 2147483647,
 	.zone_key = NULL,

@@ -500,3 +500,77 @@ def test_out_of_memory_has_its_own_exit_status(ddup, prog, http_server):
     assert "out of memory" in err, err
     assert prog.ops() == ["read A"]
     assert prog.records() == {}
+
+
+def write_cname(ddup, prog, lb, b, b6):
+    ddup.write(f"""interval = 30s
+[provider dns]
+type = exec
+command = {prog.path}
+[domain {NAME}]
+provider = dns
+ttl = 60
+attempts = 1
+
+[endpoint lb]
+url = {lb.url}
+cname = lb.example.net
+
+[endpoint b]
+url = {b.url}
+ip = 192.0.2.2
+priority = 10
+
+[endpoint b6]
+url = {b6.url}
+ip = 2001:db8::2
+priority = 10
+""")
+
+
+def test_cname_tier_and_back_the_emptied_side_first(ddup, prog, http_server):
+    """TYPE CNAME with its one host name; between a CNAME and addresses the
+    type being emptied goes first, so the name never holds both."""
+    lb, b, b6 = http_server(), http_server(), http_server()
+    write_cname(ddup, prog, lb, b, b6)
+    r = ddup.run()
+    assert r.rc == 0, r
+    assert prog.ops() == ["read A", "read AAAA", "read CNAME", "replace A 60",
+                          "replace AAAA 60", "replace CNAME 60 lb.example.net"], r
+    assert prog.records() == {f"{NAME}/CNAME": [60, ["lb.example.net"]]}
+    prog.forget_calls()
+    lb.set(status=503)
+    assert ddup.run().rc == 0
+    assert prog.ops() == ["replace CNAME 60", "replace A 60 192.0.2.2",
+                          "replace AAAA 60 2001:db8::2"]
+    prog.forget_calls()
+    lb.set(status=200)
+    assert ddup.run().rc == 0
+    assert prog.ops() == ["replace A 60", "replace AAAA 60",
+                          "replace CNAME 60 lb.example.net"]
+    prog.forget_calls()
+    assert ddup.run().rc == 0
+    assert prog.ops() == [], "a steady CNAME wrote again"
+    # A first run reads the CNAME back (any case, a trailing dot) as the same.
+    prog.seed({f"{NAME}/CNAME": [60, ["LB.Example.NET."]]})
+    prog.forget_calls()
+    ddup.state = str(ddup.dir / "fresh.db")
+    write_cname(ddup, prog, lb, b, b6)
+    assert ddup.run().rc == 0
+    assert prog.ops() == ["read A", "read AAAA", "read CNAME"]
+
+
+@pytest.mark.parametrize("output", ["60 a.example.net\n60 b.example.net\n",
+                                    "60 192.0.2.1\n", "60 \n", "x a.example.net\n"])
+def test_cname_read_that_does_not_parse(ddup, prog, http_server, output):
+    """Two CNAMEs, an address or no host where a CNAME is read: a failure,
+    nothing written."""
+    lb, b, b6 = http_server(), http_server(), http_server()
+    prog = Program(str(ddup.dir / "bin2"), behaviour=(
+        "if op == 'read' and typ == 'CNAME':\n"
+        f"    sys.stdout.write({output!r}); sys.exit(0)"))
+    write_cname(ddup, prog, lb, b, b6)
+    r = ddup.run()
+    assert r.rc == 1, r
+    assert "read CNAME" in r.err and "TTL HOST" in r.err, r.err
+    assert not any(o.startswith("replace") for o in prog.ops()), prog.ops()
