@@ -330,6 +330,10 @@ class PdnsServer(_Server):
             "negquery-cache-ttl": "0",
             "query-cache-ttl": "0",
             "consistent-backends": "yes",
+            # RFC 2136 from loopback, unsigned, for the rfc2136 provider's
+            # tests against a second server (test_cname_rfc2136.py).
+            "dnsupdate": "yes",
+            "allow-dnsupdate-from": "127.0.0.0/8",
         }
         with open(os.path.join(self.dir, "pdns.conf"), "w") as f:
             for k, v in conf.items():

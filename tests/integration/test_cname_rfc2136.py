@@ -90,3 +90,49 @@ def test_cname_read_back_on_a_first_run(ddup, bind_server, http_server):
     assert r.rc == 0, r
     assert bind_server.update_count() == updates, r
     assert answer(bind_server, "CNAME") == [("CNAME", LB + ".")]
+
+
+def pdns_answer(pdns, rtype):
+    p = subprocess.run(["dig", "+norec", "+noall", "+answer", "+time=2", "+tries=1",
+                        "@127.0.0.1", "-p", str(pdns.dns_port), NAME, rtype],
+                       capture_output=True, text=True, timeout=15, check=True)
+    return sorted((f[3], f[4]) for f in (line.split() for line in p.stdout.splitlines())
+                  if len(f) >= 5 and f[0] == NAME + ".")
+
+
+def test_cname_tier_and_back_on_powerdns(ddup, pdns_server, http_server):
+    """The same UPDATE messages against PowerDNS (unsigned, from loopback)."""
+    lb, b1 = http_server(), http_server()
+    ddup.write(f"""interval = 30s
+[provider pdns]
+type = rfc2136
+server = 127.0.0.1:{pdns_server.dns_port}
+zone = example.test
+
+[domain {NAME}]
+provider = pdns
+ttl = 60
+attempts = 1
+
+[endpoint lb]
+url = {lb.url}
+cname = {LB}
+
+[endpoint b1]
+url = {b1.url}
+ip = 192.0.2.2
+priority = 10
+""")
+    r = ddup.run()
+    assert r.rc == 0, r
+    assert pdns_answer(pdns_server, "CNAME") == [("CNAME", LB + ".")]
+    lb.set(status=503)
+    r = ddup.run()
+    assert r.rc == 0, r
+    assert pdns_answer(pdns_server, "CNAME") == []
+    assert pdns_answer(pdns_server, "A") == [("A", "192.0.2.2")]
+    lb.set(status=200)
+    r = ddup.run()
+    assert r.rc == 0, r
+    assert pdns_answer(pdns_server, "A") == [("CNAME", LB + ".")]
+    assert ddup.status()["domains"][0]["published"] == [LB]
