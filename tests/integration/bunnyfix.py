@@ -18,7 +18,8 @@ DNS Record):
   404;
 - a bad type, a TTL out of range, a value not of the type's family, a
   CNAME beside another record of the name (or a record beside a CNAME),
-  a body that is not a JSON object: 400 {"ErrorKey", "Field", "Message"}.
+  a body that is not a JSON object: 400 {"ErrorKey", "Field", "Message"};
+  a body of another media type than application/json 415.
 
 `history` keeps, after every write, how many records the name "app"
 holds per type, so a test can assert it never held a CNAME beside
@@ -160,6 +161,8 @@ class BunnyFake(ApiFake):
 
     def _put(self, rid, req):
         doc, bad = req.json_body()
+        if bad == "media type":
+            return _err(415, "media_type", "", "The request's media type is not supported.")
         if not isinstance(doc, dict):
             return _err(400, "validation", "", "The request body is not valid JSON.")
         unknown = set(doc) - FIELDS
