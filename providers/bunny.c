@@ -6,11 +6,11 @@
  * GET /dnszone?search=, paged).  GET /dnszone/ID answers the whole zone
  * with its records, each with an id, an integer type (0 A, 1 AAAA,
  * 2 CNAME, ...), a name relative to the zone ("" at the apex), a value
- * and a TTL.  A set is replaced by a diff: records already right stay
- * (a wrong TTL is updated in place, POST .../records/ID), what is
- * missing is added (PUT .../records) and what is left over deleted
- * (DELETE .../records/ID): additions first, so the name never goes
- * empty.  A name holds a CNAME or addresses, never both, and the API
+ * and a TTL: one call reads every type.  A set is replaced by a diff:
+ * records already right stay (a wrong TTL is updated in place, POST
+ * .../records/ID), what is missing is added (PUT .../records) and what
+ * is left over deleted (DELETE .../records/ID): additions first, so the
+ * name never goes empty.  A name holds a CNAME or addresses, never both, and the API
  * has no call that swaps one for the other: across a CNAME change the
  * old records go first and the new ones come after, so the name is
  * empty between the last delete and the first add.  Records of other
@@ -320,14 +320,14 @@ out:
 	return e;
 }
 
-/* The records of fqdn of type t in the zone, appended to l. */
+/* The records of fqdn of the types of sets, in l: one read of the zone. */
 static enum perr
-bn_list(struct bnv *bv, const char *fqdn, enum rrtype t, struct bnlist *l,
-    char *err, size_t errlen)
+bn_list(struct bnv *bv, const char *fqdn, const struct rrset *sets,
+    size_t nsets, struct bnlist *l, char *err, size_t errlen)
 {
 	struct http_resp rs = { 0 };
 	char path[64], why[256], *rel = NULL, *domain = NULL;
-	size_t fl, dl;
+	size_t fl, dl, k;
 	enum perr e;
 
 	if ((e = bn_zone_id(bv, err, errlen)) != PERR_OK)
@@ -338,7 +338,7 @@ bn_list(struct bnv *bv, const char *fqdn, enum rrtype t, struct bnlist *l,
 		goto out;
 	/* The zone's domain from the answer: zoneId may come alone. */
 	if (bv->api.zone == NULL) {
-		if (parse_zone(rs.body, rs.len, "", t, &(struct bnlist){ 0 },
+		if (parse_zone(rs.body, rs.len, "", RR_A, &(struct bnlist){ 0 },
 		    &domain, why, sizeof(why)) == 0) {
 			bv->api.zone = domain;
 			domain = NULL;
@@ -355,13 +355,14 @@ bn_list(struct bnv *bv, const char *fqdn, enum rrtype t, struct bnlist *l,
 		goto out;
 	}
 	rel = api_relname(&bv->api, fqdn);
-	if (parse_zone(rs.body, rs.len, rel, t, l, NULL, why,
-	    sizeof(why)) == -1) {
-		snprintf(err, errlen, "bunny.net at %s%s: unexpected answer: %s",
-		    bv->api.base, path, why);
-		text_printable(err);
-		e = PERR_INVALID;
-	}
+	for (k = 0; k < nsets && e == PERR_OK; k++)
+		if (parse_zone(rs.body, rs.len, rel, sets[k].type, l, NULL, why,
+		    sizeof(why)) == -1) {
+			snprintf(err, errlen, "bunny.net at %s%s: unexpected "
+			    "answer: %s", bv->api.base, path, why);
+			text_printable(err);
+			e = PERR_INVALID;
+		}
 out:
 	free(rel);
 	free(domain);
@@ -478,23 +479,22 @@ bunny_read(void *priv, const char *fqdn, struct rrset *sets, size_t nsets,
 	struct bnv *bv = priv;
 	struct bnlist l = { 0 };
 	struct addr a;
-	size_t i, k;
+	size_t i, k, n;
 	enum perr e = PERR_OK;
 
 	api_begin(&bv->api);
 	for (k = 0; k < nsets; k++)
 		rrset_clear(&sets[k]);
+	e = bn_list(bv, fqdn, sets, nsets, &l, err, errlen);
 	for (k = 0; k < nsets && e == PERR_OK; k++) {
-		bnlist_free(&l);
-		if ((e = bn_list(bv, fqdn, sets[k].type, &l, err, errlen)) !=
-		    PERR_OK)
-			break;
-		for (i = 0; i < l.n; i++) {
+		for (i = 0, n = 0; i < l.n; i++) {
+			if (l.v[i].type != sets[k].type)
+				continue;
 			/* TTLs that disagree, or two CNAMEs: no wanted set. */
-			sets[k].ttl = i == 0 || (l.v[i].ttl == sets[k].ttl &&
+			sets[k].ttl = n++ == 0 || (l.v[i].ttl == sets[k].ttl &&
 			    sets[k].type != RR_CNAME) ? l.v[i].ttl : 0;
 			if (sets[k].type == RR_CNAME) {
-				if (i == 0)
+				if (sets[k].target == NULL)
 					sets[k].target = xstrdup(l.v[i].value);
 			} else if (addr_parse(l.v[i].value, &a) == 0)
 				(void)rrset_read_add(&sets[k], &a, err, errlen);
@@ -535,9 +535,7 @@ bunny_replace(void *priv, const char *fqdn, const struct rrset *sets,
 	enum perr e = PERR_OK;
 
 	api_begin(&bv->api);
-	for (k = 0; k < nsets && e == PERR_OK; k++)
-		e = bn_list(bv, fqdn, sets[k].type, &cur, err, errlen);
-	if (e != PERR_OK)
+	if ((e = bn_list(bv, fqdn, sets, nsets, &cur, err, errlen)) != PERR_OK)
 		goto out;
 	for (k = 0; k < nsets; k++) {
 		if (!rrset_empty(&sets[k]))
