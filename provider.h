@@ -194,5 +194,6 @@ extern const struct provider_ops digitalocean_ops;
 extern const struct provider_ops route53_ops;
 extern const struct provider_ops zonefile_ops;
 extern const struct provider_ops porkbun_ops;
+extern const struct provider_ops bunny_ops;
 
 #endif

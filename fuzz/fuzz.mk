@@ -20,7 +20,7 @@ FUZZ_O		 = build/fuzz
 # A provider's target includes providers/NAME.c to reach its static
 # parsers: name it here and it is built, smoked and run long like the rest.
 FUZZ_PROVIDERS	 = powerdns azure ovh cloudflare exec desec gandi hetzner \
-		   digitalocean route53 porkbun
+		   digitalocean route53 porkbun bunny
 FUZZ_TARGETS	?= duration expect addr isotime url dns config dashboard pguri vote redact \
 		   retryafter send certdate progline stream zonefile \
 		   $(FUZZ_PROVIDERS)

@@ -450,6 +450,41 @@ def porkbun_seeds():
     w("duplicate-key", '{"status": "SUCCESS", "status": "ERROR", "records": []}')
 
 
+def bn_record(rid, rtype, name, value, ttl=300):
+    return {"Id": rid, "Type": rtype, "Name": name, "Value": value, "Ttl": ttl,
+            "Weight": 100, "Priority": 0, "Port": 0, "Disabled": False}
+
+
+def bunny_seeds():
+    """bunny.net DNS API answers (a zone, the zone search, errors)."""
+    w = lambda n, d: write("bunny", n, json.dumps(d, indent=1)
+                           if not isinstance(d, (str, bytes)) else d)
+    zone = lambda recs: {"Id": 48213, "Domain": "example.test", "Records": recs}
+    w("zone", zone([bn_record(9001, 0, "app", "192.0.2.1"),
+                    bn_record(9002, 0, "app", "192.0.2.2", 3600),
+                    bn_record(9003, 3, "app", "v=spf1 -all"),
+                    bn_record(9004, 0, "www", "198.51.100.1")]))
+    w("zone-aaaa", zone([bn_record(7, 1, "app", "2001:DB8::1")]))
+    w("zone-cname", zone([bn_record(8, 2, "app", "Backup.Example.NET.")]))
+    w("zone-apex", zone([bn_record(9, 0, "", "203.0.113.9"), bn_record(10, 1, "", "::1"),
+                         bn_record(11, 2, "", "apex.example.net")]))
+    w("zone-bad-family", zone([bn_record(12, 0, "app", "2001:db8::1"),
+                               bn_record(13, 1, "", "192.0.2.1")]))
+    w("zone-string-id", zone([dict(bn_record(14, 0, "app", "192.0.2.3"), Id="14")]))
+    w("zone-empty", zone([]))
+    w("zone-no-domain", {"Id": 48213, "Records": []})
+    w("search", {"Items": [{"Id": 48214, "Domain": "other.test"},
+                           {"Id": 48213, "Domain": "Example.Test."}],
+                 "CurrentPage": 1, "TotalItems": 2, "HasMoreItems": False})
+    w("search-more", {"Items": [], "CurrentPage": 1, "TotalItems": 9, "HasMoreItems": True})
+    w("record-added", bn_record(9005, 0, "app", "192.0.2.9", 60))
+    w("error-ttl", {"ErrorKey": "validation", "Field": "Ttl",
+                    "Message": "The TTL must be between 15 and 2147483647.\nsecond line"})
+    w("error-denied", {"Message": "Authorization has been denied for this request."})
+    w("truncated", '{"Id": 48213, "Domain": "example.test", "Records": [{"Id": 1, "Ty')
+    w("duplicate-key", '{"Domain": "a.test", "Domain": "b.test", "Records": []}')
+
+
 def config_seeds():
     """Real files of the project, with !file secrets made literal (the
     target's folder does not exist), and a few small ones."""
@@ -762,6 +797,7 @@ def main():
     hetzner_seeds()
     digitalocean_seeds()
     porkbun_seeds()
+    bunny_seeds()
     return 0
 
 

@@ -27,6 +27,7 @@ static const struct provider_ops *const providers[] = {
 	&route53_ops,
 	&zonefile_ops,
 	&porkbun_ops,
+	&bunny_ops,
 	NULL
 };
 
