@@ -370,6 +370,10 @@ def hetzner_seeds():
                                   hz_rrset("app", "TXT", 60, ['"v=spf1 -all"'])],
                        "meta": meta})
     w("rrsets-bad-family", {"rrsets": [hz_rrset("app", "A", 60, ["2001:db8::1"])]})
+    w("rrsets-cname", {"rrsets": [hz_rrset("app", "CNAME", 60, ["LB.Example.NET."])],
+                       "meta": meta})
+    w("rrsets-cname-two", {"rrsets": [hz_rrset("app", "CNAME", 60, ["a.example.net.",
+                                                                     "b.example.net."])]})
     w("rrsets-empty", {"rrsets": [], "meta": meta})
     w("action-running", hz_action("running"))
     w("action-success", hz_action("success"))

@@ -47,6 +47,25 @@ def test_hetzner_fake_accepts_what_the_provider_sends(hetzner):
     assert hetzner.get("A", "app") is None
 
 
+def test_hetzner_fake_cname_alone_at_its_name(hetzner):
+    tok = "Bearer " + hetzner.token
+    st, doc = call(hetzner, "POST", HZ, {"name": "www", "type": "CNAME", "ttl": 60,
+                                         "records": [{"value": "lb.example.net."}]}, tok)
+    assert st == 201, doc
+    assert hetzner.get("CNAME", "www") == (60, ["lb.example.net."])
+    for rtype, value in (("A", "192.0.2.1"), ("AAAA", "2001:db8::1"), ("TXT", '"x"')):
+        st, doc = call(hetzner, "POST", HZ, {"name": "www", "type": rtype,
+                                             "records": [{"value": value}]}, tok)
+        assert st == 400 and doc["error"]["code"] == "invalid_input", (rtype, st, doc)
+    st, doc = call(hetzner, "POST", HZ + "/www/CNAME/actions/set_records",
+                   {"records": [{"value": "lb2.example.net."}]}, tok)
+    assert st == 201, doc
+    st, doc = call(hetzner, "GET", HZ + "?name=www&type=CNAME", auth=tok)
+    assert st == 200 and doc["rrsets"][0]["records"][0]["value"] == "lb2.example.net.", doc
+    assert hetzner.types_of("www") == ["CNAME"]
+    assert hetzner.states == [("www", ["CNAME"]), ("www", ["CNAME"])]
+
+
 @pytest.mark.parametrize("method,path,body,auth,ctype,status,code", [
     ("GET", HZ, None, None, None, 401, "unauthorized"),
     ("GET", HZ, None, "Bearer wrong", None, 401, "unauthorized"),
@@ -87,6 +106,18 @@ def test_hetzner_fake_accepts_what_the_provider_sends(hetzner):
      400, "invalid_input"),
     ("DELETE", HZ + "/new/A", None, "Bearer {tok}", None, 404, "not_found"),
     ("GET", "/v1/zones/actions/999999", None, "Bearer {tok}", None, 404, "not_found"),
+    # A CNAME beside the A set, at the apex, of two records, or not a host.
+    ("POST", HZ, {"name": "app", "type": "CNAME", "records": [{"value": "lb.example.net."}]},
+     "Bearer {tok}", None, 400, "invalid_input"),
+    ("POST", HZ, {"name": "@", "type": "CNAME", "records": [{"value": "lb.example.net."}]},
+     "Bearer {tok}", None, 400, "invalid_input"),
+    ("POST", HZ, {"name": "www", "type": "CNAME", "records": [{"value": "a.example.net."},
+                                                              {"value": "b.example.net."}]},
+     "Bearer {tok}", None, 400, "invalid_input"),
+    ("POST", HZ, {"name": "www", "type": "CNAME", "records": [{"value": "a b.example.net."}]},
+     "Bearer {tok}", None, 400, "invalid_input"),
+    ("POST", HZ, {"name": "www", "type": "CNAME", "records": [{"value": "192.0.2.9/24"}]},
+     "Bearer {tok}", None, 400, "invalid_input"),
 ])
 def test_hetzner_fake_refuses(hetzner, method, path, body, auth, ctype, status, code):
     hetzner.set_records("A", "app", ["192.0.2.1"], ttl=60)
