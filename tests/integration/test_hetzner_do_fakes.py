@@ -191,6 +191,18 @@ def test_digitalocean_fake_accepts_what_the_provider_sends(digitalocean):
     ("PATCH", DO + "/1", {"ttl": 60}, "Bearer {tok}", None, 404, "not_found"),
     ("DELETE", DO + "/1", None, "Bearer {tok}", None, 404, "not_found"),
     ("PUT", DO + "/{rid}", {"ttl": 60}, "Bearer {tok}", None, 405, "method_not_allowed"),
+    # A CNAME beside the A record, at the apex, without its final dot, not
+    # a host; an A record edited into a CNAME.
+    ("POST", DO, {"type": "CNAME", "name": "app", "data": "lb.example.net.", "ttl": 60},
+     "Bearer {tok}", None, 422, "unprocessable_entity"),
+    ("POST", DO, {"type": "CNAME", "name": "@", "data": "lb.example.net.", "ttl": 60},
+     "Bearer {tok}", None, 422, "unprocessable_entity"),
+    ("POST", DO, {"type": "CNAME", "name": "www", "data": "lb.example.net", "ttl": 60},
+     "Bearer {tok}", None, 422, "unprocessable_entity"),
+    ("POST", DO, {"type": "CNAME", "name": "www", "data": "a b.example.net.", "ttl": 60},
+     "Bearer {tok}", None, 422, "unprocessable_entity"),
+    ("PATCH", DO + "/{rid}", {"type": "CNAME", "data": "lb.example.net.", "ttl": 60},
+     "Bearer {tok}", None, 422, "unprocessable_entity"),
 ])
 def test_digitalocean_fake_refuses(digitalocean, method, path, body, auth, ctype, status, eid):
     do = digitalocean
@@ -200,6 +212,28 @@ def test_digitalocean_fake_refuses(digitalocean, method, path, body, auth, ctype
     assert st == status and doc["id"] == eid and doc["message"], (st, doc)
     assert do.get("A", "app") == [("192.0.2.1", 60)]
     assert list(do.records) == [rid]
+
+
+def test_digitalocean_fake_cname_alone_at_its_name(digitalocean):
+    do = digitalocean
+    tok = "Bearer " + do.token
+    st, doc = call(do, "POST", DO, {"type": "CNAME", "name": "app", "data": "lb.example.net.",
+                                    "ttl": 60}, tok)
+    assert st == 201, doc
+    rid = doc["domain_record"]["id"]
+    for rtype, data in (("A", "192.0.2.1"), ("AAAA", "2001:db8::1"),
+                        ("CNAME", "lb2.example.net.")):
+        st, doc = call(do, "POST", DO, {"type": rtype, "name": "app", "data": data,
+                                        "ttl": 60}, tok)
+        assert st == 422 and doc["id"] == "unprocessable_entity", (rtype, st, doc)
+    st, doc = call(do, "PATCH", f"{DO}/{rid}", {"type": "CNAME", "data": "lb2.example.net.",
+                                                 "ttl": 300}, tok)
+    assert st == 200, doc
+    assert call(do, "PATCH", f"{DO}/{rid}", {"type": "CNAME", "ttl": 120}, tok)[0] == 200
+    st, doc = call(do, "GET", DO + "?name=app.example.test&type=CNAME", auth=tok)
+    assert st == 200 and [(r["data"], r["ttl"]) for r in doc["domain_records"]] == \
+        [("lb2.example.net", 120)], doc
+    assert do.history[-1] == {"A": 0, "AAAA": 0, "CNAME": 1}
 
 
 def test_digitalocean_fake_pages_with_links(digitalocean):
