@@ -370,6 +370,10 @@ def hetzner_seeds():
                                   hz_rrset("app", "TXT", 60, ['"v=spf1 -all"'])],
                        "meta": meta})
     w("rrsets-bad-family", {"rrsets": [hz_rrset("app", "A", 60, ["2001:db8::1"])]})
+    w("rrsets-cname", {"rrsets": [hz_rrset("app", "CNAME", 60, ["LB.Example.NET."])],
+                       "meta": meta})
+    w("rrsets-cname-two", {"rrsets": [hz_rrset("app", "CNAME", 60, ["a.example.net.",
+                                                                     "b.example.net."])]})
     w("rrsets-empty", {"rrsets": [], "meta": meta})
     w("action-running", hz_action("running"))
     w("action-success", hz_action("success"))
@@ -406,6 +410,13 @@ def digitalocean_seeds():
                         "meta": {"total": 2}})
     w("records-aaaa", {"domain_records": [do_record(9, "AAAA", "app", "2001:db8::2", 30)]})
     w("records-bad-family", {"domain_records": [do_record(5, "A", "app", "2001:db8::1")]})
+    # The target asks for CNAME when the length is 2 modulo 3, of "app"
+    # when it is odd (5 modulo 6), of "@" when even (2 modulo 6).
+    cname = json.dumps({"domain_records": [do_record(11, "CNAME", "app", "LB.Example.NET", 60),
+                                           do_record(12, "CNAME", "@", "@", 60)],
+                        "links": {}, "meta": {"total": 2}}, indent=1)
+    w("records-cname", cname + " " * ((5 - len(cname)) % 6))
+    w("records-cname-apex", cname + " " * ((2 - len(cname)) % 6))
     w("records-empty", {"domain_records": [], "links": {}, "meta": {"total": 0}})
     w("error-auth", {"id": "Unauthorized", "message": "Unable to authenticate you"})
     w("error-rate", {"id": "too_many_requests", "message": "API Rate limit exceeded."})

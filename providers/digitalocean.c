@@ -10,6 +10,15 @@
  * id), so the name never goes empty on the way.  Records already right
  * are left alone; records of other types are never touched.
  *
+ * A CNAME is a record of its own type, and an update cannot change a
+ * record's type: a tier that moves between a CNAME and addresses
+ * deletes every record of the old type (the emptied sets go first) and
+ * creates the new ones after, so the name never holds a CNAME beside
+ * addresses, which DigitalOcean refuses, but holds nothing for the
+ * moment between.  A CNAME to another host is patched in place.  Its
+ * data is written with the final dot DigitalOcean requires, and read
+ * back without it ("@" is the zone's apex).
+ *
  * https://docs.digitalocean.com/reference/api/digitalocean/#tag/Domain-Records
  *
  * The token travels only in the Authorization header.
@@ -38,7 +47,8 @@
 /* One record of the name, as listed. */
 struct dorec {
 	long long	 id;
-	struct addr	 a;
+	struct addr	 a;		/* A, AAAA */
+	char		*target;	/* CNAME: canonical, no final dot */
 	long		 ttl;
 	int		 keep;
 };
@@ -53,6 +63,39 @@ struct dov {
 	struct api	 api;
 	char		*records;	/* {base}/v2/domains/ZONE/records */
 };
+
+static void
+dolist_free(struct dolist *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		free(l->v[i].target);
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+/*
+ * A CNAME's data as struct rrset holds it: lower case, without the
+ * final dot, "@" the zone itself; NULL when it is no host name.
+ */
+static char *
+cname_target(const char *data, const char *zone)
+{
+	char *s = xstrdup(strcmp(data, "@") == 0 ? zone : data);
+	size_t n;
+
+	provider_lower(s);
+	n = strlen(s);
+	if (n > 1 && s[n - 1] == '.')
+		s[--n] = '\0';
+	if (n == 0 || n > 253 || s[0] == '.' || strspn(s,
+	    "abcdefghijklmnopqrstuvwxyz0123456789-._") != n) {
+		free(s);
+		s = NULL;
+	}
+	return s;
+}
 
 /* ---------------------------------------------------------------- parsers */
 
@@ -86,12 +129,13 @@ static const struct api_def do_api = {
  * says whether a next page follows.  -1 with the reason in err.
  */
 static int
-parse_records(const char *buf, size_t len, const char *name, enum rrtype t,
-    struct dolist *l, int *more, char *err, size_t errlen)
+parse_records(const char *buf, size_t len, const char *name, const char *zone,
+    enum rrtype t, struct dolist *l, int *more, char *err, size_t errlen)
 {
 	json_t *root, *recs, *r, *jid, *jt, *jn, *jd, *jttl, *links, *pages;
 	struct dorec *d;
 	struct addr a;
+	char *target = NULL;
 	size_t i;
 	int rv = -1;
 
@@ -124,14 +168,24 @@ parse_records(const char *buf, size_t len, const char *name, enum rrtype t,
 			    "out of range", i);
 			goto out;
 		}
-		if (addr_parse(json_string_value(jd), &a) == -1 ||
+		if (t == RR_CNAME) {
+			if ((target = cname_target(json_string_value(jd),
+			    zone)) == NULL) {
+				snprintf(err, errlen, "domain_records[%zu]: data "
+				    "is not a host name", i);
+				goto out;
+			}
+			memset(&a, 0, sizeof(a));
+		} else if (addr_parse(json_string_value(jd), &a) == -1 ||
 		    a.family != (t == RR_A ? 4 : 6)) {
 			snprintf(err, errlen, "domain_records[%zu]: data is not "
 			    "an %s address", i, rrtype_str(t));
 			goto out;
 		}
-		if (rrset_read_room(l->n, t, err, errlen) == -1)
+		if (rrset_read_room(l->n, t, err, errlen) == -1) {
+			free(target);
 			goto out;
+		}
 		if (l->n == l->cap) {
 			l->cap = l->cap == 0 ? 8 : l->cap * 2;
 			l->v = xrealloc(l->v, l->cap * sizeof(*l->v));
@@ -139,6 +193,8 @@ parse_records(const char *buf, size_t len, const char *name, enum rrtype t,
 		d = &l->v[l->n++];
 		d->id = (long long)json_integer_value(jid);
 		d->a = a;
+		d->target = target;
+		target = NULL;
 		d->ttl = (long)json_integer_value(jttl);
 		d->keep = 0;
 	}
@@ -193,7 +249,7 @@ do_list(struct dov *dv, const char *fqdn, enum rrtype t, struct dolist *l,
 	int page, more = 1;
 	enum perr e = PERR_OK;
 
-	l->n = 0;
+	dolist_free(l);
 	if ((esc = curl_easy_escape(NULL, fqdn, 0)) == NULL) {
 		snprintf(err, errlen, "DigitalOcean: out of memory");
 		return PERR_TEMP;
@@ -209,7 +265,7 @@ do_list(struct dov *dv, const char *fqdn, enum rrtype t, struct dolist *l,
 			e = PERR_INVALID;
 		} else if ((e = do_call(dv, "GET", url, NULL, 200, &rs, err,
 		    errlen)) == PERR_OK && parse_records(rs.body, rs.len, rel,
-		    t, l, &more, why, sizeof(why)) == -1) {
+		    dv->api.zone, t, l, &more, why, sizeof(why)) == -1) {
 			snprintf(err, errlen, "DigitalOcean at %s: unexpected "
 			    "answer: %s", url, why);
 			e = PERR_INVALID;
@@ -220,6 +276,46 @@ do_list(struct dov *dv, const char *fqdn, enum rrtype t, struct dolist *l,
 	if (e != PERR_OK)
 		text_printable(err);
 	curl_free(esc);
+	return e;
+}
+
+/*
+ * The name's one CNAME made as wanted: the first record listed is
+ * patched to it if it differs, any other deleted (a name has one CNAME,
+ * so none is created beside another); created when there is none.
+ */
+static enum perr
+do_sync_cname(struct dov *dv, const char *rel, const struct rrset *want,
+    const struct dolist *cur, char *err, size_t errlen)
+{
+	struct http_resp rs;
+	char url[1024], *data;
+	size_t i;
+	enum perr e = PERR_OK;
+
+	data = xconcat(want->target, ".", "", "", "");
+	if (cur->n == 0)
+		e = do_call(dv, "POST", dv->records, json_pack("{s:s, s:s, s:s, "
+		    "s:I}", "type", "CNAME", "name", rel, "data", data, "ttl",
+		    (json_int_t)want->ttl), 201, &rs, err, errlen);
+	else if (strcmp(cur->v[0].target, want->target) != 0 ||
+	    cur->v[0].ttl != want->ttl) {
+		snprintf(url, sizeof(url), "%s/%lld", dv->records,
+		    cur->v[0].id);
+		e = do_call(dv, "PATCH", url, json_pack("{s:s, s:s, s:I}",
+		    "type", "CNAME", "data", data, "ttl",
+		    (json_int_t)want->ttl), 200, &rs, err, errlen);
+	} else
+		goto extra;
+	http_resp_free(&rs);
+extra:
+	for (i = 1; i < cur->n && e == PERR_OK; i++) {
+		snprintf(url, sizeof(url), "%s/%lld", dv->records,
+		    cur->v[i].id);
+		e = do_call(dv, "DELETE", url, NULL, 204, &rs, err, errlen);
+		http_resp_free(&rs);
+	}
+	free(data);
 	return e;
 }
 
@@ -238,6 +334,10 @@ do_sync(struct dov *dv, const char *fqdn, const struct rrset *want,
 	if ((e = do_list(dv, fqdn, want->type, &cur, err, errlen)) != PERR_OK)
 		goto out;
 	do_rel(dv, fqdn, rel, sizeof(rel));
+	if (want->type == RR_CNAME && want->target != NULL) {
+		e = do_sync_cname(dv, rel, want, &cur, err, errlen);
+		goto out;
+	}
 	for (j = 0; j < want->addrs.n && e == PERR_OK; j++) {
 		for (i = 0; i < cur.n && (cur.v[i].keep ||
 		    addr_cmp(&cur.v[i].a, &want->addrs.v[j]) != 0); i++)
@@ -266,7 +366,7 @@ do_sync(struct dov *dv, const char *fqdn, const struct rrset *want,
 		http_resp_free(&rs);
 	}
 out:
-	free(cur.v);
+	dolist_free(&cur);
 	return e;
 }
 
@@ -311,6 +411,14 @@ digitalocean_read(void *priv, const char *fqdn, struct rrset *sets,
 		if ((e = do_list(dv, fqdn, sets[k].type, &l, err, errlen)) !=
 		    PERR_OK)
 			break;
+		if (sets[k].type == RR_CNAME) {
+			/* Two CNAMEs (no zone holds them): no wanted set. */
+			if (l.n > 0) {
+				sets[k].target = xstrdup(l.v[0].target);
+				sets[k].ttl = l.n == 1 ? l.v[0].ttl : 0;
+			}
+			continue;
+		}
 		/* At most RRSET_READ_MAX: parse_records() saw to it. */
 		for (i = 0; i < l.n; i++) {
 			/* TTLs that disagree match no wanted set: 0. */
@@ -323,7 +431,7 @@ digitalocean_read(void *priv, const char *fqdn, struct rrset *sets,
 	if (e != PERR_OK)
 		for (k = 0; k < nsets; k++)
 			rrset_clear(&sets[k]);
-	free(l.v);
+	dolist_free(&l);
 	return e;
 }
 
@@ -333,11 +441,18 @@ digitalocean_replace(void *priv, const char *fqdn, const struct rrset *sets,
 {
 	struct dov *dv = priv;
 	size_t k;
+	int pass;
 	enum perr e = PERR_OK;
 
 	api_begin(&dv->api);
-	for (k = 0; k < nsets && e == PERR_OK; k++)
-		e = do_sync(dv, fqdn, &sets[k], err, errlen);
+	/*
+	 * The emptied sets first, the others after: towards a CNAME the
+	 * addresses go before it comes, and the other way round.
+	 */
+	for (pass = 0; pass < 2; pass++)
+		for (k = 0; k < nsets && e == PERR_OK; k++)
+			if (rrset_empty(&sets[k]) == (pass == 0))
+				e = do_sync(dv, fqdn, &sets[k], err, errlen);
 	return e;
 }
 
@@ -345,7 +460,7 @@ const struct provider_ops digitalocean_ops = {
 	.type = "digitalocean",
 	.keys = api_token_zone_keys,
 	/* Record by record: nothing is all or nothing. */
-	.caps = 0,
+	.caps = PCAP_CNAME,
 	.ttl_min = 30,
 	.ttl_max = 2147483647,
 	.zone_key = "zone",

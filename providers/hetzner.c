@@ -1,13 +1,22 @@
 /*
  * Hetzner DNS through the Hetzner Cloud API (http.c, jansson).
  *
- * A name's A and AAAA sets are read with one list call (GET
- * /zones/ZONE/rrsets?name=N&type=A&type=AAAA).  replace() reads them
+ * A name's sets are read with one list call (GET
+ * /zones/ZONE/rrsets?name=N&type=A&type=AAAA, and &type=CNAME when a
+ * CNAME is asked for).  replace() reads them
  * again and changes only what differs, each set on its own: a missing
  * set is created (POST /zones/ZONE/rrsets, records and TTL at once), an
  * existing one gets set_records (its records replaced in one action)
  * and, if its TTL differs, change_ttl; an emptied one is deleted.
  * set_records takes no empty list and no TTL, hence the three paths.
+ *
+ * An RRset is named by its name and type, and no call changes a type:
+ * a tier that moves between a CNAME and addresses deletes the old
+ * type's sets before it creates the new one (the emptied sets go
+ * first), so the name never holds a CNAME beside addresses, which a
+ * zone cannot, but holds nothing for the moment between the two.  The
+ * CNAME's value is written absolute, with its final dot (records are
+ * values in zone file syntax, relative to the zone without one).
  *
  * Every write answers with an action that may still be running.  ddup
  * waits for it (polling GET /zones/actions/ID) within the provider's
@@ -55,6 +64,23 @@ static const struct api_errtext hz_err = {
 	.form = { { .in = "error", .code = "code", .msg = "message" } },
 };
 
+/*
+ * A CNAME's value as struct rrset holds it: lower case, without the
+ * final dot; 0 when s is no host name.
+ */
+static int
+host_canon(char *s)
+{
+	size_t n;
+
+	provider_lower(s);
+	n = strlen(s);
+	if (n > 1 && s[n - 1] == '.')
+		s[--n] = '\0';
+	return n > 0 && n <= 253 && s[0] != '.' && strspn(s,
+	    "abcdefghijklmnopqrstuvwxyz0123456789-._") == n;
+}
+
 static int
 hz_errtext(const char *buf, size_t len, char *out, size_t outlen)
 {
@@ -70,6 +96,36 @@ static const struct api_def hz_api = {
 	.timeout = HZ_TIMEOUT,
 	.errtext = hz_errtext,
 };
+
+/*
+ * The one record of a CNAME set (rrsets[i].records) into set; a second
+ * one (no zone holds two) or a value that is no host name is junk.
+ */
+static int
+parse_cname(json_t *recs, size_t i, struct rrset *set, char *err,
+    size_t errlen)
+{
+	json_t *jv;
+	char *s;
+
+	jv = json_array_size(recs) == 1 ?
+	    json_object_get(json_array_get(recs, 0), "value") : NULL;
+	if (!json_is_string(jv)) {
+		snprintf(err, errlen, "rrsets[%zu]: a CNAME set holds not one "
+		    "record with a value", i);
+		return -1;
+	}
+	s = xstrdup(json_string_value(jv));
+	if (!host_canon(s)) {
+		free(s);
+		snprintf(err, errlen, "rrsets[%zu].records[0] is not a host "
+		    "name", i);
+		return -1;
+	}
+	free(set->target);
+	set->target = s;
+	return 0;
+}
 
 /*
  * The sets of name (relative, as the API names it) in a list answer
@@ -108,12 +164,20 @@ parse_rrsets(const char *buf, size_t len, const char *name, struct rrset *sets,
 			continue;
 		for (k = 0; k < nsets && sets[k].type != t; k++)
 			;
-		if (k == nsets || t == RR_CNAME)
+		if (k == nsets)
 			continue;
 		if (json_is_integer(jttl) && (json_integer_value(jttl) < 0 ||
 		    json_integer_value(jttl) > 2147483647)) {
 			snprintf(err, errlen, "rrsets[%zu]: ttl out of range", i);
 			goto out;
+		}
+		if (t == RR_CNAME) {
+			if (parse_cname(recs, i, &sets[k], err, errlen) == -1)
+				goto out;
+			sets[k].ttl = sets[k].target != NULL &&
+			    json_is_integer(jttl) ?
+			    (long)json_integer_value(jttl) : 0;
+			continue;
 		}
 		json_array_foreach(recs, j, rec) {
 			jv = json_object_get(rec, "value");
@@ -299,6 +363,9 @@ hz_list(struct hz *hz, const char *name, struct rrset *sets, size_t nsets,
 	snprintf(tail, sizeof(tail), "?name=%s&type=A&type=AAAA",
 	    esc != NULL ? esc : "");
 	curl_free(esc);
+	for (k = 0; k < nsets; k++)
+		if (sets[k].type == RR_CNAME)
+			str_append(tail, sizeof(tail), "&type=CNAME");
 	url = rrsets_url(hz, tail);
 	if ((e = hz_call(hz, "GET", url, NULL, &rs, err, errlen)) == PERR_OK &&
 	    parse_rrsets(rs.body, rs.len, name, sets, nsets, why,
@@ -322,7 +389,7 @@ hz_sync(struct hz *hz, const char *name, const struct rrset *want,
     const struct rrset *cur, char *err, size_t errlen)
 {
 	json_t *recs, *body = NULL;
-	char *url, *s = NULL, tail[320];
+	char *url, *s = NULL, *abs, tail[320];
 	const char *type = rrtype_str(want->type);
 	size_t j;
 	enum perr e = PERR_OK;
@@ -333,6 +400,11 @@ hz_sync(struct hz *hz, const char *name, const struct rrset *want,
 	for (j = 0; j < want->addrs.n; j++)
 		json_array_append_new(recs, json_pack("{s:s}", "value",
 		    want->addrs.v[j].s));
+	if (want->type == RR_CNAME && want->target != NULL) {
+		abs = xconcat(want->target, ".", "", "", "");
+		json_array_append_new(recs, json_pack("{s:s}", "value", abs));
+		free(abs);
+	}
 	if (rrset_empty(want)) {
 		if (!rrset_empty(cur))
 			e = hz_write(hz, "DELETE", url, NULL, err, errlen);
@@ -347,7 +419,8 @@ hz_sync(struct hz *hz, const char *name, const struct rrset *want,
 		e = hz_write(hz, "POST", url, s, err, errlen);
 		goto out;
 	}
-	if (!addrset_equal(&want->addrs, &cur->addrs)) {
+	if (want->type == RR_CNAME ? strcmp(want->target, cur->target) != 0 :
+	    !addrset_equal(&want->addrs, &cur->addrs)) {
 		snprintf(tail, sizeof(tail), "/%s/%s/actions/set_records", name,
 		    type);
 		free(url);
@@ -414,6 +487,7 @@ hetzner_replace(void *priv, const char *fqdn, const struct rrset *sets,
 	struct rrset cur[RR_NTYPES];
 	char *name = rr_name(hz, fqdn);
 	size_t k;
+	int pass;
 	enum perr e;
 
 	api_begin(&hz->api);
@@ -422,9 +496,16 @@ hetzner_replace(void *priv, const char *fqdn, const struct rrset *sets,
 		cur[k].type = sets[k].type;
 	if ((e = hz_list(hz, name, cur, k, err, errlen)) != PERR_OK)
 		goto out;
-	for (k = 0; k < nsets && k < RR_NTYPES && e == PERR_OK; k++)
-		if (!rrset_same(&sets[k], &cur[k]))
-			e = hz_sync(hz, name, &sets[k], &cur[k], err, errlen);
+	/*
+	 * The emptied sets first, the others after: towards a CNAME the
+	 * addresses go before it comes, and the other way round.
+	 */
+	for (pass = 0; pass < 2; pass++)
+		for (k = 0; k < nsets && k < RR_NTYPES && e == PERR_OK; k++)
+			if (rrset_empty(&sets[k]) == (pass == 0) &&
+			    !rrset_same(&sets[k], &cur[k]))
+				e = hz_sync(hz, name, &sets[k], &cur[k], err,
+				    errlen);
 out:
 	for (k = 0; k < RR_NTYPES; k++)
 		rrset_clear(&cur[k]);
@@ -436,7 +517,7 @@ const struct provider_ops hetzner_ops = {
 	.type = "hetzner",
 	.keys = api_token_zone_keys,
 	/* Each set is its own request: A and AAAA are not all or nothing. */
-	.caps = 0,
+	.caps = PCAP_CNAME,
 	.ttl_min = 60,
 	.ttl_max = 2147483647,
 	.zone_key = "zone",

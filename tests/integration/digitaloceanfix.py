@@ -20,6 +20,11 @@ Records, and its introduction: errors, links and pagination, rate limit):
   resource you were accessing could not be found."}; a record that is
   not valid 422 {"id": "unprocessable_entity", ...}; 429 {"id":
   "too_many_requests", "message": "API Rate limit exceeded."}.
+- CNAME: its data a host name with the final dot DigitalOcean requires
+  (422 "Data needs to end with a dot (.)"), or "@" (the zone); listed
+  without the dot (the client reads either form); refused at the apex,
+  at a name that holds other records, and any record at a name with a
+  CNAME (422).  No update changes a record's type (422).
 
 `max_per_page` (default 200) caps pages below what the client asks, so a
 test can see paging with few records.  Two knobs make the API misbehave
@@ -27,8 +32,9 @@ as a big zone can: `page_size` (None: per_page) is how many records a
 page holds whatever the client asks, and `unfiltered` lists every record
 of the zone whatever name and type the client asks for.  `add_many`
 fills a zone fast.  `history` keeps, after every
-write, the number of records the name holds per type, so a test can
-assert that a name never went empty.  State: records[id] = {"type",
+write, the number of records the name `app` holds per type (A, AAAA,
+CNAME), so a test can assert that a name never went empty, or never held
+a CNAME beside addresses.  State: records[id] = {"type",
 "name", "data", "ttl"}.
 """
 
@@ -46,6 +52,18 @@ NULLS = ("priority", "port", "weight", "flags", "tag")
 def _err(status, eid, message):
     return status, {}, {"id": eid, "message": message,
                         "request_id": "4d9d8375-3c56-4925-a3e7-eb137fed17e9"}
+
+
+def _host_ok(h):
+    return 0 < len(h) <= 253 and all(
+        0 < len(lab) <= 63 and all(c.isascii() and (c.isalnum() or c in "-_") for c in lab)
+        for lab in h.split("."))
+
+
+def _stored(r):
+    """The data as listed: a CNAME's without its final dot."""
+    d = r["data"]
+    return d[:-1] if r["type"] == "CNAME" and d.endswith(".") else d
 
 
 class DigitalOceanFake(ApiFake):
@@ -87,7 +105,8 @@ class DigitalOceanFake(ApiFake):
         with self.lock:
             return sorted(((r["data"], r["ttl"]) for r in self.records.values()
                            if r["type"] == rtype and r["name"] == name),
-                          key=lambda x: ipaddress.ip_address(x[0]))
+                          key=lambda x: x[0] if rtype == "CNAME" else
+                          ipaddress.ip_address(x[0]))
 
     def count_of(self, rtype, name):
         return sum(1 for r in self.records.values() if r["type"] == rtype and r["name"] == name)
@@ -131,7 +150,7 @@ class DigitalOceanFake(ApiFake):
         else:
             return _err(405, "method_not_allowed", f"{req.method} is not allowed here")
         if out[0] < 300:
-            self.history.append({t: self.count_of(t, "app") for t in ("A", "AAAA")})
+            self.history.append({t: self.count_of(t, "app") for t in ("A", "AAAA", "CNAME")})
         return out
 
     def _doc(self, rid):
@@ -198,17 +217,30 @@ class DigitalOceanFake(ApiFake):
             return None, _err(422, "unprocessable_entity", f"unknown attributes {sorted(bad)}")
         if any(doc.get(k) is not None for k in NULLS):
             return None, _err(422, "unprocessable_entity", "priority, port, weight, flags "
-                              "and tag do not apply to A and AAAA records")
+                              "and tag do not apply to A, AAAA and CNAME records")
         return doc, None
 
-    def _valid(self, r):
-        if r["type"] not in ("A", "AAAA"):
+    def _valid(self, r, rid=None):
+        if r["type"] not in ("A", "AAAA", "CNAME"):
             return f"type {r['type']!r} is not handled here"
         if not isinstance(r["name"], str) or r["name"] == "" or r["name"].endswith(".") \
                 or r["name"] != "@" and r["name"].endswith(self.zone):
             return "Name is invalid (a relative name, or @)"
         if type(r["ttl"]) is not int or r["ttl"] < 30:
             return "TTL must be at least 30"
+        others = [o["type"] for i, o in self.records.items()
+                  if o["name"] == r["name"] and i != rid]
+        if "CNAME" in others or (r["type"] == "CNAME" and others):
+            return "CNAME records cannot share a name with other records"
+        if r["type"] == "CNAME":
+            if r["name"] == "@":
+                return "CNAME records cannot be created at the apex"
+            d = r["data"]
+            if not isinstance(d, str) or d != "@" and not d.endswith("."):
+                return "Data needs to end with a dot (.)"
+            if d != "@" and not _host_ok(d[:-1]):
+                return "Data is not a valid hostname"
+            return None
         try:
             a = ipaddress.ip_address(r["data"])
         except (ValueError, TypeError):
@@ -229,7 +261,7 @@ class DigitalOceanFake(ApiFake):
         why = self._valid(new)
         if why:
             return _err(422, "unprocessable_entity", why)
-        rid = self.add(new["type"], new["name"], new["data"], new["ttl"])
+        rid = self.add(new["type"], new["name"], _stored(new), new["ttl"])
         return 201, {}, {"domain_record": self._doc(rid)}
 
     def _patch(self, req, rid):
@@ -240,9 +272,12 @@ class DigitalOceanFake(ApiFake):
         if doc.get("type", cur["type"]) != cur["type"]:
             return _err(422, "unprocessable_entity", "type cannot be changed")
         new = dict(cur, **{k: v for k, v in doc.items() if k not in NULLS})
-        why = self._valid(new)
+        if "data" not in doc and cur["type"] == "CNAME" and cur["data"] != "@":
+            new["data"] = cur["data"] + "."      # as it was written
+        why = self._valid(new, rid)
         if why:
             return _err(422, "unprocessable_entity", why)
+        new["data"] = _stored(new)
         self.records[rid] = new
         return 200, {}, {"domain_record": self._doc(rid)}
 

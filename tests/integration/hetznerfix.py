@@ -23,13 +23,20 @@ sections Zones, Zone RRSets, Zone RRSet Actions, Errors):
   must be distinct; TTL 60..2147483647; a zone in secondary mode answers
   422 incorrect_zone_mode; an unknown zone or RRSet 404 not_found; a
   body that is not JSON 400 json_error, a wrong field 400 invalid_input.
+- CNAME: one record, whose value is a host name in zone file syntax
+  (absolute with its final dot, else relative to the zone: the fake keeps
+  it as written); a CNAME at a name that holds other RRSets, or another
+  RRSet at a name with a CNAME, is refused (400 invalid_input), and so is
+  a CNAME at the apex (which holds SOA and NS). No call changes an
+  RRSet's type.
 
 Actions: `action_polls` (default 0) is how many polls of an action answer
 "running" before it ends; `action_error` makes the next actions end in
 "error" (the change is then not applied). `unfiltered` makes a list
 answer every RRSet of the zone in one page, whatever name, type and page
 the client asks for (an API that does not filter, or a big answer).
-State: records[(name, type)] = {"ttl", "values"}.
+State: records[(name, type)] = {"ttl", "values"}; `states` lists, after
+each change applied, the name and the sorted types it then holds.
 """
 
 import ipaddress
@@ -48,6 +55,15 @@ def _err(status, code, message, details=None):
     return status, {}, {"error": {"code": code, "message": message, "details": details or {}}}
 
 
+def _host_ok(v):
+    """A host name in zone file syntax: labels of letters, digits, '-' and
+    '_', an optional final dot."""
+    h = v[:-1] if v.endswith(".") else v
+    return 0 < len(h) <= 253 and all(
+        0 < len(lab) <= 63 and all(c.isascii() and (c.isalnum() or c in "-_") for c in lab)
+        for lab in h.split("."))
+
+
 class HetznerFake(ApiFake):
     name = "Hetzner"
 
@@ -63,6 +79,7 @@ class HetznerFake(ApiFake):
         self.action_error = False
         self.unfiltered = False
         self._next_action = 100
+        self.states = []
         super().__init__()
 
     # ------------------------------------------------------------ state
@@ -77,7 +94,13 @@ class HetznerFake(ApiFake):
             r = self.records.get((name, rtype))
             if r is None:
                 return None
+            if rtype == "CNAME":
+                return r["ttl"], list(r["values"])
             return r["ttl"], sorted(r["values"], key=ipaddress.ip_address)
+
+    def types_of(self, name):
+        with self.lock:
+            return sorted(t for (n, t) in self.records if n == name)
 
     def is_write(self, req):
         return req.method != "GET"
@@ -167,7 +190,11 @@ class HetznerFake(ApiFake):
                     return None, f"'{r['value']}' is not a valid address"
                 if a.version != (4 if rtype == "A" else 6) or str(a) != r["value"]:
                     return None, f"'{r['value']}' is not a valid {rtype} value"
+            if rtype == "CNAME" and not _host_ok(r["value"]):
+                return None, f"'{r['value']}' is not a valid CNAME value"
             out.append(r["value"])
+        if rtype == "CNAME" and len(out) != 1:
+            return None, "a CNAME RRSet holds exactly one record"
         if len(set(out)) != len(out):
             return None, "records must only contain distinct values"
         return out, None
@@ -228,6 +255,10 @@ class HetznerFake(ApiFake):
             return _err(400, "invalid_input", why)
         if (name, rtype) in self.records:
             return _err(409, "uniqueness_error", "RRSet already exists")
+        others = [t for (n, t) in self.records if n == name]
+        if (rtype == "CNAME" and (others or name == "@")) or "CNAME" in others:
+            return _err(400, "invalid_input", "a CNAME can not coexist with other "
+                        "records of the same name")
         new = {"ttl": doc.get("ttl"), "values": values}
         st, h, out = self._change(name, rtype, "create_rrset", new)
         if st == 201:
@@ -273,6 +304,7 @@ class HetznerFake(ApiFake):
                 del self.records[(name, rtype)]
             else:
                 self.records[(name, rtype)] = new
+            self.states.append((name, sorted(t for (n, t) in self.records if n == name)))
         return 201, {}, {"action": self._action_doc(act)}
 
     def _action_doc(self, act):

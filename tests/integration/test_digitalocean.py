@@ -272,3 +272,119 @@ def test_no_token_anywhere(ddup, digitalocean, http_server):
     outs += [r.out + r.err, ddup.run("--status", "--json", env=env).out]
     assert all(q.header("Authorization") == "Bearer " + do.token for q in do.requests)
     assert_nowhere(ddup, outs, [do.token])
+
+
+# ------------------------------------------------------------ CNAME tiers
+
+LB = "lb.example.net"
+
+
+def cname_config(ddup, fake, lb, b1, b2):
+    """Tier 0 a CNAME to LB, tier 10 an A and an AAAA."""
+    ddup.write(f"""interval = 30s
+{section(fake)}
+[domain {NAME}]
+provider = dns
+ttl = 60
+attempts = 1
+
+[endpoint lb]
+url = {lb.url}
+cname = {LB}
+
+[endpoint b1]
+url = {b1.url}
+ip = 192.0.2.2
+priority = 10
+
+[endpoint b2]
+url = {b2.url}
+ip = 2001:db8::2
+priority = 10
+""")
+
+
+def never_both(fake):
+    """The name never held a CNAME beside addresses; the states it went
+    through, (A, AAAA, CNAME) counts after each write."""
+    seen = [(h["A"], h["AAAA"], h["CNAME"]) for h in fake.history]
+    for a, aaaa, cname in seen:
+        assert not (cname and (a or aaaa)), seen
+    return seen
+
+
+def test_cname_tier_and_back(ddup, digitalocean, http_server):
+    do = digitalocean
+    do.add("A", "app", "192.0.2.8", ttl=60)
+    do.add("A", "app", "192.0.2.9", ttl=60)
+    lb, b1, b2 = http_server(), http_server(), http_server()
+    cname_config(ddup, do, lb, b1, b2)
+    r = ddup.run()
+    assert r.rc == 0, r
+    assert do.get("CNAME", "app") == [(LB, 60)]
+    assert do.get("A", "app") == [] and do.get("AAAA", "app") == []
+    # No update changes a type: the addresses go first, empty between.
+    assert never_both(do) == [(1, 0, 0), (0, 0, 0), (0, 0, 1)]
+    post = [q.json() for q in do.writes() if q.method == "POST"]
+    assert post == [{"type": "CNAME", "name": "app", "data": LB + ".", "ttl": 60}]
+    assert ddup.status()["domains"][0]["published"] == [LB]
+
+    do.reset_log()
+    quiet_ok(ddup.run())
+    assert do.writes() == []
+
+    # Back to addresses: the CNAME is deleted before they are created.
+    do.history.clear()
+    lb.set(status=503)
+    r = ddup.run()
+    assert r.rc == 0, r
+    assert do.get("CNAME", "app") == []
+    assert do.get("A", "app") == [("192.0.2.2", 60)]
+    assert do.get("AAAA", "app") == [("2001:db8::2", 60)]
+    assert never_both(do) == [(0, 0, 0), (1, 0, 0), (1, 1, 0)]
+    do.reset_log()
+    quiet_ok(ddup.run())
+    assert do.writes() == []
+
+    do.history.clear()
+    lb.set(status=200)
+    r = ddup.run()
+    assert r.rc == 0, r
+    assert never_both(do) == [(0, 1, 0), (0, 0, 0), (0, 0, 1)]
+    assert do.get("CNAME", "app") == [(LB, 60)]
+
+
+@pytest.mark.parametrize("data", [LB, LB + ".", "LB.Example.NET."])
+def test_cname_read_back_on_a_first_run(ddup, digitalocean, http_server, data):
+    """A CNAME already there, in either form the list may give, is found
+    the same: nothing is written."""
+    do = digitalocean
+    do.add("CNAME", "app", data, ttl=60)
+    lb, b1, b2 = http_server(), http_server(), http_server()
+    cname_config(ddup, do, lb, b1, b2)
+    quiet_ok(ddup.run())
+    assert do.writes() == []
+
+
+def test_cname_retargeted_in_place(ddup, digitalocean, http_server):
+    do = digitalocean
+    rid = do.add("CNAME", "app", "old.example.net", ttl=300)
+    lb, b1, b2 = http_server(), http_server(), http_server()
+    cname_config(ddup, do, lb, b1, b2)
+    r = ddup.run()
+    assert r.rc == 0, r
+    w = do.writes()
+    assert [(q.method, q.path) for q in w] == [("PATCH", f"/v2/domains/{do.zone}/records/{rid}")]
+    assert w[0].json() == {"type": "CNAME", "data": LB + ".", "ttl": 60}
+    assert do.get("CNAME", "app") == [(LB, 60)]
+
+
+def test_cname_answer_that_is_no_host_is_refused(ddup, digitalocean, http_server):
+    do = digitalocean
+    do.add("CNAME", "app", "a b", ttl=60)
+    lb, b1, b2 = http_server(), http_server(), http_server()
+    cname_config(ddup, do, lb, b1, b2)
+    r = ddup.run()
+    assert r.rc == 1, r
+    assert "is not a host name" in r.err, r
+    assert do.writes() == []

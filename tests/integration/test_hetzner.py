@@ -290,3 +290,111 @@ def test_no_token_anywhere(ddup, hetzner, http_server):
     assert all(q.header("Authorization") == "Bearer " + hetzner.token
                for q in hetzner.requests)
     assert_nowhere(ddup, outs, [hetzner.token])
+
+
+# ------------------------------------------------------------ CNAME tiers
+
+LB = "lb.example.net"
+
+
+def cname_config(ddup, fake, lb, b1, b2):
+    """Tier 0 a CNAME to LB, tier 10 an A and an AAAA."""
+    ddup.write(f"""interval = 30s
+{section(fake)}
+[domain app.{fake.zone}]
+provider = dns
+ttl = 60
+attempts = 1
+
+[endpoint lb]
+url = {lb.url}
+cname = {LB}
+
+[endpoint b1]
+url = {b1.url}
+ip = 192.0.2.2
+priority = 10
+
+[endpoint b2]
+url = {b2.url}
+ip = 2001:db8::2
+priority = 10
+""")
+
+
+def never_both(fake):
+    """The name never held a CNAME beside addresses; the states it went
+    through (each change applied, in order)."""
+    seen = [types for name, types in fake.states if name == "app"]
+    for types in seen:
+        assert not ("CNAME" in types and ("A" in types or "AAAA" in types)), seen
+    return seen
+
+
+def test_cname_tier_and_back(ddup, hetzner, http_server):
+    hetzner.set_records("A", "app", ["192.0.2.9"], ttl=60)
+    lb, b1, b2 = http_server(), http_server(), http_server()
+    cname_config(ddup, hetzner, lb, b1, b2)
+    r = ddup.run()
+    assert r.rc == 0, r
+    # Written absolute: a value without its dot is relative to the zone.
+    assert hetzner.get("CNAME", "app") == (60, [LB + "."])
+    assert hetzner.types_of("app") == ["CNAME"]
+    # The address set goes first (no type change in place): empty between.
+    assert never_both(hetzner) == [[], ["CNAME"]]
+    assert ddup.status()["domains"][0]["published"] == [LB]
+    lst = hetzner.requests[0]
+    assert lst.query == {"name": ["app"], "type": ["A", "AAAA", "CNAME"]}, lst
+
+    # Change-only: a steady run writes nothing.
+    hetzner.reset_log()
+    quiet_ok(ddup.run())
+    assert hetzner.writes() == []
+
+    # Back to addresses: the CNAME is deleted before they are created.
+    hetzner.states.clear()
+    lb.set(status=503)
+    r = ddup.run()
+    assert r.rc == 0, r
+    assert hetzner.get("CNAME", "app") is None
+    assert hetzner.get("A", "app") == (60, ["192.0.2.2"])
+    assert hetzner.get("AAAA", "app") == (60, ["2001:db8::2"])
+    assert never_both(hetzner) == [[], ["A"], ["A", "AAAA"]]
+    hetzner.reset_log()
+    quiet_ok(ddup.run())
+    assert hetzner.writes() == []
+
+    # And to the CNAME again, both address sets first.
+    hetzner.states.clear()
+    lb.set(status=200)
+    r = ddup.run()
+    assert r.rc == 0, r
+    assert never_both(hetzner) == [["AAAA"], [], ["CNAME"]]
+    assert hetzner.get("CNAME", "app") == (60, [LB + "."])
+
+
+def test_cname_read_back_on_a_first_run_and_retargeted(ddup, hetzner, http_server):
+    """A CNAME already there (written by hand, any case) is found the same;
+    one to another host is changed with set_records, in place."""
+    hetzner.set_records("CNAME", "app", ["LB.Example.NET."], ttl=60)
+    lb, b1, b2 = http_server(), http_server(), http_server()
+    cname_config(ddup, hetzner, lb, b1, b2)
+    quiet_ok(ddup.run())
+    assert hetzner.writes() == []
+    hetzner.set_records("CNAME", "app", ["old.example.net."], ttl=60)
+    ddup.state = str(ddup.dir / "fresh.db")
+    cname_config(ddup, hetzner, lb, b1, b2)
+    r = ddup.run()
+    assert r.rc == 0, r
+    assert writes(hetzner) == [("POST", "/app/CNAME/actions/set_records")]
+    assert hetzner.get("CNAME", "app") == (60, [LB + "."])
+
+
+def test_cname_answer_that_is_no_host_is_refused(ddup, hetzner, http_server):
+    hetzner.set_records("CNAME", "app", ["a b."], ttl=60)
+    lb, b1, b2 = http_server(), http_server(), http_server()
+    cname_config(ddup, hetzner, lb, b1, b2)
+    r = ddup.run()
+    assert r.rc == 1, r
+    assert "is not a host name" in r.err, r
+    assert hetzner.writes() == []

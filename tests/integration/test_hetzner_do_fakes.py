@@ -47,6 +47,25 @@ def test_hetzner_fake_accepts_what_the_provider_sends(hetzner):
     assert hetzner.get("A", "app") is None
 
 
+def test_hetzner_fake_cname_alone_at_its_name(hetzner):
+    tok = "Bearer " + hetzner.token
+    st, doc = call(hetzner, "POST", HZ, {"name": "www", "type": "CNAME", "ttl": 60,
+                                         "records": [{"value": "lb.example.net."}]}, tok)
+    assert st == 201, doc
+    assert hetzner.get("CNAME", "www") == (60, ["lb.example.net."])
+    for rtype, value in (("A", "192.0.2.1"), ("AAAA", "2001:db8::1"), ("TXT", '"x"')):
+        st, doc = call(hetzner, "POST", HZ, {"name": "www", "type": rtype,
+                                             "records": [{"value": value}]}, tok)
+        assert st == 400 and doc["error"]["code"] == "invalid_input", (rtype, st, doc)
+    st, doc = call(hetzner, "POST", HZ + "/www/CNAME/actions/set_records",
+                   {"records": [{"value": "lb2.example.net."}]}, tok)
+    assert st == 201, doc
+    st, doc = call(hetzner, "GET", HZ + "?name=www&type=CNAME", auth=tok)
+    assert st == 200 and doc["rrsets"][0]["records"][0]["value"] == "lb2.example.net.", doc
+    assert hetzner.types_of("www") == ["CNAME"]
+    assert hetzner.states == [("www", ["CNAME"]), ("www", ["CNAME"])]
+
+
 @pytest.mark.parametrize("method,path,body,auth,ctype,status,code", [
     ("GET", HZ, None, None, None, 401, "unauthorized"),
     ("GET", HZ, None, "Bearer wrong", None, 401, "unauthorized"),
@@ -87,6 +106,18 @@ def test_hetzner_fake_accepts_what_the_provider_sends(hetzner):
      400, "invalid_input"),
     ("DELETE", HZ + "/new/A", None, "Bearer {tok}", None, 404, "not_found"),
     ("GET", "/v1/zones/actions/999999", None, "Bearer {tok}", None, 404, "not_found"),
+    # A CNAME beside the A set, at the apex, of two records, or not a host.
+    ("POST", HZ, {"name": "app", "type": "CNAME", "records": [{"value": "lb.example.net."}]},
+     "Bearer {tok}", None, 400, "invalid_input"),
+    ("POST", HZ, {"name": "@", "type": "CNAME", "records": [{"value": "lb.example.net."}]},
+     "Bearer {tok}", None, 400, "invalid_input"),
+    ("POST", HZ, {"name": "www", "type": "CNAME", "records": [{"value": "a.example.net."},
+                                                              {"value": "b.example.net."}]},
+     "Bearer {tok}", None, 400, "invalid_input"),
+    ("POST", HZ, {"name": "www", "type": "CNAME", "records": [{"value": "a b.example.net."}]},
+     "Bearer {tok}", None, 400, "invalid_input"),
+    ("POST", HZ, {"name": "www", "type": "CNAME", "records": [{"value": "192.0.2.9/24"}]},
+     "Bearer {tok}", None, 400, "invalid_input"),
 ])
 def test_hetzner_fake_refuses(hetzner, method, path, body, auth, ctype, status, code):
     hetzner.set_records("A", "app", ["192.0.2.1"], ttl=60)
@@ -160,6 +191,18 @@ def test_digitalocean_fake_accepts_what_the_provider_sends(digitalocean):
     ("PATCH", DO + "/1", {"ttl": 60}, "Bearer {tok}", None, 404, "not_found"),
     ("DELETE", DO + "/1", None, "Bearer {tok}", None, 404, "not_found"),
     ("PUT", DO + "/{rid}", {"ttl": 60}, "Bearer {tok}", None, 405, "method_not_allowed"),
+    # A CNAME beside the A record, at the apex, without its final dot, not
+    # a host; an A record edited into a CNAME.
+    ("POST", DO, {"type": "CNAME", "name": "app", "data": "lb.example.net.", "ttl": 60},
+     "Bearer {tok}", None, 422, "unprocessable_entity"),
+    ("POST", DO, {"type": "CNAME", "name": "@", "data": "lb.example.net.", "ttl": 60},
+     "Bearer {tok}", None, 422, "unprocessable_entity"),
+    ("POST", DO, {"type": "CNAME", "name": "www", "data": "lb.example.net", "ttl": 60},
+     "Bearer {tok}", None, 422, "unprocessable_entity"),
+    ("POST", DO, {"type": "CNAME", "name": "www", "data": "a b.example.net.", "ttl": 60},
+     "Bearer {tok}", None, 422, "unprocessable_entity"),
+    ("PATCH", DO + "/{rid}", {"type": "CNAME", "data": "lb.example.net.", "ttl": 60},
+     "Bearer {tok}", None, 422, "unprocessable_entity"),
 ])
 def test_digitalocean_fake_refuses(digitalocean, method, path, body, auth, ctype, status, eid):
     do = digitalocean
@@ -169,6 +212,28 @@ def test_digitalocean_fake_refuses(digitalocean, method, path, body, auth, ctype
     assert st == status and doc["id"] == eid and doc["message"], (st, doc)
     assert do.get("A", "app") == [("192.0.2.1", 60)]
     assert list(do.records) == [rid]
+
+
+def test_digitalocean_fake_cname_alone_at_its_name(digitalocean):
+    do = digitalocean
+    tok = "Bearer " + do.token
+    st, doc = call(do, "POST", DO, {"type": "CNAME", "name": "app", "data": "lb.example.net.",
+                                    "ttl": 60}, tok)
+    assert st == 201, doc
+    rid = doc["domain_record"]["id"]
+    for rtype, data in (("A", "192.0.2.1"), ("AAAA", "2001:db8::1"),
+                        ("CNAME", "lb2.example.net.")):
+        st, doc = call(do, "POST", DO, {"type": rtype, "name": "app", "data": data,
+                                        "ttl": 60}, tok)
+        assert st == 422 and doc["id"] == "unprocessable_entity", (rtype, st, doc)
+    st, doc = call(do, "PATCH", f"{DO}/{rid}", {"type": "CNAME", "data": "lb2.example.net.",
+                                                 "ttl": 300}, tok)
+    assert st == 200, doc
+    assert call(do, "PATCH", f"{DO}/{rid}", {"type": "CNAME", "ttl": 120}, tok)[0] == 200
+    st, doc = call(do, "GET", DO + "?name=app.example.test&type=CNAME", auth=tok)
+    assert st == 200 and [(r["data"], r["ttl"]) for r in doc["domain_records"]] == \
+        [("lb2.example.net", 120)], doc
+    assert do.history[-1] == {"A": 0, "AAAA": 0, "CNAME": 1}
 
 
 def test_digitalocean_fake_pages_with_links(digitalocean):
