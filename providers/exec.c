@@ -379,7 +379,7 @@ exec_replace(void *priv, const char *fqdn, const struct rrset *sets,
 	 * CNAME beside addresses); the first failure ends the update.
 	 */
 	for (k = 0; k < 2 * nsets && rv == PERR_OK; k++) {
-		i = k % nsets;
+		i = k < nsets ? k : k - nsets;
 		if ((k < nsets) != goes_first(sets, nsets, i))
 			continue;
 		snprintf(ttl, sizeof(ttl), "%ld", sets[i].ttl);
