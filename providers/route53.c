@@ -9,6 +9,11 @@
  * UPSERT for each set that must hold other records and a DELETE, with
  * the exact set just listed (TTL and values, as the API requires), for
  * each set that must be emptied: Route 53 applies a batch all or nothing.
+ * The DELETEs go first: a tier that moves between a CNAME and addresses
+ * loses the old type before it gains the new, and as the batch is
+ * applied whole the name never holds both, nor neither.  A CNAME is
+ * written fully qualified (a trailing dot); it is read back without one,
+ * in lower case, whichever way it was written.
  * Nothing differs: no call.  The change is not waited for (GetChange):
  * Route 53 answers PENDING and its name servers have it within a minute.
  *
@@ -65,11 +70,12 @@ static const struct provider_key route53_keys[] = {
 	{ NULL, 0 }
 };
 
-/* A record set of the name as listed: A at 0, AAAA at 1. */
+/* A record set of the name as listed, at its enum rrtype. */
 struct r53set {
 	int		 seen;
 	long		 ttl;
-	struct addrset	 addrs;
+	struct addrset	 addrs;		/* A, AAAA */
+	char		*target;	/* CNAME: lower case, no trailing dot */
 	char		**values;	/* as listed, for a DELETE */
 	size_t		 nvalues;
 };
@@ -292,6 +298,8 @@ set_index(const char *type)
 		return 0;
 	if (strcmp(type, "AAAA") == 0)
 		return 1;
+	if (strcmp(type, "CNAME") == 0)
+		return 2;
 	return -1;
 }
 
@@ -304,30 +312,79 @@ r53set_clear(struct r53set *s)
 		free(s->values[i]);
 	free(s->values);
 	addrset_free(&s->addrs);
+	free(s->target);
 	memset(s, 0, sizeof(*s));
 }
 
-/* One ResourceRecordSet of the name, of type k, into s. */
+/*
+ * A CNAME's value as struct rrset holds it (rrset.h): no trailing dot
+ * (Route 53 lists it as it was written, with one or without), lower
+ * case; -1 for one that is not a printable host name.
+ */
+static int
+cname_target(const char *v, char *out, size_t outlen)
+{
+	size_t len = strlen(v), i;
+
+	if (len > 1 && v[len - 1] == '.')
+		len--;
+	if (len == 0 || len >= outlen || len > 253)
+		return -1;
+	for (i = 0; i < len; i++) {
+		if (v[i] <= ' ' || v[i] > '~' || v[i] == '\\')
+			return -1;
+		out[i] = (char)tolower((unsigned char)v[i]);
+	}
+	out[len] = '\0';
+	return 0;
+}
+
+/* One value of a set of type k: an address of its family, or a target. */
+static int
+parse_value(const char *name, int k, const char *v, struct rrset *got,
+    char *err, size_t errlen)
+{
+	char t[R53_TEXT_MAX];
+	struct addr a;
+
+	if (k == RR_CNAME) {
+		if (got->target != NULL || cname_target(v, t, sizeof(t)) ==
+		    -1) {
+			snprintf(err, errlen, "%s: a CNAME that is not one host "
+			    "name", name);
+			return -1;
+		}
+		got->target = xstrdup(t);
+		return 0;
+	}
+	if (addr_parse(v, &a) == -1 || a.family != (k == RR_A ? 4 : 6)) {
+		snprintf(err, errlen, "%s: a record that is not an IPv%d "
+		    "address", name, k == RR_A ? 4 : 6);
+		return -1;
+	}
+	return rrset_read_add(got, &a, err, errlen);
+}
+
+/* One ResourceRecordSet of the name, of type k (enum rrtype), into s. */
 static int
 parse_set(const xmlNode *rrs, const char *name, int k, struct r53set *s,
     char *err, size_t errlen)
 {
 	const xmlNode *rr, *recs;
 	char v[R53_TEXT_MAX], *end;
+	const char *tname = rrtype_str((enum rrtype)k);
 	long long ttl;
-	struct addr a;
-	struct rrset got = { .type = k == 0 ? RR_A : RR_AAAA };
+	struct rrset got = { .type = (enum rrtype)k };
 
 	if (kid(rrs, "AliasTarget") != NULL || kid(rrs, "SetIdentifier") !=
 	    NULL) {
 		snprintf(err, errlen, "%s %s is an alias or has a routing "
 		    "policy (SetIdentifier): only simple record sets are "
-		    "managed", name, k == 0 ? "A" : "AAAA");
+		    "managed", name, tname);
 		return -1;
 	}
 	if (s->seen) {
-		snprintf(err, errlen, "%s %s listed twice", name,
-		    k == 0 ? "A" : "AAAA");
+		snprintf(err, errlen, "%s %s listed twice", name, tname);
 		return -1;
 	}
 	s->seen = 1;
@@ -346,13 +403,12 @@ parse_set(const xmlNode *rrs, const char *name, int k, struct r53set *s,
 		if (rr->type != XML_ELEMENT_NODE)
 			continue;
 		if (xmlStrcmp(rr->name, (const xmlChar *)"ResourceRecord") !=
-		    0 || text_of(kid(rr, "Value"), v, sizeof(v)) == -1 ||
-		    addr_parse(v, &a) == -1 || a.family != (k == 0 ? 4 : 6)) {
-			snprintf(err, errlen, "%s: a record that is not an "
-			    "IPv%d address", name, k == 0 ? 4 : 6);
+		    0 || text_of(kid(rr, "Value"), v, sizeof(v)) == -1) {
+			snprintf(err, errlen, "%s: a ResourceRecord without a "
+			    "Value", name);
 			goto bad;
 		}
-		if (rrset_read_add(&got, &a, err, errlen) == -1)
+		if (parse_value(name, k, v, &got, err, errlen) == -1)
 			goto bad;
 		/* Doubled at each power of two: no realloc per record. */
 		if ((s->nvalues & (s->nvalues - 1)) == 0)
@@ -369,6 +425,7 @@ parse_set(const xmlNode *rrs, const char *name, int k, struct r53set *s,
 	/* Listed once (seen): nothing held before. */
 	addrset_free(&s->addrs);
 	s->addrs = got.addrs;
+	s->target = got.target;
 	return 0;
 bad:
 	rrset_clear(&got);
@@ -377,14 +434,14 @@ bad:
 
 /*
  * A page of ListResourceRecordSets for name (absolute, lower case): the
- * A and AAAA sets of name go into cur[0] and cur[1]; other types and
+ * A, AAAA and CNAME sets of name go into cur[RR_A...]; other types and
  * names are passed over (the listing runs on through the zone), and
  * pg says whether the next page is still at the name.
  * Returns 0, or -1 with the reason in err.
  */
 static int
 parse_list(const char *buf, size_t len, const char *name,
-    struct r53set cur[2], struct r53page *pg, char *err, size_t errlen)
+    struct r53set cur[RR_NTYPES], struct r53page *pg, char *err, size_t errlen)
 {
 	xmlDoc *doc;
 	xmlNode *top, *sets, *rrs;
@@ -437,7 +494,12 @@ parse_list(const char *buf, size_t len, const char *name,
 			}
 			pg->more = 1;
 			snprintf(pg->next_type, sizeof(pg->next_type), "%s",
-			    k == 0 ? "A" : "AAAA");
+			    rrtype_str((enum rrtype)k));
+		} else if (strcasecmp(n, name) == 0 && strcmp(t, "AAAA") > 0 &&
+		    strcmp(t, "CNAME") < 0) {
+			/* CAA sorts between: the CNAME may still follow. */
+			pg->more = 1;
+			snprintf(pg->next_type, sizeof(pg->next_type), "CNAME");
 		}
 	}
 	rv = 0;
@@ -509,22 +571,60 @@ add_change(xmlNode *changes, xmlNs *ns, const char *action,
 	}
 }
 
+/* Whether set is what was listed (c) already. */
+static int
+listed_same(const struct r53set *c, const struct rrset *set)
+{
+	if (c->nvalues == 0 || c->ttl != set->ttl)
+		return 0;
+	if (set->type == RR_CNAME)
+		return c->target != NULL && set->target != NULL &&
+		    strcmp(c->target, set->target) == 0;
+	return addrset_equal(&c->addrs, &set->addrs);
+}
+
+/* The UPSERT that makes set's type of name hold set's records. */
+static void
+add_upsert(xmlNode *changes, xmlNs *ns, const char *name,
+    const struct rrset *set)
+{
+	char **vals, *fq;
+	size_t j;
+
+	if (set->type == RR_CNAME) {
+		/* Fully qualified, whatever Route 53 would assume. */
+		fq = xconcat(set->target, ".", "", "", "");
+		add_change(changes, ns, "UPSERT", name, "CNAME", set->ttl,
+		    &fq, 1);
+		free(fq);
+		return;
+	}
+	vals = xcalloc(set->addrs.n, sizeof(*vals));
+	for (j = 0; j < set->addrs.n; j++)
+		vals[j] = (char *)set->addrs.v[j].s;
+	add_change(changes, ns, "UPSERT", name, rrtype_str(set->type),
+	    set->ttl, vals, set->addrs.n);
+	free(vals);
+}
+
 /*
  * The change batch that makes the sets of name what sets says, given
- * what was listed (cur); NULL when nothing differs.  malloc'd.
+ * what was listed (cur); NULL when nothing differs.  malloc'd.  Every
+ * DELETE before every UPSERT: the batch is applied whole, but it reads
+ * in the order that never leaves the name with a CNAME beside addresses.
  */
 static char *
 change_body(const char *name, const struct rrset *sets, size_t nsets,
-    const struct r53set cur[2])
+    const struct r53set cur[RR_NTYPES])
 {
 	xmlDoc *doc;
 	xmlNode *root, *batch, *changes;
 	xmlNs *ns;
 	xmlChar *out = NULL;
-	char **vals, *body = NULL;
+	char *body = NULL;
 	const struct r53set *c;
-	size_t i, j;
-	int k, size = 0, n = 0;
+	size_t i;
+	int size = 0, n = 0;
 
 	doc = xmlNewDoc((const xmlChar *)"1.0");
 	root = xmlNewNode(NULL, (const xmlChar *)
@@ -536,27 +636,19 @@ change_body(const char *name, const struct rrset *sets, size_t nsets,
 	xml_add(batch, ns, "Comment", "ddup-check");
 	changes = xmlNewChild(batch, ns, (const xmlChar *)"Changes", NULL);
 	for (i = 0; i < nsets; i++) {
-		k = sets[i].type == RR_AAAA;
-		c = &cur[k];
-		if (sets[i].addrs.n == 0) {
-			if (c->nvalues > 0) {
-				add_change(changes, ns, "DELETE", name,
-				    rrtype_str(sets[i].type), c->ttl,
-				    c->values, c->nvalues);
-				n++;
-			}
-			continue;
+		c = &cur[sets[i].type];
+		if (rrset_empty(&sets[i]) && c->nvalues > 0) {
+			add_change(changes, ns, "DELETE", name,
+			    rrtype_str(sets[i].type), c->ttl, c->values,
+			    c->nvalues);
+			n++;
 		}
-		if (c->nvalues > 0 && c->ttl == sets[i].ttl &&
-		    addrset_equal(&c->addrs, &sets[i].addrs))
+	}
+	for (i = 0; i < nsets; i++) {
+		if (rrset_empty(&sets[i]) ||
+		    listed_same(&cur[sets[i].type], &sets[i]))
 			continue;
-		vals = xcalloc(sets[i].addrs.n, sizeof(*vals));
-		for (j = 0; j < sets[i].addrs.n; j++)
-			vals[j] = (char *)sets[i].addrs.v[j].s;
-		add_change(changes, ns, "UPSERT", name,
-		    rrtype_str(sets[i].type), sets[i].ttl, vals,
-		    sets[i].addrs.n);
-		free(vals);
+		add_upsert(changes, ns, name, &sets[i]);
 		n++;
 	}
 	if (n > 0) {
@@ -647,9 +739,9 @@ list_url(const struct r53 *r, const char *name, const char *type)
 	return url;
 }
 
-/* The A and AAAA sets of name, listed page after page. */
+/* The A, AAAA and CNAME sets of name, listed page after page. */
 static enum perr
-r53_list(struct r53 *r, const char *name, struct r53set cur[2], char *err,
+r53_list(struct r53 *r, const char *name, struct r53set cur[RR_NTYPES], char *err,
     size_t errlen)
 {
 	struct r53page pg = { .more = 1, .next_type = "A" };
@@ -799,7 +891,8 @@ route53_read(void *priv, const char *fqdn, struct rrset *sets, size_t nsets,
     char *err, size_t errlen)
 {
 	struct r53 *r = priv;
-	struct r53set cur[2];
+	struct r53set cur[RR_NTYPES];
+	const struct r53set *c;
 	char *name;
 	size_t i;
 	int k;
@@ -812,14 +905,16 @@ route53_read(void *priv, const char *fqdn, struct rrset *sets, size_t nsets,
 	name = api_absname(fqdn);
 	if ((e = r53_list(r, name, cur, err, errlen)) == PERR_OK)
 		for (i = 0; i < nsets; i++) {
-			k = sets[i].type == RR_AAAA;
-			if (cur[k].nvalues == 0)
+			c = &cur[sets[i].type];
+			if (c->nvalues == 0)
 				continue;
-			sets[i].ttl = cur[k].ttl;
-			addrset_copy(&sets[i].addrs, &cur[k].addrs);
+			sets[i].ttl = c->ttl;
+			addrset_copy(&sets[i].addrs, &c->addrs);
+			if (c->target != NULL)
+				sets[i].target = xstrdup(c->target);
 		}
-	r53set_clear(&cur[0]);
-	r53set_clear(&cur[1]);
+	for (k = 0; k < RR_NTYPES; k++)
+		r53set_clear(&cur[k]);
 	free(name);
 	return e;
 }
@@ -829,9 +924,10 @@ route53_replace(void *priv, const char *fqdn, const struct rrset *sets,
     size_t nsets, char *err, size_t errlen)
 {
 	struct r53 *r = priv;
-	struct r53set cur[2];
+	struct r53set cur[RR_NTYPES];
 	struct http_resp rs;
 	char *name, *body = NULL, *url = NULL, why[256], id[128];
+	int k;
 	enum perr e;
 
 	api_begin(&r->api);
@@ -854,8 +950,8 @@ route53_replace(void *priv, const char *fqdn, const struct rrset *sets,
 	}
 out:
 	http_resp_free(&rs);
-	r53set_clear(&cur[0]);
-	r53set_clear(&cur[1]);
+	for (k = 0; k < RR_NTYPES; k++)
+		r53set_clear(&cur[k]);
 	free(body);
 	free(url);
 	free(name);
@@ -866,7 +962,7 @@ const struct provider_ops route53_ops = {
 	.type = "route53",
 	.keys = route53_keys,
 	/* One change batch: all or nothing. */
-	.caps = PCAP_ATOMIC,
+	.caps = PCAP_CNAME | PCAP_ATOMIC,
 	.ttl_min = 0,
 	.ttl_max = 2147483647,
 	.zone_key = NULL,

@@ -25,9 +25,14 @@ from AWS's API reference (2013-04-01):
   order); a malformed document is 400 InvalidInput; a batch that cannot
   be applied whole (a DELETE whose TTL or values are not exactly the
   current ones, of a set that is not there, a CREATE of one that is,
-  two changes of one set, an address that is not one, a name outside
-  the zone, a CNAME beside other types) is 400 InvalidChangeBatch and
-  changes nothing.  Answers ChangeInfo {Id, Status PENDING, SubmittedAt}.
+  two changes of one set, an address that is not one, a CNAME that is
+  not one host name, a name outside the zone, an end state with a CNAME
+  beside other records of its name) is 400 InvalidChangeBatch and
+  changes nothing.  The batch is validated and applied whole, so its end
+  state is what counts, not the order of its changes.  A CNAME's value
+  is kept and listed as it was written (with its trailing dot or
+  without: Route 53 does not add one).  Answers ChangeInfo {Id, Status
+  PENDING, SubmittedAt}.
   https://docs.aws.amazon.com/Route53/latest/APIReference/API_ChangeResourceRecordSets.html
 - an unknown hosted zone: 404 NoSuchHostedZone.  Errors are
   <ErrorResponse><Error><Type/><Code/><Message/></Error><RequestId/>
@@ -35,7 +40,9 @@ from AWS's API reference (2013-04-01):
 
 State: records[(name, type)] = {"ttl", "values", "alias", "set_id"},
 names absolute and lower case.  `page_size` caps maxitems, so a test
-can make a name's sets span pages.
+can make a name's sets span pages.  `history` holds, after each applied
+batch, the (name, type) of every set: the zone's states one by one, as
+a resolver could see them.
 """
 
 import datetime
@@ -114,6 +121,7 @@ class Route53Fake(ApiFake):
         self.records = {}
         self.page_size = None
         self.changes = []                # change batches applied, as lists of (action, name, type)
+        self.history = []                # after each batch: sorted [(name, type)]
         self.bad_signatures = 0
         self.last_canonical = None
         super().__init__()
@@ -135,7 +143,26 @@ class Route53Fake(ApiFake):
             r = self.records.get((self._abs(name), rtype, ""))
             if r is None:
                 return None
-            return r["ttl"], sorted(r["values"], key=ipaddress.ip_address)
+            if rtype in ("A", "AAAA"):
+                return r["ttl"], sorted(r["values"], key=ipaddress.ip_address)
+            return r["ttl"], sorted(r["values"])
+
+    def answer(self, name, rtype):
+        """[(type, value)] as dig would show the zone's answer for name,
+        rtype: a CNAME answers a query of any type."""
+        with self.lock:
+            name = self._abs(name)
+            cname = self.records.get((name, "CNAME", ""))
+            if cname is not None:
+                return [("CNAME", v) for v in cname["values"]]
+            r = self.records.get((name, rtype, ""))
+            return sorted((rtype, v) for v in r["values"]) if r is not None else []
+
+    def types_seen(self, name):
+        """The types name held after each applied batch."""
+        name = self._abs(name)
+        with self.lock:
+            return [sorted(t for n, t in state if n == name) for state in self.history]
 
     def throttle(self, times=1, code="Throttling", message="Rate exceeded", method=None):
         self.fail(400, times=times, method=method, body=error_xml(code, message))
@@ -337,9 +364,18 @@ class Route53Fake(ApiFake):
                 continue
             bad = [v for v in values if not self._value_ok(rtype, v)]
             if bad:
-                msgs.append(f"ARRDATAIllegalIPv{4 if rtype == 'A' else 6}Address "
-                            f"(Value is not a valid IPv{4 if rtype == 'A' else 6} address: "
-                            f"{bad[0]})")
+                if rtype == "CNAME":
+                    msgs.append(f"Invalid Resource Record: FATAL problem: "
+                                f"DomainLabelEmpty (Domain label is empty) encountered with "
+                                f"'{bad[0]}'")
+                else:
+                    msgs.append(f"ARRDATAIllegalIPv{4 if rtype == 'A' else 6}Address "
+                                f"(Value is not a valid IPv{4 if rtype == 'A' else 6} "
+                                f"address: {bad[0]})")
+                continue
+            if rtype == "CNAME" and len(values) != 1:
+                msgs.append(f"RRSet of type CNAME with DNS name {name} has more than one "
+                            "resource record")
                 continue
             cur = new.get(key)
             if action == "DELETE":
@@ -356,17 +392,19 @@ class Route53Fake(ApiFake):
                 msgs.append(f"Tried to create resource record set {label} but it already "
                             "exists")
                 continue
-            others = {k[1] for k in new if k[0] == name} - {rtype}
-            if rtype == "CNAME" and others or "CNAME" in others:
-                msgs.append(f"RRSet of type {rtype} with DNS name {name} is not permitted "
-                            "because a conflicting RRSet of type CNAME with the same DNS "
-                            "name already exists.")
-                continue
             new[key] = {"ttl": ttl, "values": values, "alias": None, "set_id": None}
+        # The end state: a CNAME alone at its name, whatever the order.
+        for name in sorted({n for _, n, _, _, _ in parsed}):
+            types = {k[1] for k in new if k[0] == name}
+            if "CNAME" in types and len(types) > 1:
+                msgs.append(f"RRSet of type CNAME with DNS name {name} is not permitted as it "
+                            "conflicts with other records with the same DNS name in zone "
+                            f"{self.zone}")
         if msgs:
             return _batch_error(msgs)
         self.records = new
         self.changes.append([(a, n, t) for a, n, t, _, _ in parsed])
+        self.history.append(sorted((n, t) for n, t, _ in new))
         info = _xml("ChangeInfo", _text("Id", "/change/C" + secrets.token_hex(8).upper()),
                     _text("Status", "PENDING"),
                     _text("SubmittedAt", datetime.datetime.utcnow().strftime(
@@ -408,6 +446,10 @@ class Route53Fake(ApiFake):
 
     @staticmethod
     def _value_ok(rtype, v):
+        if rtype == "CNAME":
+            return re.fullmatch(r"(?:[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?\.)*"
+                                r"[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?\.?",
+                                v) is not None and len(v.rstrip(".")) <= 253
         if rtype not in ("A", "AAAA"):
             return True
         try:

@@ -67,7 +67,8 @@ def test_emptied_type_is_deleted_with_its_exact_set_in_the_same_batch(ddup, rout
                                                 ("b", b, "2001:db8::1", 0)])
     r = ddup.run()
     assert r.rc == 0, r
-    assert route53_fake.changes == [[("UPSERT", FQDN, "A"), ("DELETE", FQDN, "AAAA")]]
+    # The DELETE first, as for every batch.
+    assert route53_fake.changes == [[("DELETE", FQDN, "AAAA"), ("UPSERT", FQDN, "A")]]
     assert route53_fake.get(NAME, "A") == (60, ["192.0.2.1"])
     assert route53_fake.get(NAME, "AAAA") is None
     assert route53_fake.records[(FQDN, "TXT", "")]["values"] == ['"keep me"']
@@ -325,3 +326,134 @@ def test_no_secret_anywhere(ddup, route53_fake, http_server):
     outs.append(ddup.run("--status", "--json").out)
     assert_nowhere(ddup, outs, [route53_fake.secret_key, route53_fake.token,
                                 "wrong-secret-wrong-secret"])
+
+
+# ------------------------------------------------------------------ CNAME
+
+LB = "lb.example.net"
+
+
+def write_cname(ddup, fake, lb, b1, b2):
+    """A load balancer's name in tier 0, addresses behind it."""
+    ddup.write(f"""interval = 30s
+{r53_section(fake)}
+[domain {NAME}]
+provider = dns
+ttl = 60
+attempts = 1
+
+[endpoint lb]
+url = {lb.url}
+cname = {LB}
+
+[endpoint b1]
+url = {b1.url}
+ip = 192.0.2.2
+priority = 10
+
+[endpoint b2]
+url = {b2.url}
+ip = 2001:db8::2
+priority = 10
+""")
+
+
+def assert_never_both_nor_neither(fake):
+    for types in fake.types_seen(NAME):
+        has_cname, has_addr = "CNAME" in types, bool({"A", "AAAA"} & set(types))
+        assert has_cname != has_addr, fake.types_seen(NAME)
+
+
+def test_cname_tier_and_back_deletes_first_in_the_one_batch(ddup, route53_fake, http_server):
+    lb, b1, b2 = http_server(status=503), http_server(), http_server()
+    write_cname(ddup, route53_fake, lb, b1, b2)
+    r = ddup.run()
+    assert r.rc == 0, r
+    assert route53_fake.answer(NAME, "A") == [("A", "192.0.2.2")]
+    assert route53_fake.answer(NAME, "AAAA") == [("AAAA", "2001:db8::2")]
+
+    lb.set(status=200)
+    r = ddup.run()
+    assert r.rc == 0, r
+    # One batch: both address sets deleted, as listed, before the CNAME.
+    assert route53_fake.changes[-1] == [("DELETE", FQDN, "A"), ("DELETE", FQDN, "AAAA"),
+                                        ("UPSERT", FQDN, "CNAME")]
+    assert route53_fake.get(NAME, "CNAME") == (60, [LB + "."])
+    assert route53_fake.answer(NAME, "A") == [("CNAME", LB + ".")]
+    assert route53_fake.answer(NAME, "AAAA") == [("CNAME", LB + ".")]
+    assert route53_fake.get(NAME, "A") is None and route53_fake.get(NAME, "AAAA") is None
+    st = ddup.status()["domains"][0]
+    assert st["published"] == [LB] and st["tier"] == 0, st
+
+    lb.set(status=503)
+    r = ddup.run()
+    assert r.rc == 0, r
+    assert route53_fake.changes[-1] == [("DELETE", FQDN, "CNAME"), ("UPSERT", FQDN, "A"),
+                                        ("UPSERT", FQDN, "AAAA")]
+    assert route53_fake.answer(NAME, "CNAME") == []
+    assert route53_fake.answer(NAME, "A") == [("A", "192.0.2.2")]
+    assert route53_fake.answer(NAME, "AAAA") == [("AAAA", "2001:db8::2")]
+    assert len(route53_fake.changes) == 3 and route53_fake.bad_signatures == 0
+    assert_never_both_nor_neither(route53_fake)
+
+
+def test_cname_change_only(ddup, route53_fake, http_server):
+    lb, b1, b2 = http_server(), http_server(), http_server()
+    write_cname(ddup, route53_fake, lb, b1, b2)
+    r = ddup.run()
+    assert r.rc == 0, r
+    assert route53_fake.changes == [[("UPSERT", FQDN, "CNAME")]]
+    route53_fake.reset_log()
+    quiet_ok(ddup.run())
+    assert posts(route53_fake) == 0 and len(route53_fake.changes) == 1
+
+
+def test_cname_read_back_on_a_first_run(ddup, route53_fake, http_server):
+    """Written by another tool, in capitals and with the trailing dot
+    Route 53 keeps: read back as the same CNAME, nothing written."""
+    route53_fake.set(NAME, "CNAME", ["LB.Example.NET."], ttl=60)
+    lb, b1, b2 = http_server(), http_server(), http_server()
+    write_cname(ddup, route53_fake, lb, b1, b2)
+    r = ddup.run()
+    assert r.rc == 0, r
+    assert posts(route53_fake) == 0 and route53_fake.changes == []
+    assert ddup.status()["domains"][0]["published"] == [LB]
+    # Moved back to addresses: the DELETE names the CNAME as listed.
+    lb.set(status=503)
+    r = ddup.run()
+    assert r.rc == 0, r
+    assert route53_fake.changes[-1][0] == ("DELETE", FQDN, "CNAME")
+    assert route53_fake.answer(NAME, "A") == [("A", "192.0.2.2")]
+    assert_never_both_nor_neither(route53_fake)
+
+
+def test_cname_beside_other_records_is_refused_whole(ddup, route53_fake, http_server):
+    """Route 53 refuses a batch that would leave a CNAME beside another
+    record of the name (here a TXT ddup does not manage): nothing
+    changes, and the error says why."""
+    route53_fake.set(NAME, "A", ["192.0.2.9"], ttl=60)
+    route53_fake.set(NAME, "TXT", ['"keep me"'], ttl=300)
+    lb, b1, b2 = http_server(), http_server(), http_server()
+    write_cname(ddup, route53_fake, lb, b1, b2)
+    r = ddup.run()
+    assert r.rc == 1, r
+    assert "InvalidChangeBatch" in r.err and "conflicts with other records" in r.err, r
+    assert route53_fake.changes == []
+    assert route53_fake.get(NAME, "A") == (60, ["192.0.2.9"])
+    assert route53_fake.get(NAME, "CNAME") is None
+
+
+def test_cname_listed_over_pages(ddup, route53_fake, http_server):
+    """One set a page: the listing from (name, A) finds the CNAME (it
+    sorts after AAAA) and stops at the next name."""
+    route53_fake.page_size = 1
+    route53_fake.set("a0.example.test", "A", ["192.0.2.50"])
+    route53_fake.set(NAME, "CNAME", [LB + "."], ttl=60)
+    route53_fake.set("zz.app.example.test", "A", ["192.0.2.99"])
+    lb, b1, b2 = http_server(), http_server(), http_server()
+    write_cname(ddup, route53_fake, lb, b1, b2)
+    r = ddup.run()
+    assert r.rc == 0, r
+    assert posts(route53_fake) == 0
+    lists = [q for q in route53_fake.requests if q.method == "GET"]
+    assert [q.query["type"] for q in lists] == [["A"]], lists
