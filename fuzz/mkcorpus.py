@@ -609,6 +609,8 @@ def desec_seeds():
         "both": [rrset("A", ["192.0.2.1", "192.0.2.2"]), rrset("AAAA", ["2001:db8::1"]),
                  rrset("MX", ["10 mx.example.test."])],
         "a": [rrset("A", ["192.0.2.1"], ttl=60)],
+        "cname": [rrset("CNAME", ["Backup.Example.NET."]), rrset("TXT", ['"x"'], sub="www")],
+        "cname-two": [rrset("CNAME", ["a.example.net.", "b.example.net."])],
         "empty": [],
         "wrong-family": [rrset("A", ["2001:db8::1"])],
         "ttl-string": [rrset("AAAA", ["2001:db8::1"], ttl="3600")],

@@ -99,6 +99,46 @@ def test_desec_fake_bulk_is_all_or_nothing(desec_fake):
     assert desec_fake.get("app", "A") is None
 
 
+def test_desec_fake_cname_alone_at_its_name(desec_fake):
+    tok = "Token " + desec_fake.token
+    cname = {"subname": "app", "type": "CNAME", "records": ["backup.example.net."],
+             "ttl": 3600}
+    a = {"subname": "app", "type": "A", "records": ["192.0.2.1"], "ttl": 3600}
+    # A CNAME beside an A, in one request or against the stored A: refused.
+    status, doc = call(desec_fake, "PATCH", RRSETS, [a, cname], tok)
+    assert status == 400 and "conflicting type" in doc[0]["non_field_errors"][0], doc
+    assert desec_fake.rrsets == {}
+    assert call(desec_fake, "PATCH", RRSETS, [a], tok)[0] == 200
+    status, doc = call(desec_fake, "PATCH", RRSETS, [cname], tok)
+    assert status == 400 and "alongside CNAME" in doc[0]["non_field_errors"][0], doc
+    assert desec_fake.types_at("app") == ["A"]
+    # Emptied in the same request, the A makes room: deletions first.
+    desec_fake.history.clear()
+    gone = {"subname": "app", "type": "A", "records": []}
+    assert call(desec_fake, "PATCH", RRSETS, [cname, gone], tok)[0] == 200
+    assert desec_fake.get("app", "CNAME") == (3600, ["backup.example.net."])
+    assert desec_fake.history == [("app", ["CNAME"])]
+    # An A created beside the CNAME: refused; the CNAME's own PUT is not.
+    status, doc = call(desec_fake, "POST", RRSETS, a, tok)
+    assert status == 400 and "alongside CNAME" in doc[0]["non_field_errors"][0], doc
+    assert call(desec_fake, "PUT", RRSETS + "app/CNAME/", dict(cname), tok)[0] == 200
+    assert desec_fake.types_at("app") == ["CNAME"]
+
+
+@pytest.mark.parametrize("records", [
+    ["backup.example.net"],                       # no final dot
+    ["backup.example.net.", "other.example.net."],  # a CNAME is one record
+    ["192.0.2.1"],
+    ["bad name.example.net."],
+])
+def test_desec_fake_refuses_bad_cname(desec_fake, records):
+    tok = "Token " + desec_fake.token
+    body = [{"subname": "app", "type": "CNAME", "records": records, "ttl": 3600}]
+    status, doc = call(desec_fake, "PATCH", RRSETS, body, tok)
+    assert status == 400 and "records" in doc[0], doc
+    assert desec_fake.rrsets == {}
+
+
 def test_desec_fake_write_refused_by_policy(desec_fake):
     desec_fake.write_allowed = False
     tok = "Token " + desec_fake.token
