@@ -636,6 +636,8 @@ def gandi_seeds():
         "both": [rrset("A", ["192.0.2.1", "192.0.2.2"]), rrset("AAAA", ["2001:db8::1"]),
                  rrset("TXT", ['"v=spf1 -all"'])],
         "a": [rrset("A", ["192.0.2.1"], ttl=10800)],
+        "cname": [rrset("CNAME", ["Backup.Example.NET."]), rrset("TXT", ['"x"'], name="www")],
+        "cname-relative": [rrset("CNAME", ["backup"])],
         "empty": [],
         "wrong-family": [rrset("A", ["2001:db8::1"])],
         "ttl-null": [rrset("AAAA", ["2001:db8::1"], ttl=None)],
