@@ -203,22 +203,15 @@ json_target(const char *v, const char *origin, struct rrset *set)
 {
 	char	*s;
 	size_t	 n, i;
-	int	 rel;
 
 	n = strlen(v);
-	rel = origin != NULL && (n == 0 || v[n - 1] != '.');
-	if (n > 1 && v[n - 1] == '.')
-		n--;
-	s = xmalloc(n + (rel ? strlen(origin) + 1 : 0) + 1);
-	memcpy(s, v, n);
-	s[n] = '\0';
-	if (rel && n > 0 && origin[0] != '\0') {
-		s[n++] = '.';
-		strcpy(s + n, origin);
-		n += strlen(origin);
-		if (n > 1 && s[n - 1] == '.')
-			s[--n] = '\0';
-	}
+	if (origin != NULL && origin[0] != '\0' && n > 0 && v[n - 1] != '.')
+		s = xconcat(v, ".", origin, "", "");
+	else
+		s = xstrdup(v);
+	n = strlen(s);
+	if (n > 1 && s[n - 1] == '.')
+		s[--n] = '\0';
 	for (i = 0; i < n; i++)
 		if (s[i] >= 'A' && s[i] <= 'Z')
 			s[i] = (char)(s[i] - 'A' + 'a');

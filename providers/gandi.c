@@ -414,8 +414,10 @@ gandi_replace(void *priv, const char *fqdn, const struct rrset *sets,
 	size_t i;
 
 	api_begin(&gd->api);
-	for (i = 0; i < nsets && sets[i].type != RR_CNAME; i++)
-		continue;
+	/* The first CNAME set, if any: a domain with a `cname` endpoint. */
+	i = 0;
+	while (i < nsets && sets[i].type != RR_CNAME)
+		i++;
 	return i < nsets && nsets <= RR_NTYPES ? replace_cname(gd, fqdn, sets,
 	    nsets, err, errlen) : replace_each(gd, fqdn, sets, nsets, NULL, err,
 	    errlen);
