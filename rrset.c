@@ -193,6 +193,37 @@ rrset_clear(struct rrset *rs)
 	rs->proxied = 0;
 }
 
+/*
+ * A CNAME record as an API writes it, into set->target: lower case,
+ * without its final dot, relative names completed with origin.  -1 if
+ * it is no host name.
+ */
+static int
+json_target(const char *v, const char *origin, struct rrset *set)
+{
+	char	*s;
+	size_t	 n, i;
+
+	n = strlen(v);
+	if (origin != NULL && origin[0] != '\0' && n > 0 && v[n - 1] != '.')
+		s = xconcat(v, ".", origin, "", "");
+	else
+		s = xstrdup(v);
+	n = strlen(s);
+	if (n > 1 && s[n - 1] == '.')
+		s[--n] = '\0';
+	for (i = 0; i < n; i++)
+		if (s[i] >= 'A' && s[i] <= 'Z')
+			s[i] = (char)(s[i] - 'A' + 'a');
+	if (n == 0 || n > 253 || s[0] == '.' || strstr(s, "..") != NULL ||
+	    strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789-._") != n) {
+		free(s);
+		return -1;
+	}
+	set->target = s;
+	return 0;
+}
+
 int
 rrset_parse_json(const char *buf, size_t len, const struct rrset_json *js,
     struct rrset *sets, size_t nsets, char *err, size_t errlen)
@@ -230,7 +261,7 @@ rrset_parse_json(const char *buf, size_t len, const struct rrset_json *js,
 			continue;	/* a type ddup does not manage here */
 		ttl = json_object_get(o, js->ttl);
 		recs = json_object_get(o, js->values);
-		if (sets[k].addrs.n > 0 || !json_is_integer(ttl) ||
+		if (!rrset_empty(&sets[k]) || !json_is_integer(ttl) ||
 		    json_integer_value(ttl) < 1 ||
 		    json_integer_value(ttl) > 2147483647 ||
 		    json_array_size(recs) == 0) {
@@ -238,6 +269,19 @@ rrset_parse_json(const char *buf, size_t len, const struct rrset_json *js,
 			    "or has no %s or no %s", js->item, i,
 			    rrtype_str(sets[k].type), js->ttl, js->values);
 			goto out;
+		}
+		if (sets[k].type == RR_CNAME) {
+			r = json_array_get(recs, 0);
+			if (json_array_size(recs) != 1 || !json_is_string(r) ||
+			    json_target(json_string_value(r), js->origin,
+			    &sets[k]) == -1) {
+				snprintf(err, errlen, "%s %zu: a CNAME of more "
+				    "than one %s, or not of a host name",
+				    js->item, i, js->value);
+				goto out;
+			}
+			sets[k].ttl = (long)json_integer_value(ttl);
+			continue;
 		}
 		fam = sets[k].type == RR_AAAA ? 6 : 4;
 		json_array_foreach(recs, j, r) {

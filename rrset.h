@@ -92,9 +92,10 @@ void		 rrset_read_end(struct rrset *rs);
 char		*rrset_addrs_shown(const struct addrset *set);
 
 /*
- * How an API writes a name's address RRsets as a JSON array of objects,
- * each with a type, a ttl and an array of address strings: the member
- * names, and what its messages call an element and a value.
+ * How an API writes a name's RRsets as a JSON array of objects, each
+ * with a type, a ttl and an array of record strings (addresses, or a
+ * CNAME's one target): the member names, and what its messages call an
+ * element and a value.
  */
 struct rrset_json {
 	const char	*item;		/* "RRset": an element of the array */
@@ -102,14 +103,20 @@ struct rrset_json {
 	const char	*ttl;		/* "ttl" */
 	const char	*values;	/* "records" */
 	const char	*value;		/* "record": an element of values */
+	/*
+	 * A CNAME target without a final dot is relative to this zone
+	 * (Gandi); NULL: every target is absolute, dot or not (deSEC).
+	 */
+	const char	*origin;
 };
 
 /*
- * Fills each of sets (type set by the caller: A or AAAA) from such an
- * array in buf; elements of other types are skipped, a second one of a
- * type is junk, and so are more than RRSET_READ_MAX records of a type.
- * 0, or -1 with the reason in err (printable, one line) and nothing
- * held.
+ * Fills each of sets (type set by the caller: A, AAAA or CNAME) from
+ * such an array in buf; elements of other types are skipped, a second
+ * one of a type is junk, and so are more than RRSET_READ_MAX records of
+ * a type, a CNAME of more than one record, and a target that is no host
+ * name (stored lower case, without its final dot).  0, or -1 with the
+ * reason in err (printable, one line) and nothing held.
  */
 int		 rrset_parse_json(const char *buf, size_t len,
 		    const struct rrset_json *js, struct rrset *sets,

@@ -146,6 +146,48 @@ fuzz_http_error(const struct http_req *rq, const char *buf, size_t len)
 }
 
 /*
+ * A provider's reader of a name's RRsets asked for a CNAME beside A and
+ * AAAA (a domain with a `cname` endpoint).  A failed parse says why in
+ * one printable line and leaves nothing behind; a CNAME read is one host
+ * name as struct rrset holds it (printable, lower case, no final dot)
+ * with a ttl of at least 1, and no CNAME is a ttl of 0.
+ */
+static inline void
+fuzz_rrsets_cname(int (*parse)(const char *, size_t, struct rrset *,
+    size_t, char *, size_t), const char *buf, size_t len)
+{
+	struct rrset sets[3];
+	const char *t;
+	char err[256];
+	size_t k, n;
+
+	memset(sets, 0, sizeof(sets));
+	sets[0].type = RR_A;
+	sets[1].type = RR_AAAA;
+	sets[2].type = RR_CNAME;
+	err[0] = '\0';
+	if (parse(buf, len, sets, 3, err, sizeof(err)) == -1) {
+		fuzz_check(err[0] != '\0' && fuzz_printable(err), "cname: "
+		    "reason is not one printable line", err);
+		for (k = 0; k < 3; k++)
+			fuzz_check(rrset_empty(&sets[k]) && sets[k].ttl == 0,
+			    "cname: a failure left records", NULL);
+		return;
+	}
+	t = sets[2].target;
+	fuzz_check((t != NULL) == (sets[2].ttl >= 1) && sets[2].ttl >= 0,
+	    "cname: ttl", t);
+	if (t != NULL) {
+		n = strlen(t);
+		fuzz_check(n > 0 && n <= 253 && t[n - 1] != '.' &&
+		    fuzz_printable(t) && strpbrk(t, "ABCDEFGHIJKLMNOPQRSTUVWXYZ "
+		    "\\") == NULL, "cname: target not canonical", t);
+	}
+	for (k = 0; k < 3; k++)
+		rrset_clear(&sets[k]);
+}
+
+/*
  * A provider's reader of a name's address RRsets (as rrset_parse_json()
  * reads them), asked for A, AAAA or both (in either order, from the
  * input's length).  A failed parse says why in one printable line and

@@ -1,6 +1,7 @@
 /*
  * deSEC answers as the desec provider reads them: the RRsets of a name
- * (desec_parse_rrsets, asked for A, AAAA or both) and an error answer
+ * (desec_parse_rrsets, asked for A, AAAA or both, and for a CNAME beside
+ * them) and an error answer
  * (desec_errtext, through http_status_error).  The provider file is
  * included to reach its static functions.
  *
@@ -40,6 +41,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* The body as http_call() leaves it: terminated, maybe with NULs. */
 	s = fuzz_cstr(data, size);
 	fuzz_rrsets(desec_parse_rrsets, s, size);
+	fuzz_rrsets_cname(desec_parse_rrsets, s, size);
 	error_answer(s, size);
 	free(s);
 	return 0;

@@ -1,6 +1,7 @@
 /*
  * Gandi LiveDNS answers as the gandi provider reads them: the RRsets of
- * a name (gandi_parse_records, asked for A, AAAA or both) and an error
+ * a name (gandi_parse_records, asked for A, AAAA or both, and for a
+ * CNAME beside them, relative targets in example.test) and an error
  * answer (gandi_errtext, through http_status_error).  The provider file is
  * included to reach its static functions.
  *
@@ -14,6 +15,15 @@
 #include "../providers/gandi.c"
 
 #include "fuzz.h"
+
+/* The reader of a name's records in the zone example.test. */
+static int
+parse_example(const char *buf, size_t len, struct rrset *sets, size_t nsets,
+    char *err, size_t errlen)
+{
+	return gandi_parse_records("example.test", buf, len, sets, nsets, err,
+	    errlen);
+}
 
 static void
 error_answer(const char *buf, size_t len)
@@ -39,7 +49,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	/* The body as http_call() leaves it: terminated, maybe with NULs. */
 	s = fuzz_cstr(data, size);
-	fuzz_rrsets(gandi_parse_records, s, size);
+	fuzz_rrsets(parse_example, s, size);
+	fuzz_rrsets_cname(parse_example, s, size);
 	error_answer(s, size);
 	free(s);
 	return 0;

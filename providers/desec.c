@@ -7,8 +7,15 @@
  * type is a PUT of that RRset ({base}/domains/ZONE/rrsets/SUB/TYPE/,
  * "@" for the apex), or a DELETE when it has no record left; a PUT
  * answered 404 is an RRset that does not exist yet, created by the
- * collection's PUT.  Both types go in one PATCH of the collection, which
- * deSEC applies all or nothing ("records": [] deletes one).
+ * collection's PATCH.  Several types go in one PATCH of the collection,
+ * which deSEC applies all or nothing ("records": [] deletes one).
+ *
+ * A CNAME is an RRset like the others, its one record the target with a
+ * final dot (deSEC refuses it without).  deSEC refuses a CNAME beside
+ * any other RRset of the name, but checks a bulk request against the
+ * state it leaves (its deletions first): so every update that holds the
+ * CNAME type is the one PATCH, which empties the old type and fills the
+ * new in one transaction: the name never holds both, nor neither.
  *
  * The TTL must be at least the domain's minimum_ttl, which deSEC sets
  * (3600, lower on request): minimumTtl tells it to the configuration.
@@ -74,14 +81,14 @@ static const struct api_def desec_api = {
 	.zone_key = "zone",
 	.errtext = desec_errtext,
 	.auth_hint = "check apiToken; a token with policies needs "
-	    "perm_write on the name's A and AAAA RRsets",
+	    "perm_write on the name's A and AAAA (and CNAME) RRsets",
 	.notfound_hint = "no such domain in the account of apiToken "
 	    "(check zone)",
 };
 
 /*
  * The name's RRsets: an array of {"type", "ttl", "records":
- * ["192.0.2.1", ...], ...}.
+ * ["192.0.2.1", ...], ...}; a CNAME's one record "host.example.".
  */
 static const struct rrset_json desec_json = {
 	.item = "RRset", .type = "type", .ttl = "ttl",
@@ -199,12 +206,19 @@ rrset_json(const char *sub, const struct rrset *set)
 {
 	json_t *o, *recs = json_array();
 	size_t i;
+	char *fq;
 
 	for (i = 0; i < set->addrs.n; i++)
 		json_array_append_new(recs, json_string(set->addrs.v[i].s));
+	/* deSEC takes a CNAME's target only as an absolute name. */
+	if (set->type == RR_CNAME && set->target != NULL) {
+		fq = xconcat(set->target, ".", "", "", "");
+		json_array_append_new(recs, json_string(fq));
+		free(fq);
+	}
 	o = json_pack("{s:s, s:s, s:o}", "subname", sub, "type",
 	    rrtype_str(set->type), "records", recs);
-	if (o != NULL && set->addrs.n > 0)
+	if (o != NULL && !rrset_empty(set))
 		json_object_set_new(o, "ttl", json_integer(set->ttl));
 	return o;
 }
@@ -238,8 +252,12 @@ desec_replace(void *priv, const char *fqdn, const struct rrset *sets,
 
 	memset(&rs, 0, sizeof(rs));
 	api_begin(&ds->api);
-	/* One type with records: a PUT of that RRset. */
-	if (nsets == 1 && sets[0].addrs.n > 0) {
+	/*
+	 * One address type with records: a PUT of that RRset.  Never a
+	 * CNAME alone: deSEC checks it against the name's other RRsets,
+	 * which only the bulk request can empty with it.
+	 */
+	if (nsets == 1 && sets[0].type != RR_CNAME && sets[0].addrs.n > 0) {
 		url = xconcat(ds->rrsets_url, sub[0] != '\0' ? sub : "@", "/",
 		    rrtype_str(sets[0].type), "/");
 		if ((one = rrset_json(sub, &sets[0])) == NULL ||
@@ -277,8 +295,11 @@ out:
 const struct provider_ops desec_ops = {
 	.type = "desec",
 	.keys = desec_keys,
-	/* Both types go in one bulk request, applied all or nothing. */
-	.caps = PCAP_ATOMIC,
+	/*
+	 * Every type goes in one bulk request, applied all or nothing,
+	 * the switch between a CNAME and addresses too.
+	 */
+	.caps = PCAP_CNAME | PCAP_ATOMIC,
 	.ttl_min = DS_MIN_TTL,
 	.ttl_max = DS_MAX_TTL,
 	.ttl_min_of = desec_ttl_min_of,

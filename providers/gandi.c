@@ -10,6 +10,17 @@
  * without records and for a domain it does not serve; the domain's own
  * GET ({base}/domains/ZONE) tells which.
  *
+ * A CNAME is an RRset too, its one value the target with a final dot (a
+ * value without one is relative to the zone, as LiveDNS reads it).
+ * LiveDNS refuses a CNAME beside other records of the name, so per-type
+ * calls could only switch through a name with neither.  A domain with a
+ * `cname` endpoint reads the name's records first; when the update
+ * turns addresses into a CNAME or back, it is one PUT of the name
+ * ({base}/domains/ZONE/records/NAME with {"items": [...]}), which
+ * replaces every record of the name at once: the other types it held
+ * are written back as they were, and the name never holds both, nor
+ * neither.
+ *
  * https://api.gandi.net/docs/livedns/
  *
  * The personal access token travels only in the Authorization header.
@@ -74,7 +85,8 @@ static const struct api_def gandi_api = {
 
 /*
  * The name's RRsets: an array of {"rrset_type", "rrset_ttl",
- * "rrset_values": [...], ...}.
+ * "rrset_values": [...], ...}; a CNAME's one value "host.example." or
+ * a name relative to the zone.
  */
 static const struct rrset_json gandi_json = {
 	.item = "record", .type = "rrset_type", .ttl = "rrset_ttl",
@@ -82,11 +94,13 @@ static const struct rrset_json gandi_json = {
 };
 
 static int
-gandi_parse_records(const char *buf, size_t len, struct rrset *sets,
-    size_t nsets, char *err, size_t errlen)
+gandi_parse_records(const char *zone, const char *buf, size_t len,
+    struct rrset *sets, size_t nsets, char *err, size_t errlen)
 {
-	return rrset_parse_json(buf, len, &gandi_json, sets, nsets,
-	    err, errlen);
+	struct rrset_json js = gandi_json;
+
+	js.origin = zone;
+	return rrset_parse_json(buf, len, &js, sets, nsets, err, errlen);
 }
 
 static int
@@ -181,8 +195,8 @@ gandi_read(void *priv, const char *fqdn, struct rrset *sets, size_t nsets,
 		rrset_clear(&sets[k]);
 	api_begin(&gd->api);
 	e = gd_call(gd, "GET", url, NULL, 200, &rs, err, errlen);
-	if (e == PERR_OK && gandi_parse_records(rs.body, rs.len, sets, nsets,
-	    why, sizeof(why)) == -1) {
+	if (e == PERR_OK && gandi_parse_records(gd->api.zone, rs.body, rs.len,
+	    sets, nsets, why, sizeof(why)) == -1) {
 		snprintf(err, errlen, "Gandi LiveDNS at %s: unexpected answer: "
 		    "%s", url, why);
 		e = PERR_INVALID;
@@ -193,48 +207,75 @@ gandi_read(void *priv, const char *fqdn, struct rrset *sets, size_t nsets,
 	return e;
 }
 
-/* {"rrset_values": [...], "rrset_ttl": N}, malloc'd; NULL: no memory. */
-static char *
-put_body(const struct rrset *set)
+/*
+ * {"rrset_values": [...], "rrset_ttl": N}, with "rrset_type" too when
+ * typed (an item of the name's PUT); NULL: no memory.
+ */
+static json_t *
+rrset_obj(const struct rrset *set, int typed)
 {
 	json_t *o, *vals = json_array();
 	size_t i;
-	char *s = NULL;
+	char *fq;
 
 	for (i = 0; vals != NULL && i < set->addrs.n; i++)
 		if (json_array_append_new(vals,
 		    json_string(set->addrs.v[i].s)) == -1)
 			break;
+	/* Absolute: without its dot LiveDNS would read it in the zone. */
+	if (vals != NULL && set->type == RR_CNAME && set->target != NULL) {
+		fq = xconcat(set->target, ".", "", "", "");
+		json_array_append_new(vals, json_string(fq));
+		free(fq);
+	}
 	o = json_pack("{s:o, s:I}", "rrset_values", vals, "rrset_ttl",
 	    (json_int_t)set->ttl);
-	if (o != NULL && json_array_size(vals) == set->addrs.n)
-		s = json_dumps(o, JSON_COMPACT);
+	if (o != NULL && json_array_size(json_object_get(o, "rrset_values")) !=
+	    (set->type == RR_CNAME ? 1 : set->addrs.n)) {
+		json_decref(o);
+		o = NULL;
+	}
+	if (o != NULL && typed && json_object_set_new(o, "rrset_type",
+	    json_string(rrtype_str(set->type))) == -1) {
+		json_decref(o);
+		o = NULL;
+	}
+	return o;
+}
+
+/* The JSON of o, malloc'd, o released; NULL: no memory. */
+static char *
+dump_free(json_t *o)
+{
+	char *s = o != NULL ? json_dumps(o, JSON_COMPACT) : NULL;
+
 	json_decref(o);
 	return s;
 }
 
+/* Every set, each in its own call, in the order given. */
 static enum perr
-gandi_replace(void *priv, const char *fqdn, const struct rrset *sets,
-    size_t nsets, char *err, size_t errlen)
+replace_each(struct gandi *gd, const char *fqdn, const struct rrset *sets,
+    size_t nsets, const int *skip, char *err, size_t errlen)
 {
-	struct gandi *gd = priv;
 	struct http_resp rs;
 	char *url, *body;
 	size_t i;
 	enum perr e = PERR_OK;
 
-	api_begin(&gd->api);
 	/* In the order given; the first failure ends the update. */
 	for (i = 0; i < nsets && e == PERR_OK; i++) {
+		if (skip != NULL && skip[i])
+			continue;
 		url = records_url(gd, fqdn, rrtype_str(sets[i].type));
 		body = NULL;
-		if (sets[i].addrs.n == 0) {
+		if (rrset_empty(&sets[i])) {
 			e = gd_call(gd, "DELETE", url, NULL, 204, &rs, err,
 			    errlen);
 			/* Nothing to delete is what was wanted. */
 			if (e == PERR_NOTFOUND)
 				e = domain_there(gd, err, errlen);
-		} else if ((body = put_body(&sets[i])) == NULL) {
+		} else if ((body = dump_free(rrset_obj(&sets[i], 0))) == NULL) {
 			snprintf(err, errlen, "Gandi LiveDNS: cannot build the "
 			    "request for %s", fqdn);
 			e = PERR_TEMP;
@@ -249,11 +290,147 @@ gandi_replace(void *priv, const char *fqdn, const struct rrset *sets,
 	return e;
 }
 
+/*
+ * The name's records as LiveDNS lists them: an array, empty when the
+ * name has none (404, the domain served).  NULL with err set on failure.
+ */
+static json_t *
+name_records(struct gandi *gd, const char *fqdn, enum perr *e, char *err,
+    size_t errlen)
+{
+	struct http_resp rs;
+	json_t *arr = NULL;
+	char *url = records_url(gd, fqdn, NULL);
+
+	*e = gd_call(gd, "GET", url, NULL, 200, &rs, err, errlen);
+	if (*e == PERR_OK) {
+		arr = json_loadb(rs.body, rs.len, JSON_REJECT_DUPLICATES, NULL);
+		if (!json_is_array(arr)) {
+			snprintf(err, errlen, "Gandi LiveDNS at %s: unexpected "
+			    "answer: not an array of records", url);
+			json_decref(arr);
+			arr = NULL;
+			*e = PERR_INVALID;
+		}
+	} else if (*e == PERR_NOTFOUND &&
+	    (*e = domain_there(gd, err, errlen)) == PERR_OK)
+		arr = json_array();
+	http_resp_free(&rs);
+	free(url);
+	return arr;
+}
+
+/* The index of the set of type t (a string) in sets, or -1. */
+static int
+set_of(const struct rrset *sets, size_t nsets, json_t *t)
+{
+	size_t i;
+
+	for (i = 0; json_is_string(t) && i < nsets; i++)
+		if (strcmp(json_string_value(t), rrtype_str(sets[i].type)) == 0)
+			return (int)i;
+	return -1;
+}
+
+/*
+ * A domain that may hold a CNAME (nsets at most RR_NTYPES).  From the
+ * name's records: a switch between a CNAME and addresses is one PUT of
+ * the whole name (records of other types written back as listed);
+ * anything else the calls of the types held or wanted, no more.
+ */
+static enum perr
+replace_cname(struct gandi *gd, const char *fqdn, const struct rrset *sets,
+    size_t nsets, char *err, size_t errlen)
+{
+	struct http_resp rs;
+	json_t *cur, *items = NULL, *o, *it, *doc = NULL;
+	char *url = NULL, *body = NULL;
+	int skip[RR_NTYPES], had_cname = 0, had_addr = 0, want_cname = 0;
+	int want_addr = 0, k;
+	size_t i;
+	enum perr e;
+
+	memset(&rs, 0, sizeof(rs));
+	if ((cur = name_records(gd, fqdn, &e, err, errlen)) == NULL)
+		return e;
+	for (i = 0; i < nsets && i < RR_NTYPES; i++) {
+		skip[i] = rrset_empty(&sets[i]);
+		if (!skip[i])
+			*(sets[i].type == RR_CNAME ? &want_cname : &want_addr) = 1;
+	}
+	json_array_foreach(cur, i, o) {
+		if ((k = set_of(sets, nsets, json_object_get(o, "rrset_type")))
+		    == -1)
+			continue;
+		skip[k] = 0;		/* held: written or deleted */
+		*(sets[k].type == RR_CNAME ? &had_cname : &had_addr) = 1;
+	}
+	if (!((had_cname && want_addr) || (had_addr && want_cname))) {
+		e = replace_each(gd, fqdn, sets, nsets, skip, err, errlen);
+		goto out;
+	}
+	if ((items = json_array()) == NULL)
+		goto nomem;
+	/* The name's other types, as they are. */
+	json_array_foreach(cur, i, o) {
+		if (set_of(sets, nsets, json_object_get(o, "rrset_type")) != -1)
+			continue;
+		it = json_pack("{s:O, s:O, s:O}", "rrset_type",
+		    json_object_get(o, "rrset_type"), "rrset_ttl",
+		    json_object_get(o, "rrset_ttl"), "rrset_values",
+		    json_object_get(o, "rrset_values"));
+		if (it == NULL || json_array_append_new(items, it) == -1)
+			goto nomem;
+	}
+	for (i = 0; i < nsets; i++)
+		if (!rrset_empty(&sets[i]) && ((it = rrset_obj(&sets[i], 1)) ==
+		    NULL || json_array_append_new(items, it) == -1))
+			goto nomem;
+	url = records_url(gd, fqdn, NULL);
+	if ((doc = json_pack("{s:O}", "items", items)) == NULL ||
+	    (body = json_dumps(doc, JSON_COMPACT)) == NULL)
+		goto nomem;
+	e = gd_call(gd, "PUT", url, body, 201, &rs, err, errlen);
+	goto out;
+nomem:
+	snprintf(err, errlen, "Gandi LiveDNS: cannot build the request for %s",
+	    fqdn);
+	e = PERR_TEMP;
+out:
+	http_resp_free(&rs);
+	json_decref(doc);
+	json_decref(items);
+	json_decref(cur);
+	free(body);
+	free(url);
+	return e;
+}
+
+static enum perr
+gandi_replace(void *priv, const char *fqdn, const struct rrset *sets,
+    size_t nsets, char *err, size_t errlen)
+{
+	struct gandi *gd = priv;
+	size_t i;
+
+	api_begin(&gd->api);
+	/* The first CNAME set, if any: a domain with a `cname` endpoint. */
+	i = 0;
+	while (i < nsets && sets[i].type != RR_CNAME)
+		i++;
+	return i < nsets && nsets <= RR_NTYPES ? replace_cname(gd, fqdn, sets,
+	    nsets, err, errlen) : replace_each(gd, fqdn, sets, nsets, NULL, err,
+	    errlen);
+}
+
 const struct provider_ops gandi_ops = {
 	.type = "gandi",
 	.keys = gandi_keys,
-	/* A and AAAA are two RRsets: two calls, not one transaction. */
-	.caps = 0,
+	/*
+	 * A and AAAA are two RRsets: two calls, not one transaction; the
+	 * switch to or from a CNAME is one call of the whole name.
+	 */
+	.caps = PCAP_CNAME,
 	.ttl_min = 300,
 	.ttl_max = 2592000,
 	.zone_key = "zone",

@@ -20,17 +20,22 @@ documentation (https://desec.readthedocs.io/en/latest/dns/rrsets.html,
   domain's minimum_ttl (3600 unless lowered) to 86400; records of an A
   RRset IPv4 addresses, of AAAA IPv6 (stored canonical), no duplicate;
   type upper case; a body that is not JSON or not application/json: 400
-  and 415.
+  and 415.  A CNAME RRset holds one record, an absolute name (with its
+  final dot); a CNAME beside any other RRset of the subname: 400
+  {"non_field_errors": ["RRset with conflicting type present: ..."]}, a
+  bulk request checked against the state it leaves (deletions first).
 - Token policies: `write_allowed = False` refuses writes with 403
   {"detail": "You do not have permission to perform this action."}.
 - 429 with Retry-After and {"detail": "Request was throttled. Expected
   available in N seconds."} (rate limits per domain for writes).
 
 State: rrsets[(subname, type)] = {"ttl", "records"} of the one domain
-`zone`; other RRsets (MX, TXT...) are kept as given.
+`zone`; other RRsets (MX, TXT...) are kept as given.  history: after
+each write, (subname, sorted types) of every subname it touched.
 """
 
 import ipaddress
+import re
 import secrets
 import urllib.parse
 
@@ -40,6 +45,9 @@ __all__ = ["DesecFake", "desec_fake"]
 
 _FAMILY = {"A": 4, "AAAA": 6}
 _FIELDS = ("subname", "type", "ttl", "records")
+_HOST = re.compile(r"^([a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?\.)+$", re.I)
+_CONFLICT = ("RRset with conflicting type present: {}. (No other RRsets are allowed "
+             "alongside CNAME.)")
 
 
 class _Invalid(Exception):
@@ -57,6 +65,7 @@ class DesecFake(ApiFake):
         self.token = secrets.token_urlsafe(21)
         self.write_allowed = True
         self.rrsets = {}
+        self.history = []
         super().__init__()
 
     # ------------------------------------------------------------ state
@@ -73,6 +82,13 @@ class DesecFake(ApiFake):
                 return None
             key = ipaddress.ip_address if rtype in _FAMILY else str
             return r["ttl"], sorted(r["records"], key=key)
+
+    def types_at(self, subname):
+        return sorted(t for (s, t) in self.rrsets if s == subname)
+
+    def _note(self, subs):
+        for sub in sorted(set(subs)):
+            self.history.append((sub, self.types_at(sub)))
 
     def error_doc(self, status):
         if status == 429:
@@ -142,6 +158,7 @@ class DesecFake(ApiFake):
                 self.rrsets.pop(key, None)
             else:
                 self.rrsets[key] = r
+        self._note(k[0] for k, _ in changes)
         out = [self._doc(k[0], k[1], r) for k, r in changes if r is not None]
         return (201 if req.method == "POST" else 200), {}, out
 
@@ -177,9 +194,26 @@ class DesecFake(ApiFake):
                 r = self._check_fields(item, rtype, cur, err)
             errors.append(err)
             changes.append((key, r))
+        if not any(errors):
+            self._exclusive(changes, errors)
         if any(errors):
             raise _Invalid(errors)
         return changes
+
+    def _exclusive(self, changes, errors):
+        """A CNAME alone at its subname in the state the request leaves."""
+        after = {k: True for k in self.rrsets}
+        for key, r in changes:
+            if r is None:
+                after.pop(key, None)
+            else:
+                after[key] = True
+        for i, (key, r) in enumerate(changes):
+            if r is None:
+                continue
+            others = [t for (s, t) in after if s == key[0] and (t == "CNAME") != (key[1] == "CNAME")]
+            if others:
+                errors[i] = {"non_field_errors": [_CONFLICT.format(", ".join(sorted(others)))]}
 
     def _check_fields(self, item, rtype, cur, err):
         """The RRset item makes (None: deleted), with problems put in err."""
@@ -211,6 +245,10 @@ class DesecFake(ApiFake):
                     return None
                 x = str(a)
             canon.append(x)
+        if rtype == "CNAME" and len(canon) != 1:
+            err["records"] = ["Ensure this field has no more than 1 elements."]
+        elif rtype == "CNAME" and (not _HOST.match(canon[0]) or len(canon[0]) > 254):
+            err["records"] = [f"Record content for type CNAME malformed: {canon[0]}"]
         if len(set(canon)) != len(canon):
             err["records"] = ["Duplicate record content: this is identical to another record "
                               "in the same RRset."]
@@ -221,6 +259,7 @@ class DesecFake(ApiFake):
         cur = self.rrsets.get(key)
         if req.method == "DELETE":
             self.rrsets.pop(key, None)
+            self._note([sub])
             return 204, {}, b""
         if cur is None:
             return 404, {}, {"detail": "Not found."}
@@ -243,8 +282,13 @@ class DesecFake(ApiFake):
             raise _Invalid(err)
         if r is None:
             del self.rrsets[key]
+            self._note([sub])
             return 204, {}, b""
+        others = [t for t in self.types_at(sub) if (t == "CNAME") != (rtype == "CNAME")]
+        if others:
+            raise _Invalid({"non_field_errors": [_CONFLICT.format(", ".join(others))]})
         self.rrsets[key] = r
+        self._note([sub])
         return 200, {}, self._doc(sub, rtype, r)
 
 

@@ -14,18 +14,28 @@ rate limits):
   serve it.
 - /v5/livedns/domains/{fqdn}/records/{name}: GET, an array of the
   name's RRsets ({"rrset_name", "rrset_type", "rrset_ttl",
-  "rrset_values", "rrset_href"}); 404 when the name has none.
+  "rrset_values", "rrset_href"}); 404 when the name has none.  PUT
+  {"items": [{"rrset_type", "rrset_values", "rrset_ttl"}, ...]}
+  replaces every record of the name at once (201); DELETE removes them
+  all (204; 404 when there were none).
 - /v5/livedns/domains/{fqdn}/records/{name}/{type}: GET (404 when
   absent), PUT {"rrset_values": [...], "rrset_ttl": N} (creates or
   replaces: 201 {"message": "DNS Record Created"}), DELETE (204; 404
   when absent).  rrset_ttl from 300 to 2592000; values of an A RRset
   IPv4 addresses, of AAAA IPv6; no other field; the apex is "@".
+- A CNAME RRset holds one value, a host name: with a final dot
+  absolute, without one relative to the zone (kept as given).  A CNAME
+  beside any other record of the name is refused, checked against the
+  state the request leaves: 400 with "errors" (the status is not in
+  the documentation; a validation error is assumed).
 - 429 with Retry-After (the API's rate limit), 5xx.
 
-State: records[(name, type)] = {"ttl", "values"}.
+State: records[(name, type)] = {"ttl", "values"}.  history: after each
+write, (name, sorted types) of the name written.
 """
 
 import ipaddress
+import re
 import secrets
 import urllib.parse
 
@@ -34,6 +44,10 @@ from apifix import ApiFake, fake_fixture
 __all__ = ["GandiFake", "gandi_fake"]
 
 _FAMILY = {"A": 4, "AAAA": 6}
+_TYPES = ("A", "AAAA", "CNAME", "MX", "TXT", "NS", "SRV", "CAA")
+_HOST = re.compile(r"^[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?"
+                   r"(\.[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?)*\.?$", re.I)
+_CONFLICT = "A CNAME record cannot coexist with other records at the same name."
 _CAUSE = {400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found",
           405: "Method Not Allowed", 415: "Unsupported Media Type",
           429: "Too Many Requests", 500: "Internal Server Error", 503: "Service Unavailable"}
@@ -47,6 +61,11 @@ def _err(status, message, obj="HTTPError", errors=None):
     return status, {}, doc
 
 
+def _invalid(field, desc):
+    return _err(400, "Validation error", "HTTPBadRequest",
+                [{"location": "body", "name": field, "description": desc}])
+
+
 class GandiFake(ApiFake):
     name = "Gandi"
 
@@ -55,6 +74,7 @@ class GandiFake(ApiFake):
         self.token = "pat_" + secrets.token_hex(16)
         self.can_write = True
         self.records = {}
+        self.history = []
         super().__init__()
 
     # ------------------------------------------------------------ state
@@ -71,6 +91,12 @@ class GandiFake(ApiFake):
                 return None
             key = ipaddress.ip_address if rtype in _FAMILY else str
             return r["ttl"], sorted(r["values"], key=key)
+
+    def types_at(self, name):
+        return sorted(t for (n, t) in self.records if n == name)
+
+    def _note(self, name):
+        self.history.append((name, self.types_at(name)))
 
     def error_doc(self, status):
         if status == 400:
@@ -112,13 +138,86 @@ class GandiFake(ApiFake):
                         [{"location": "path", "name": "rrset_name",
                           "description": f"'{name}' is not a relative name"}])
         if len(parts) == 7:
-            if req.method != "GET":
-                return _err(405, "The method is not allowed for the requested URL.")
-            out = [self._doc(n, t, r) for (n, t), r in self.records.items() if n == name]
+            return self._name(req, name)
+        return self._rrset(req, name, parts[7])
+
+    def _name(self, req, name):
+        out = [self._doc(n, t, r) for (n, t), r in self.records.items() if n == name]
+        if req.method == "GET":
             if not out:
                 return _err(404, "Can't find the DNS record.", "dns-record")
             return 200, {}, out
-        return self._rrset(req, name, parts[7])
+        if req.method == "DELETE":
+            if not out:
+                return _err(404, "Can't find the DNS record.", "dns-record")
+            for k in [k for k in self.records if k[0] == name]:
+                del self.records[k]
+            self._note(name)
+            return 204, {}, b""
+        if req.method != "PUT":
+            return _err(405, "The method is not allowed for the requested URL.")
+        doc, bad = req.json_body()
+        if bad is not None:
+            return self._bad_body(req, bad)
+        if not isinstance(doc, dict) or set(doc) - {"items"} or \
+                not isinstance(doc.get("items"), list):
+            return _invalid("items", "Must be an object with a list of items.")
+        new = {}
+        for it in doc["items"]:
+            if not isinstance(it, dict):
+                return _invalid("items", "Must be a list of objects.")
+            extra = set(it) - {"rrset_type", "rrset_values", "rrset_ttl"}
+            if extra:
+                return _invalid(sorted(extra)[0], "Unknown field.")
+            rtype = it.get("rrset_type")
+            if not isinstance(rtype, str) or (name, rtype) in new:
+                return _invalid("rrset_type", "Each item needs a type of its own.")
+            r = self._check(rtype, it)
+            if not isinstance(r, dict):
+                return r
+            new[(name, rtype)] = r
+        if "CNAME" in {t for _, t in new} and len(new) > 1:
+            return _invalid("rrset_type", _CONFLICT)
+        for k in [k for k in self.records if k[0] == name]:
+            del self.records[k]
+        self.records.update(new)
+        self._note(name)
+        return 201, {}, {"message": "DNS Record Created"}
+
+    @staticmethod
+    def _bad_body(req, bad):
+        if bad == "media type":
+            return _err(415, f"Content-Type {req.media_type()!r} is not supported.")
+        return _err(400, "Invalid JSON body", "HTTPBadRequest")
+
+    def _check(self, rtype, doc):
+        """The RRset {"ttl", "values"} doc makes, or the error answer."""
+        if rtype not in _TYPES:
+            return _invalid("rrset_type", f"'{rtype}' is not a valid choice.")
+        ttl = doc.get("rrset_ttl", 10800)
+        if type(ttl) is not int or not 300 <= ttl <= 2592000:
+            return _invalid("rrset_ttl", "Must be between 300 and 2592000.")
+        vals = doc.get("rrset_values")
+        if not isinstance(vals, list) or not vals or \
+                not all(isinstance(v, str) for v in vals):
+            return _invalid("rrset_values", "Must be a non-empty list of strings.")
+        if rtype == "CNAME" and (len(vals) != 1 or not _HOST.match(vals[0])):
+            return _invalid("rrset_values", "A CNAME holds one host name.")
+        canon = []
+        for v in vals:
+            fam = _FAMILY.get(rtype)
+            if fam is not None:
+                try:
+                    a = ipaddress.ip_address(v)
+                except ValueError:
+                    a = None
+                if a is None or a.version != fam:
+                    return _invalid("rrset_values", f"'{v}' is not a valid {rtype} value.")
+                v = str(a)
+            canon.append(v)
+        if len(set(canon)) != len(canon):
+            return _invalid("rrset_values", "Duplicate values.")
+        return {"ttl": ttl, "values": canon}
 
     def _doc(self, name, rtype, r):
         return {"rrset_name": name, "rrset_type": rtype, "rrset_ttl": r["ttl"],
@@ -136,48 +235,25 @@ class GandiFake(ApiFake):
             if cur is None:
                 return _err(404, "Can't find the DNS record.", "dns-record")
             del self.records[key]
+            self._note(name)
             return 204, {}, b""
         if req.method != "PUT":
             return _err(405, "The method is not allowed for the requested URL.")
         doc, bad = req.json_body()
-        if bad == "media type":
-            return _err(415, f"Content-Type {req.media_type()!r} is not supported.")
         if bad is not None:
-            return _err(400, "Invalid JSON body", "HTTPBadRequest")
-
-        def invalid(field, desc):
-            return _err(400, "Validation error", "HTTPBadRequest",
-                        [{"location": "body", "name": field, "description": desc}])
-
+            return self._bad_body(req, bad)
         if not isinstance(doc, dict):
-            return invalid("body", "must be an object")
+            return _invalid("body", "must be an object")
         extra = set(doc) - {"rrset_values", "rrset_ttl"}
         if extra:
-            return invalid(sorted(extra)[0], "Unknown field.")
-        if rtype not in ("A", "AAAA", "CNAME", "MX", "TXT", "NS", "SRV", "CAA"):
-            return invalid("rrset_type", f"'{rtype}' is not a valid choice.")
-        ttl = doc.get("rrset_ttl", 10800)
-        if type(ttl) is not int or not 300 <= ttl <= 2592000:
-            return invalid("rrset_ttl", "Must be between 300 and 2592000.")
-        vals = doc.get("rrset_values")
-        if not isinstance(vals, list) or not vals or \
-                not all(isinstance(v, str) for v in vals):
-            return invalid("rrset_values", "Must be a non-empty list of strings.")
-        canon = []
-        for v in vals:
-            fam = _FAMILY.get(rtype)
-            if fam is not None:
-                try:
-                    a = ipaddress.ip_address(v)
-                except ValueError:
-                    a = None
-                if a is None or a.version != fam:
-                    return invalid("rrset_values", f"'{v}' is not a valid {rtype} value.")
-                v = str(a)
-            canon.append(v)
-        if len(set(canon)) != len(canon):
-            return invalid("rrset_values", "Duplicate values.")
-        self.records[key] = {"ttl": ttl, "values": canon}
+            return _invalid(sorted(extra)[0], "Unknown field.")
+        r = self._check(rtype, doc)
+        if not isinstance(r, dict):
+            return r
+        if any((t == "CNAME") != (rtype == "CNAME") for t in self.types_at(name)):
+            return _invalid("rrset_type", _CONFLICT)
+        self.records[key] = r
+        self._note(name)
         return 201, {}, {"message": "DNS Record Created"}
 
 

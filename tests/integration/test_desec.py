@@ -303,3 +303,85 @@ def test_no_token_anywhere(ddup, desec_fake, http_server):
     outs.append(r.out + r.err)
     outs.append(ddup.run("--status", "--json").out)
     assert_nowhere(ddup, outs, [desec_fake.token])
+
+
+def cname_config(ddup, fake, a, b, c):
+    """Two addresses at priority 0, a CNAME tier at priority 1."""
+    text = "interval = 30s\n" + desec_section(fake)
+    text += f"\n[domain app.{ZONE}]\nprovider = dns\nttl = {TTL}\nattempts = 1\n"
+    text += f"\n[endpoint a]\nurl = {a.url}\nip = 192.0.2.1\npriority = 0\n"
+    text += f"\n[endpoint b]\nurl = {b.url}\nip = 2001:db8::1\npriority = 0\n"
+    text += f"\n[endpoint c]\nurl = {c.url}\ncname = Backup.Example.NET.\npriority = 1\n"
+    ddup.write(text)
+
+
+def assert_never_both_nor_neither(fake):
+    states = [types for sub, types in fake.history if sub == "app"]
+    assert states, fake.history
+    for types in states:
+        assert types, fake.history
+        assert "CNAME" not in types or types == ["CNAME"], fake.history
+
+
+def test_cname_tier_and_back_in_one_bulk_each(ddup, desec_fake, http_server):
+    desec_fake.set_rrset("www", "TXT", ['"hello"'])
+    a, b, c = http_server(), http_server(), http_server()
+    cname_config(ddup, desec_fake, a, b, c)
+    r = ddup.run()
+    assert r.rc == 0, r
+    assert desec_fake.types_at("app") == ["A", "AAAA"]
+    # Both addresses down: the CNAME tier, in one bulk request that
+    # empties A and AAAA and creates the CNAME with its final dot.
+    a.set(status=503)
+    b.set(status=503)
+    desec_fake.reset_log()
+    desec_fake.history.clear()
+    r = ddup.run()
+    assert r.rc == 0, r
+    assert desec_fake.types_at("app") == ["CNAME"]
+    assert desec_fake.get("app", "CNAME") == (3600, ["backup.example.net."])
+    w = desec_fake.writes()
+    assert [(q.method, q.path) for q in w] == [("PATCH", "/api/v1/domains/example.test/rrsets/")]
+    assert sorted(w[0].json(), key=lambda x: x["type"]) == [
+        {"subname": "app", "type": "A", "records": []},
+        {"subname": "app", "type": "AAAA", "records": []},
+        {"subname": "app", "type": "CNAME", "records": ["backup.example.net."], "ttl": 3600}]
+    assert_never_both_nor_neither(desec_fake)
+    # Change-only: the CNAME read back is the one wanted, nothing written.
+    desec_fake.reset_log()
+    quiet_ok(ddup.run())
+    assert desec_fake.writes() == []
+    # And back to the addresses, one bulk again.
+    a.set(status=200)
+    b.set(status=200)
+    desec_fake.reset_log()
+    desec_fake.history.clear()
+    r = ddup.run()
+    assert r.rc == 0, r
+    assert desec_fake.types_at("app") == ["A", "AAAA"]
+    assert desec_fake.get("app", "A") == (3600, ["192.0.2.1"])
+    assert [q.method for q in desec_fake.writes()] == ["PATCH"]
+    assert_never_both_nor_neither(desec_fake)
+    assert desec_fake.get("www", "TXT") == (3600, ['"hello"'])
+
+
+def test_cname_read_back_from_desec(ddup, desec_fake, http_server):
+    """A first run finds the CNAME already there (read, not stored state)."""
+    desec_fake.set_rrset("app", "CNAME", ["backup.example.NET."])
+    a, b, c = http_server(status=503), http_server(status=503), http_server()
+    cname_config(ddup, desec_fake, a, b, c)
+    r = ddup.run()
+    assert r.rc == 0, r
+    assert desec_fake.count("GET") == 1
+    assert desec_fake.writes() == []
+
+
+def test_cname_refused_beside_another_type_is_invalid(ddup, desec_fake, http_server):
+    """Another type the name holds (not ddup's) stops the CNAME: deSEC's 400."""
+    desec_fake.set_rrset("app", "TXT", ['"mine"'])
+    a, b, c = http_server(status=503), http_server(status=503), http_server()
+    cname_config(ddup, desec_fake, a, b, c)
+    r = ddup.run()
+    assert r.rc == 1, r
+    assert "rejected as invalid" in r.err and "alongside CNAME" in r.err, r
+    assert desec_fake.types_at("app") == ["TXT"]

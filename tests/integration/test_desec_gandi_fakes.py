@@ -99,6 +99,46 @@ def test_desec_fake_bulk_is_all_or_nothing(desec_fake):
     assert desec_fake.get("app", "A") is None
 
 
+def test_desec_fake_cname_alone_at_its_name(desec_fake):
+    tok = "Token " + desec_fake.token
+    cname = {"subname": "app", "type": "CNAME", "records": ["backup.example.net."],
+             "ttl": 3600}
+    a = {"subname": "app", "type": "A", "records": ["192.0.2.1"], "ttl": 3600}
+    # A CNAME beside an A, in one request or against the stored A: refused.
+    status, doc = call(desec_fake, "PATCH", RRSETS, [a, cname], tok)
+    assert status == 400 and "conflicting type" in doc[0]["non_field_errors"][0], doc
+    assert desec_fake.rrsets == {}
+    assert call(desec_fake, "PATCH", RRSETS, [a], tok)[0] == 200
+    status, doc = call(desec_fake, "PATCH", RRSETS, [cname], tok)
+    assert status == 400 and "alongside CNAME" in doc[0]["non_field_errors"][0], doc
+    assert desec_fake.types_at("app") == ["A"]
+    # Emptied in the same request, the A makes room: deletions first.
+    desec_fake.history.clear()
+    gone = {"subname": "app", "type": "A", "records": []}
+    assert call(desec_fake, "PATCH", RRSETS, [cname, gone], tok)[0] == 200
+    assert desec_fake.get("app", "CNAME") == (3600, ["backup.example.net."])
+    assert desec_fake.history == [("app", ["CNAME"])]
+    # An A created beside the CNAME: refused; the CNAME's own PUT is not.
+    status, doc = call(desec_fake, "POST", RRSETS, a, tok)
+    assert status == 400 and "alongside CNAME" in doc[0]["non_field_errors"][0], doc
+    assert call(desec_fake, "PUT", RRSETS + "app/CNAME/", dict(cname), tok)[0] == 200
+    assert desec_fake.types_at("app") == ["CNAME"]
+
+
+@pytest.mark.parametrize("records", [
+    ["backup.example.net"],                       # no final dot
+    ["backup.example.net.", "other.example.net."],  # a CNAME is one record
+    ["192.0.2.1"],
+    ["bad name.example.net."],
+])
+def test_desec_fake_refuses_bad_cname(desec_fake, records):
+    tok = "Token " + desec_fake.token
+    body = [{"subname": "app", "type": "CNAME", "records": records, "ttl": 3600}]
+    status, doc = call(desec_fake, "PATCH", RRSETS, body, tok)
+    assert status == 400 and "records" in doc[0], doc
+    assert desec_fake.rrsets == {}
+
+
 def test_desec_fake_write_refused_by_policy(desec_fake):
     desec_fake.write_allowed = False
     tok = "Token " + desec_fake.token
@@ -164,3 +204,56 @@ def test_gandi_fake_refuses_other_media_and_writes_without_permission(gandi_fake
     body = {"rrset_values": ["192.0.2.1"], "rrset_ttl": 300}
     assert call(gandi_fake, "PUT", path, body, tok)[0] == 403
     assert call(gandi_fake, "GET", LIVEDNS, auth=tok)[0] == 200
+
+
+def test_gandi_fake_cname_alone_at_its_name(gandi_fake):
+    tok = "Bearer " + gandi_fake.token
+    cname = {"rrset_values": ["backup.example.net."], "rrset_ttl": 300}
+    a = {"rrset_values": ["192.0.2.1"], "rrset_ttl": 300}
+    assert call(gandi_fake, "PUT", LIVEDNS + "/records/app/A", a, tok)[0] == 201
+    # A CNAME beside the A, type by type: refused, nothing changed.
+    status, doc = call(gandi_fake, "PUT", LIVEDNS + "/records/app/CNAME", cname, tok)
+    assert status == 400 and "coexist" in doc["errors"][0]["description"], doc
+    assert gandi_fake.types_at("app") == ["A"]
+    # In one PUT of the name, beside an A: refused too.
+    both = {"items": [dict(a, rrset_type="A"), dict(cname, rrset_type="CNAME")]}
+    status, doc = call(gandi_fake, "PUT", LIVEDNS + "/records/app", both, tok)
+    assert status == 400 and "coexist" in doc["errors"][0]["description"], doc
+    assert gandi_fake.types_at("app") == ["A"]
+    # The name's PUT replaces every type at once: one state, the CNAME.
+    gandi_fake.history.clear()
+    one = {"items": [dict(cname, rrset_type="CNAME")]}
+    assert call(gandi_fake, "PUT", LIVEDNS + "/records/app", one, tok)[0] == 201
+    assert gandi_fake.history == [("app", ["CNAME"])]
+    assert gandi_fake.get("app", "CNAME") == (300, ["backup.example.net."])
+    # An A beside the CNAME, type by type: refused.
+    status, doc = call(gandi_fake, "PUT", LIVEDNS + "/records/app/A", a, tok)
+    assert status == 400, doc
+    # A relative target is taken as it is (LiveDNS reads it in the zone).
+    rel = {"rrset_values": ["backup"], "rrset_ttl": 300}
+    assert call(gandi_fake, "PUT", LIVEDNS + "/records/www/CNAME", rel, tok)[0] == 201
+    assert call(gandi_fake, "DELETE", LIVEDNS + "/records/app", auth=tok)[0] == 204
+    assert gandi_fake.types_at("app") == []
+    assert call(gandi_fake, "DELETE", LIVEDNS + "/records/app", auth=tok)[0] == 404
+
+
+@pytest.mark.parametrize("path,body", [
+    ("/records/app/CNAME", {"rrset_values": ["a.example.net.", "b.example.net."],
+                            "rrset_ttl": 300}),
+    ("/records/app/CNAME", {"rrset_values": ["bad name.example.net."], "rrset_ttl": 300}),
+    ("/records/app/CNAME", {"rrset_values": ["a..example.net."], "rrset_ttl": 300}),
+    ("/records/app", {"items": [{"rrset_type": "CNAME", "rrset_values": ["x.example."],
+                                 "rrset_ttl": 299}]}),
+    ("/records/app", {"items": [{"rrset_type": "A", "rrset_values": ["192.0.2.1"],
+                                 "rrset_ttl": 300, "rrset_name": "app"}]}),
+    ("/records/app", {"items": [{"rrset_type": "A", "rrset_values": ["192.0.2.1"]},
+                                {"rrset_type": "A", "rrset_values": ["192.0.2.2"]}]}),
+    ("/records/app", [{"rrset_type": "A", "rrset_values": ["192.0.2.1"]}]),
+])
+def test_gandi_fake_refuses_bad_cname_and_name_put(gandi_fake, path, body):
+    tok = "Bearer " + gandi_fake.token
+    gandi_fake.set_records("app", "TXT", ['"keep"'])
+    before = dict(gandi_fake.records)
+    status, doc = call(gandi_fake, "PUT", LIVEDNS + path, body, tok)
+    assert status == 400 and doc["errors"], doc
+    assert gandi_fake.records == before

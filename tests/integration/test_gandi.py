@@ -272,3 +272,109 @@ def test_no_token_anywhere(ddup, gandi_fake, http_server):
     outs.append(r.out + r.err)
     outs.append(ddup.run("--status", "--json").out)
     assert_nowhere(ddup, outs, [gandi_fake.token])
+
+
+def cname_config(ddup, fake, a, b, c):
+    """Two addresses at priority 0, a CNAME tier at priority 1."""
+    text = "interval = 30s\n" + gandi_section(fake)
+    text += f"\n[domain app.{ZONE}]\nprovider = dns\nttl = {TTL}\nattempts = 1\n"
+    text += f"\n[endpoint a]\nurl = {a.url}\nip = 192.0.2.1\npriority = 0\n"
+    text += f"\n[endpoint b]\nurl = {b.url}\nip = 2001:db8::1\npriority = 0\n"
+    text += f"\n[endpoint c]\nurl = {c.url}\ncname = Backup.Example.NET.\npriority = 1\n"
+    ddup.write(text)
+
+
+def assert_never_both_nor_neither(fake):
+    states = [types for name, types in fake.history if name == "app"]
+    assert states, fake.history
+    for types in states:
+        assert types, fake.history
+        assert "CNAME" not in types or types == ["CNAME"], fake.history
+
+
+def test_cname_tier_and_back_one_put_of_the_name_each(ddup, gandi_fake, http_server):
+    gandi_fake.set_records("www", "TXT", ['"hello"'])
+    a, b, c = http_server(), http_server(), http_server()
+    cname_config(ddup, gandi_fake, a, b, c)
+    r = ddup.run()
+    assert r.rc == 0, r
+    assert gandi_fake.types_at("app") == ["A", "AAAA"]
+    # Both addresses down: the CNAME tier, one PUT of the whole name
+    # after one GET of it; the target written absolute.
+    a.set(status=503)
+    b.set(status=503)
+    gandi_fake.reset_log()
+    gandi_fake.history.clear()
+    r = ddup.run()
+    assert r.rc == 0, r
+    assert gandi_fake.types_at("app") == ["CNAME"]
+    assert gandi_fake.get("app", "CNAME") == (300, ["backup.example.net."])
+    assert [(q.method, q.path) for q in gandi_fake.requests] == [
+        ("GET", RECORDS + "app"), ("PUT", RECORDS + "app")]
+    assert gandi_fake.writes()[0].json() == {"items": [
+        {"rrset_type": "CNAME", "rrset_values": ["backup.example.net."], "rrset_ttl": 300}]}
+    assert_never_both_nor_neither(gandi_fake)
+    # Change-only: nothing to write.
+    gandi_fake.reset_log()
+    quiet_ok(ddup.run())
+    assert gandi_fake.writes() == []
+    # And back to the addresses, one PUT of the name again.
+    a.set(status=200)
+    b.set(status=200)
+    gandi_fake.reset_log()
+    gandi_fake.history.clear()
+    r = ddup.run()
+    assert r.rc == 0, r
+    assert gandi_fake.types_at("app") == ["A", "AAAA"]
+    assert gandi_fake.get("app", "A") == (300, ["192.0.2.1"])
+    assert [(q.method, q.path) for q in gandi_fake.writes()] == [("PUT", RECORDS + "app")]
+    assert_never_both_nor_neither(gandi_fake)
+    assert gandi_fake.get("www", "TXT") == (10800, ['"hello"'])
+
+
+def test_cname_domain_without_a_switch_writes_types(ddup, gandi_fake, http_server):
+    """Addresses to other addresses on a domain with a CNAME tier: the
+    calls of the types held or wanted, not the whole name, and an
+    absent CNAME is not deleted."""
+    gandi_fake.set_records("app", "A", ["203.0.113.9"], ttl=300)
+    gandi_fake.set_records("app", "MX", ["10 mx.example.test."])
+    a, b, c = http_server(), http_server(status=503), http_server()
+    cname_config(ddup, gandi_fake, a, b, c)
+    r = ddup.run()
+    assert r.rc == 0, r
+    assert gandi_fake.get("app", "A") == (300, ["192.0.2.1"])
+    assert gandi_fake.types_at("app") == ["A", "MX"]
+    assert [(q.method, q.path) for q in gandi_fake.writes()] == [("PUT", RECORDS + "app/A")]
+
+
+@pytest.mark.parametrize("stored", ["backup.example.NET.", "backup"])
+def test_cname_read_back_from_gandi(ddup, gandi_fake, http_server, stored):
+    """A first run finds the CNAME there; a value without a final dot is
+    relative to the zone, so "backup" is backup.example.test: not ours."""
+    gandi_fake.set_records("app", "CNAME", [stored], ttl=300)
+    a, b, c = http_server(status=503), http_server(status=503), http_server()
+    cname_config(ddup, gandi_fake, a, b, c)
+    r = ddup.run()
+    assert r.rc == 0, r
+    if stored == "backup":
+        assert [(q.method, q.path) for q in gandi_fake.writes()] == [
+            ("PUT", RECORDS + "app/CNAME")]
+        assert "backup.example.test" in r.out + r.err, r
+        assert gandi_fake.get("app", "CNAME") == (300, ["backup.example.net."])
+    else:
+        assert gandi_fake.writes() == []
+
+
+def test_cname_refused_beside_another_type(ddup, gandi_fake, http_server):
+    """Another type at the name (not ddup's) is written back beside the
+    CNAME, and LiveDNS refuses the lot: nothing changes."""
+    gandi_fake.set_records("app", "A", ["192.0.2.1"], ttl=300)
+    gandi_fake.set_records("app", "TXT", ['"mine"'])
+    a, b, c = http_server(status=503), http_server(status=503), http_server()
+    cname_config(ddup, gandi_fake, a, b, c)
+    r = ddup.run()
+    assert r.rc == 1, r
+    assert "rejected as invalid" in r.err and "coexist" in r.err, r
+    assert gandi_fake.types_at("app") == ["A", "TXT"]
+    put = gandi_fake.writes()[0].json()
+    assert {"rrset_type": "TXT", "rrset_values": ['"mine"'], "rrset_ttl": 10800} in put["items"]

@@ -728,7 +728,7 @@ test_rrset_many(void **state)
 	static const char head[] = "[{\"type\": \"A\", \"ttl\": 60, "
 	    "\"records\": [";
 	const struct rrset_json js = { "RRset", "type", "ttl", "records",
-	    "record" };
+	    "record", NULL };
 	struct rrset a = { .type = RR_A }, b = { .type = RR_A };
 	struct rrset c = { .type = RR_A }, sets[1] = { { .type = RR_A } };
 	struct addr x;
@@ -795,6 +795,55 @@ test_rrset_many(void **state)
 	assert_string_equal(sets[0].addrs.v[0].s, "10.0.0.1");
 	rrset_clear(&sets[0]);
 	free(doc);
+}
+
+/* A CNAME through the JSON of an API: one host name, dot and case gone. */
+static void
+test_rrset_json_cname(void **state)
+{
+	struct rrset_json js = { "RRset", "type", "ttl", "records",
+	    "record", NULL };
+	struct rrset sets[2] = { { .type = RR_A }, { .type = RR_CNAME } };
+	char err[256];
+	const char *ok = "[{\"type\": \"TXT\", \"ttl\": 60, \"records\": "
+	    "[\"x\"]}, {\"type\": \"CNAME\", \"ttl\": 3600, \"records\": "
+	    "[\"Backup.Example.NET.\"]}]";
+	const char *rel = "[{\"type\": \"CNAME\", \"ttl\": 300, "
+	    "\"records\": [\"backup\"]}]";
+	const char *bad[] = {
+		"[{\"type\": \"CNAME\", \"ttl\": 60, \"records\": "
+		    "[\"a.example.\", \"b.example.\"]}]",
+		"[{\"type\": \"CNAME\", \"ttl\": 60, \"records\": "
+		    "[\"bad name.example.\"]}]",
+		"[{\"type\": \"CNAME\", \"ttl\": 60, \"records\": "
+		    "[\"a..example.\"]}]",
+		"[{\"type\": \"CNAME\", \"ttl\": 60, \"records\": [\".\"]}]",
+		"[{\"type\": \"CNAME\", \"ttl\": 60, \"records\": [7]}]",
+	};
+	size_t i;
+
+	(void)state;
+	assert_int_equal(rrset_parse_json(ok, strlen(ok), &js, sets, 2, err,
+	    sizeof(err)), 0);
+	assert_true(rrset_empty(&sets[0]));
+	assert_string_equal(sets[1].target, "backup.example.net");
+	assert_int_equal(sets[1].ttl, 3600);
+	/* Without an origin a target without a dot is taken as it is. */
+	assert_int_equal(rrset_parse_json(rel, strlen(rel), &js, sets, 2, err,
+	    sizeof(err)), 0);
+	assert_string_equal(sets[1].target, "backup");
+	js.origin = "Example.Test";
+	assert_int_equal(rrset_parse_json(rel, strlen(rel), &js, sets, 2, err,
+	    sizeof(err)), 0);
+	assert_string_equal(sets[1].target, "backup.example.test");
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(rrset_parse_json(bad[i], strlen(bad[i]), &js,
+		    sets, 2, err, sizeof(err)), -1);
+		assert_non_null(strstr(err, "CNAME"));
+		assert_null(sets[1].target);
+	}
+	rrset_clear(&sets[0]);
+	rrset_clear(&sets[1]);
 }
 
 /* Reads a whole small file into buf; its length, or -1. */
@@ -1201,6 +1250,7 @@ main(void)
 		cmocka_unit_test(test_alloc),
 		cmocka_unit_test(test_rrset),
 		cmocka_unit_test(test_rrset_many),
+		cmocka_unit_test(test_rrset_json_cname),
 		cmocka_unit_test(test_write_file_atomic),
 		cmocka_unit_test(test_write_file_atomic_fails),
 		cmocka_unit_test(test_make_parent_dirs),
