@@ -336,13 +336,19 @@ bn_list(struct bnv *bv, const char *fqdn, const struct rrset *sets,
 	if ((e = bn_call(bv, "GET", path, NULL, 200, &rs, err, errlen)) !=
 	    PERR_OK)
 		goto out;
-	/* The zone's domain from the answer: zoneId may come alone. */
+	/*
+	 * The zone's domain from the answer: zoneId may come alone.  The
+	 * apex's A records, which the parse collects too, are not wanted.
+	 */
 	if (bv->api.zone == NULL) {
-		if (parse_zone(rs.body, rs.len, "", RR_A, &(struct bnlist){ 0 },
-		    &domain, why, sizeof(why)) == 0) {
+		struct bnlist apex = { 0 };
+
+		if (parse_zone(rs.body, rs.len, "", RR_A, &apex, &domain, why,
+		    sizeof(why)) == 0) {
 			bv->api.zone = domain;
 			domain = NULL;
 		}
+		bnlist_free(&apex);
 	}
 	fl = strlen(fqdn) - (fqdn[0] != '\0' && fqdn[strlen(fqdn) - 1] == '.');
 	dl = bv->api.zone != NULL ? strlen(bv->api.zone) : 0;
