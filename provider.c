@@ -113,6 +113,19 @@ provider_lower(char *s)
 		*s = (char)tolower((unsigned char)*s);
 }
 
+int
+provider_host_canon(char *s)
+{
+	size_t n;
+
+	provider_lower(s);
+	n = strlen(s);
+	if (n > 1 && s[n - 1] == '.')
+		s[--n] = '\0';
+	return n > 0 && n <= 253 && s[0] != '.' && strspn(s,
+	    "abcdefghijklmnopqrstuvwxyz0123456789-._") == n;
+}
+
 char *
 provider_zone_name(const char *zone)
 {

@@ -93,20 +93,6 @@ static const struct api_def bn_api = {
 	.notfound_hint = "check zoneId or zone",
 };
 
-/* A host name as compared and stored: lower case, no final dot. */
-static int
-host_canon(char *s)
-{
-	size_t n;
-
-	provider_lower(s);
-	n = strlen(s);
-	if (n > 1 && s[n - 1] == '.')
-		s[--n] = '\0';
-	return n > 0 && n <= 253 && s[0] != '.' && strspn(s,
-	    "abcdefghijklmnopqrstuvwxyz0123456789-._") == n;
-}
-
 static int
 bn_type(enum rrtype t)
 {
@@ -165,7 +151,8 @@ parse_zone(const char *buf, size_t len, const char *rel, enum rrtype t,
 		}
 		free(c);
 		c = xstrdup(json_string_value(jv));
-		if (t == RR_CNAME ? !host_canon(c) : (addr_parse(c, &a) == -1 ||
+		if (t == RR_CNAME ? !provider_host_canon(c) :
+		    (addr_parse(c, &a) == -1 ||
 		    a.family != (t == RR_A ? 4 : 6))) {
 			snprintf(err, errlen, "Records[%zu]: Value is not %s",
 			    i, t == RR_CNAME ? "a host name" : t == RR_A ?
@@ -189,7 +176,7 @@ parse_zone(const char *buf, size_t len, const char *rel, enum rrtype t,
 	}
 	if (domain != NULL) {
 		*domain = xstrdup(json_string_value(jd));
-		(void)host_canon(*domain);
+		(void)provider_host_canon(*domain);
 	}
 	rv = 0;
 out:
@@ -229,7 +216,7 @@ parse_search(const char *buf, size_t len, const char *zone, long long *id,
 		}
 		free(d);
 		d = xstrdup(json_string_value(jd));
-		(void)host_canon(d);
+		(void)provider_host_canon(d);
 		if (strcmp(d, zone) == 0 && *id == 0)
 			*id = (long long)json_integer_value(jid);
 	}
@@ -548,7 +535,7 @@ bunny_replace(void *priv, const char *fqdn, const struct rrset *sets,
 			ttl = sets[k].ttl;
 		if (sets[k].type == RR_CNAME && sets[k].target != NULL) {
 			target = xstrdup(sets[k].target);
-			(void)host_canon(target);
+			(void)provider_host_canon(target);
 			to_cname = 1;
 		}
 	}

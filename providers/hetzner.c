@@ -64,23 +64,6 @@ static const struct api_errtext hz_err = {
 	.form = { { .in = "error", .code = "code", .msg = "message" } },
 };
 
-/*
- * A CNAME's value as struct rrset holds it: lower case, without the
- * final dot; 0 when s is no host name.
- */
-static int
-host_canon(char *s)
-{
-	size_t n;
-
-	provider_lower(s);
-	n = strlen(s);
-	if (n > 1 && s[n - 1] == '.')
-		s[--n] = '\0';
-	return n > 0 && n <= 253 && s[0] != '.' && strspn(s,
-	    "abcdefghijklmnopqrstuvwxyz0123456789-._") == n;
-}
-
 static int
 hz_errtext(const char *buf, size_t len, char *out, size_t outlen)
 {
@@ -116,7 +99,7 @@ parse_cname(json_t *recs, size_t i, struct rrset *set, char *err,
 		return -1;
 	}
 	s = xstrdup(json_string_value(jv));
-	if (!host_canon(s)) {
+	if (!provider_host_canon(s)) {
 		free(s);
 		snprintf(err, errlen, "rrsets[%zu].records[0] is not a host "
 		    "name", i);

@@ -98,20 +98,6 @@ static const struct api_def pb_api = {
 	.auth_hint = PB_AUTH_HINT,
 };
 
-/* A host name as compared and stored: lower case, no final dot. */
-static int
-host_canon(char *s)
-{
-	size_t n;
-
-	provider_lower(s);
-	n = strlen(s);
-	if (n > 1 && s[n - 1] == '.')
-		s[--n] = '\0';
-	return n > 0 && n <= 253 && s[0] != '.' && strspn(s,
-	    "abcdefghijklmnopqrstuvwxyz0123456789-._") == n;
-}
-
 /* A number Porkbun writes as a string of digits (or, maybe, a number). */
 static int
 json_num(json_t *v, long long max, long long *out)
@@ -191,7 +177,8 @@ parse_records(const char *buf, size_t len, const char *fqdn, enum rrtype t,
 		}
 		free(c);
 		c = xstrdup(json_string_value(jc));
-		if (t == RR_CNAME ? !host_canon(c) : (addr_parse(c, &a) == -1 ||
+		if (t == RR_CNAME ? !provider_host_canon(c) :
+		    (addr_parse(c, &a) == -1 ||
 		    a.family != (t == RR_A ? 4 : 6))) {
 			snprintf(err, errlen, "records[%zu]: content is not %s",
 			    i, t == RR_CNAME ? "a host name" : t == RR_A ?
@@ -557,7 +544,7 @@ porkbun_replace(void *priv, const char *fqdn, const struct rrset *sets,
 		if (s->type == RR_CNAME && s->target != NULL) {
 			free(target);
 			target = xstrdup(s->target);
-			(void)host_canon(target);
+			(void)provider_host_canon(target);
 			to_cname = 1;
 		}
 		for (j = 0; j < n; j++) {
