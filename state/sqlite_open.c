@@ -213,8 +213,14 @@ static int
 probe(struct sqlite_state *st, sqlite3 *db)
 {
 	long long	 ver = 0, app = 0, nobj = 0;
-	int		 rc = -1;
+	int		 rc = -1, in_tx;
 
+	/*
+	 * One read transaction for the three reads: a run creating the
+	 * file may commit between two of them, and a version read before
+	 * that commit beside tables read after it is no ddup file.
+	 */
+	in_tx = sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) == SQLITE_OK;
 	if (probe_int(db, "PRAGMA user_version", &ver) == -1 ||
 	    probe_int(db, "PRAGMA application_id", &app) == -1 ||
 	    ((app != APP_ID || ver == 0) &&
@@ -250,6 +256,8 @@ probe(struct sqlite_state *st, sqlite3 *db)
 	}
 	rc = (int)ver;
  out:
+	if (in_tx)
+		sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
 	return rc;
 }
 
