@@ -45,11 +45,8 @@ Tests drive it through the `cloudflare` fixture:
 
 import copy
 import ipaddress
-import http.client
 import json
 import os
-import socket
-import subprocess
 import threading
 import time
 import uuid
@@ -58,7 +55,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from procfix import die_with_parent
+from prismfix import Prism, prism_bin, violations
 
 __all__ = ["cloudflare", "_cf_session", "CloudflareFake", "prism_bin", "SCHEMA"]
 
@@ -69,13 +66,6 @@ ZONE = "example.test"
 TOKEN = "cf-test-token-0123456789abcdef"
 TYPES = ("A", "AAAA", "CNAME")    # the types ddup manages
 SERVED = TYPES + ("TXT",)           # and one it must leave alone
-
-
-def prism_bin():
-    """The Prism CLI that `make prism` installs (or $DDUP_PRISM)."""
-    p = os.environ.get("DDUP_PRISM") or os.path.join(
-        ROOT, "build", "prism", "node_modules", ".bin", "prism")
-    return p if os.access(p, os.X_OK) else None
 
 
 def _now():
@@ -497,79 +487,6 @@ def _batch_op(s, failure):
     }}
 
 
-class _Prism:
-    """One Prism proxy process in front of the fake."""
-
-    def __init__(self, schema, upstream, logpath):
-        self.port = _free_port()
-        self.logpath = logpath
-        self.log = open(logpath, "w")
-        self.proc = subprocess.Popen(
-            [prism_bin(), "proxy", "-h", "127.0.0.1", "-p", str(self.port), "--errors",
-             "--cors", "false", schema, upstream],
-            stdout=self.log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-            preexec_fn=die_with_parent)
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError("prism exited: " + self.text())
-            # Ready when it answers HTTP, not when it accepts: under load
-            # a first request right after the port opens got an empty
-            # reply.  A path outside the schema is answered by Prism
-            # itself (404), so the fake counts no call.
-            try:
-                c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=5)
-                c.request("GET", READY_PROBE)
-                c.getresponse().read()
-                c.close()
-                return
-            except (OSError, http.client.HTTPException):
-                time.sleep(0.1)
-        self.stop()
-        raise RuntimeError("prism did not start: " + self.text())
-
-    def text(self):
-        with open(self.logpath, errors="replace") as f:
-            return f.read()
-
-    def settled(self):
-        """The log once Prism has written what it had to say (it lags)."""
-        last, since = None, time.monotonic()
-        while time.monotonic() - since < 0.3:
-            t = self.text()
-            if t != last:
-                last, since = t, time.monotonic()
-            time.sleep(0.05)
-        return last
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.log.close()
-
-
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-# The readiness probe's path, which Prism refuses as outside the schema.
-READY_PROBE = "/ddup-test-readiness-probe"
-
-
-def violations(text):
-    """Prism's log lines that report a request or answer breaking the schema."""
-    return [line for line in text.splitlines()
-            if ("✖" in line or "⚠" in line or "violation" in line.lower())
-            and READY_PROBE not in line]
-
-
 class _Session:
     def __init__(self, tmp):
         self.fake = CloudflareFake()
@@ -585,7 +502,7 @@ class _Session:
         key = "batch" if batch else "nobatch"
         if key not in self.prisms:
             schema = served_schema(os.path.join(self.tmp, f"cf-{key}.json"), batch)
-            self.prisms[key] = _Prism(schema, self.upstream, os.path.join(self.tmp, f"prism-{key}.log"))
+            self.prisms[key] = Prism(schema, self.upstream, os.path.join(self.tmp, f"prism-{key}.log"))
         return self.prisms[key]
 
     def close(self):
