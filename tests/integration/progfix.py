@@ -16,6 +16,7 @@ import os
 import socket
 import stat
 import threading
+import time
 
 import pytest
 
@@ -90,6 +91,15 @@ class TcpListener:
                 continue
             self.accepted += 1
             c.close()
+
+    def wait_accepted(self, n=1, timeout=10):
+        """The count once it reaches n, or at the timeout: the kernel
+        completes a handshake before this thread's accept() counts it,
+        which on a loaded machine can be after the client has gone."""
+        deadline = time.monotonic() + timeout
+        while self.accepted < n and time.monotonic() < deadline:
+            time.sleep(0.02)
+        return self.accepted
 
     def stop(self):
         self._stop.set()

@@ -321,7 +321,7 @@ def test_check_tcp(ddup, tcp_listener):
     assert eps[0]["healthy"] is True, eps[0]
     assert eps[0]["lastResult"].startswith("TCP OK - "), eps[0]
     assert f"port {up.port}" in eps[0]["lastResult"] and "|" not in eps[0]["lastResult"]
-    assert up.accepted >= 1
+    assert up.wait_accepted(1) >= 1
     assert eps[1]["healthy"] is False, eps[1]
     assert "Connection refused" in eps[1]["lastResult"], eps[1]
 
