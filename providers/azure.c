@@ -510,21 +510,19 @@ static char *
 put_body(const struct rrset *set)
 {
 	json_t *root, *recs;
-	size_t i, want = set->addrs.n;
+	size_t i;
 	char *s = NULL;
 
-	if (set->type == RR_CNAME) {
-		recs = json_pack("{s:s}", "cname", set->target);
-		want = 0;
-	} else
-		recs = json_array();
+	/* A CNAME set holds no address: the loop adds nothing to it. */
+	recs = set->type == RR_CNAME ? json_pack("{s:s}", "cname",
+	    set->target) : json_array();
 	for (i = 0; recs != NULL && i < set->addrs.n; i++)
 		json_array_append_new(recs, json_pack("{s:s}", set->type ==
 		    RR_AAAA ? "ipv6Address" : "ipv4Address", set->addrs.v[i].s));
 	root = json_pack("{s:{s:I, s:o}}", "properties", "TTL",
 	    (json_int_t)set->ttl, set_field(set->type), recs);
 	if (root != NULL && (set->type == RR_CNAME ||
-	    json_array_size(recs) == want))
+	    json_array_size(recs) == set->addrs.n))
 		s = json_dumps(root, JSON_COMPACT);
 	json_decref(root);
 	return s;
