@@ -396,6 +396,19 @@ def test_cname_to_addresses_on_a_first_run_is_conditional(ddup, azure, azure_fak
     assert azure_fake.types_at("app") == ["A"]
 
 
+def test_cname_retargeted_in_place(ddup, azure, azure_fake, http_server):
+    azure_fake.set_cname("app", "old.example.net", ttl=60)
+    etag = azure_fake.records[("CNAME", "app")]["etag"]
+    a, b, c = http_server(status=503), http_server(status=503), http_server()
+    cname_config(ddup, azure, a, b, c)
+    r = ddup.run()
+    assert r.rc == 0, r
+    w = azure_fake.writes()
+    assert [arm_path(q) for q in w] == [("PUT", "CNAME")]
+    assert w[0].header("If-Match") == etag
+    assert azure_fake.get("CNAME", "app") == (60, "backup.example.net")
+
+
 def test_cname_put_failing_after_the_deletes_fails_then_heals(ddup, azure, azure_fake,
                                                               http_server):
     a, b, c = http_server(), http_server(), http_server()
