@@ -1,14 +1,15 @@
 /*
  * Azure answers as the azure provider reads them: a token answer
- * (azure_parse_token), a record set (azure_parse_recordset, for A and
- * for AAAA) and an error answer (azure_errtext, azure_errcode, through
+ * (azure_parse_token), a record set (azure_parse_recordset, for A, AAAA
+ * and CNAME) and an error answer (azure_errtext, azure_errcode, through
  * http_status_error).  The provider file is included to reach its
  * static functions.
  *
  * Invariants: a failed parse says why in one printable line and leaves
  * nothing behind; a token is non-empty and has no line break; a record
  * set holds only addresses of the family asked for, strictly sorted, a
- * ttl only with addresses, and an etag without a line break that fits
+ * ttl only with addresses, a CNAME one host name as struct rrset holds
+ * it (canonical already) and a ttl only with it, and an etag without a line break that fits
  * its buffer; every error message is one printable line.
  */
 
@@ -33,6 +34,23 @@ token(const char *buf, size_t len)
 }
 
 static void
+cname(struct rrset *set)
+{
+	char *again;
+
+	fuzz_check(set->addrs.n == 0 && (set->target != NULL ||
+	    set->ttl == 0), "recordset: CNAME with addresses, or a ttl "
+	    "without a target", NULL);
+	if (set->target == NULL)
+		return;
+	again = xstrdup(set->target);
+	fuzz_check(provider_host_canon(again) && strcmp(again, set->target) ==
+	    0, "recordset: CNAME target not canonical", set->target);
+	free(again);
+	rrset_clear(set);
+}
+
+static void
 recordset(const char *buf, size_t len, int family)
 {
 	struct rrset set;
@@ -40,14 +58,19 @@ recordset(const char *buf, size_t len, int family)
 	size_t i;
 
 	memset(&set, 0, sizeof(set));
-	set.type = family == 6 ? RR_AAAA : RR_A;
+	set.type = family == 6 ? RR_AAAA : family == 4 ? RR_A : RR_CNAME;
 	err[0] = '\0';
 	if (azure_parse_recordset(buf, len, &set, etag, sizeof(etag), err,
 	    sizeof(err)) == -1) {
 		fuzz_check(err[0] != '\0' && fuzz_printable(err), "recordset: "
 		    "reason is not one printable line", err);
-		fuzz_check(set.addrs.n == 0 && set.ttl == 0 && etag[0] == '\0',
-		    "recordset: a failure left records", NULL);
+		fuzz_check(set.addrs.n == 0 && set.ttl == 0 && etag[0] == '\0' &&
+		    set.target == NULL, "recordset: a failure left records",
+		    NULL);
+		return;
+	}
+	if (set.type == RR_CNAME) {
+		cname(&set);
 		return;
 	}
 	fuzz_check(strlen(etag) < sizeof(etag) && strpbrk(etag, "\r\n") ==
@@ -87,7 +110,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* The body as http_call() leaves it: terminated, maybe with NULs. */
 	s = fuzz_cstr(data, size);
 	token(s, size);
-	recordset(s, size, size % 2 == 0 ? 4 : 6);
+	/* A, AAAA or CNAME (0) by the input's length. */
+	recordset(s, size, size % 3 == 0 ? 4 : size % 3 == 1 ? 6 : 0);
 	error_answer(s, size);
 	free(s);
 	return 0;

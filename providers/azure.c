@@ -6,13 +6,22 @@
  * https://management.azure.com/.default), fetched once per run when the
  * first call needs it.  Then one record set per type, at
  * {baseUrl}/subscriptions/S/resourceGroups/G/providers/Microsoft.Network
- * /dnsZones/Z/{A|AAAA}/{relative name}?api-version=2018-05-01: read is a
- * GET (404 NotFound: no such set), replace a PUT of the whole set, or a
- * DELETE when a type has no address left.  A record set read in this
+ * /dnsZones/Z/{A|AAAA|CNAME}/{relative name}?api-version=2018-05-01: read
+ * is a GET (404 NotFound: no such set), replace a PUT of the whole set,
+ * or a DELETE when a type has nothing left.  A record set read in this
  * run is written with If-Match (its etag) or, when there was none,
  * If-None-Match: *, so a change made meanwhile by someone else fails
  * the update (412) instead of being overwritten; the next run reads again.
- * A and AAAA are separate record sets: two calls, not atomic.
+ * Each type is its own record set: one call each, not atomic.
+ *
+ * A CNAME record set holds one record, {"CNAMERecord": {"cname": HOST}},
+ * and Azure refuses it beside any other record set of the name, and
+ * any record set beside it (409 Conflict).  No call swaps one type for
+ * another, so between a CNAME and addresses the old type's sets are
+ * deleted before the new one is put: the name never holds both, but
+ * holds neither for the moment between.  A PUT refused after those
+ * deletions fails the update, and the next run, which reads again,
+ * puts it again.
  *
  * https://learn.microsoft.com/en-us/entra/identity-platform/v2-oauth2-client-creds-grant-flow
  * https://learn.microsoft.com/en-us/rest/api/dns/record-sets
@@ -62,8 +71,8 @@ struct azure {
 	char		 login_err[512];
 	/* What read() saw, for If-Match: etag per type ("" none). */
 	char		*seen_name;
-	int		 seen[2];
-	char		 etag[2][AZ_ETAG_MAX];
+	int		 seen[RR_NTYPES];
+	char		 etag[RR_NTYPES][AZ_ETAG_MAX];
 };
 
 /*
@@ -143,17 +152,59 @@ out:
 	return s;
 }
 
+/* The member of a record set's properties that holds its records. */
+static const char *
+set_field(enum rrtype t)
+{
+	return t == RR_CNAME ? "CNAMERecord" : t == RR_AAAA ? "AAAARecords" :
+	    "ARecords";
+}
+
+/*
+ * A CNAME record set's one record ({"cname": HOST}; absent, null or
+ * without cname in a set that holds none) into set->target, as struct
+ * rrset holds it; 0, or -1 with the reason in err.
+ */
+static int
+parse_cname(json_t *rec, struct rrset *set, char *err, size_t errlen)
+{
+	json_t *c;
+
+	if (rec == NULL || json_is_null(rec))
+		return 0;
+	c = json_object_get(rec, "cname");
+	if (!json_is_object(rec) || (c != NULL && !json_is_string(c))) {
+		snprintf(err, errlen, "CNAMERecord is not {\"cname\": a host "
+		    "name}");
+		return -1;
+	}
+	if (c == NULL)
+		return 0;
+	set->target = xstrdup(json_string_value(c));
+	/* provider_host_canon() lets an empty label ("a..b", "a..") by. */
+	if (!provider_host_canon(set->target) ||
+	    strstr(set->target, "..") != NULL ||
+	    set->target[strlen(set->target) - 1] == '.') {
+		snprintf(err, errlen, "CNAMERecord: cname is not a host name");
+		free(set->target);
+		set->target = NULL;
+		return -1;
+	}
+	return 0;
+}
+
 /*
  * Fills set (its type set by the caller) and etag from a record set
- * ({"etag", "properties": {"TTL", "ARecords": [{"ipv4Address"}] or
- * "AAAARecords": [{"ipv6Address"}]}}); 0, or -1 with the reason in err.
+ * ({"etag", "properties": {"TTL", "ARecords": [{"ipv4Address"}],
+ * "AAAARecords": [{"ipv6Address"}] or "CNAMERecord": {"cname"}}}); 0,
+ * or -1 with the reason in err.
  */
 static int
 azure_parse_recordset(const char *buf, size_t len, struct rrset *set,
     char *etag, size_t etaglen, char *err, size_t errlen)
 {
 	json_t *root, *props, *ttl, *recs, *rec, *ip, *jetag;
-	const char *field = set->type == RR_AAAA ? "AAAARecords" : "ARecords";
+	const char *field = set_field(set->type);
 	const char *key = set->type == RR_AAAA ? "ipv6Address" : "ipv4Address";
 	int family = set->type == RR_AAAA ? 6 : 4;
 	struct addr a;
@@ -170,7 +221,8 @@ azure_parse_recordset(const char *buf, size_t len, struct rrset *set,
 	if (!json_is_object(props) || !json_is_integer(ttl) ||
 	    json_integer_value(ttl) < 0 ||
 	    json_integer_value(ttl) > 2147483647 ||
-	    (recs != NULL && !json_is_null(recs) && !json_is_array(recs)) ||
+	    (set->type != RR_CNAME && recs != NULL && !json_is_null(recs) &&
+	    !json_is_array(recs)) ||
 	    (jetag != NULL && !json_is_string(jetag))) {
 		snprintf(err, errlen, "no properties with a TTL and %s", field);
 		goto out;
@@ -184,6 +236,14 @@ azure_parse_recordset(const char *buf, size_t len, struct rrset *set,
 			goto out;
 		}
 		snprintf(etag, etaglen, "%s", json_string_value(jetag));
+	}
+	if (set->type == RR_CNAME) {
+		if (parse_cname(recs, set, err, errlen) == -1)
+			goto out;
+		if (set->target != NULL)
+			set->ttl = (long)json_integer_value(ttl);
+		rv = 0;
+		goto out;
 	}
 	json_array_foreach(recs, i, rec) {
 		ip = json_object_get(rec, key);
@@ -203,8 +263,7 @@ azure_parse_recordset(const char *buf, size_t len, struct rrset *set,
 	rv = 0;
 out:
 	if (rv == -1) {
-		addrset_free(&set->addrs);
-		set->ttl = 0;
+		rrset_clear(set);
 		etag[0] = '\0';
 		text_printable(err);
 	}
@@ -369,16 +428,25 @@ out:
 	return e;
 }
 
-/* The record set's URL: zone_url/TYPE/relative name?api-version=... */
+/*
+ * The record set's URL: zone_url/TYPE/relative name?api-version=...
+ * The apex is "@" as it is, unescaped, as Azure's own clients send it
+ * (dns.json marks the name x-ms-skip-url-encoding; RFC 3986 allows "@"
+ * in a path).
+ */
 static char *
 set_url(const struct azure *az, const char *fqdn, enum rrtype type)
 {
-	char *rel = api_relname(&az->api, fqdn), *esc, *url;
+	char *rel = api_relname(&az->api, fqdn), *esc = NULL, *path, *url;
+	const char *name = "@";
 
-	esc = curl_easy_escape(NULL, rel[0] != '\0' ? rel : "@", 0);
-	url = xconcat(az->zone_url, type == RR_AAAA ? "/AAAA/" : "/A/",
-	    esc != NULL ? esc : "@", "?api-version=", AZ_API_VERSION);
+	/* Out of memory to escape it: a host name needs no escape anyway. */
+	if (rel[0] != '\0')
+		name = (esc = curl_easy_escape(NULL, rel, 0)) != NULL ? esc : rel;
+	path = xconcat(az->zone_url, "/", rrtype_str(type), "/", name);
+	url = xconcat(path, "?api-version=", AZ_API_VERSION, "", "");
 	curl_free(esc);
+	free(path);
 	free(rel);
 	return url;
 }
@@ -399,12 +467,12 @@ azure_read(void *priv, const char *fqdn, struct rrset *sets, size_t nsets,
 	api_begin(&az->api);
 	free(az->seen_name);
 	az->seen_name = xstrdup(fqdn);
-	az->seen[0] = az->seen[1] = 0;
+	memset(az->seen, 0, sizeof(az->seen));
 	if ((e = azure_login(az, err, errlen)) != PERR_OK)
 		return e;
 	hdrs[0] = az->api.auth_hdr;
 	for (i = 0; i < nsets && e == PERR_OK; i++) {
-		k = sets[i].type == RR_AAAA;
+		k = (int)sets[i].type;
 		rrset_clear(&sets[i]);
 		rq.url = url = set_url(az, fqdn, sets[i].type);
 		e = api_call(&az->api, &rq, &rs, err, errlen);
@@ -434,7 +502,10 @@ azure_read(void *priv, const char *fqdn, struct rrset *sets, size_t nsets,
 	return e;
 }
 
-/* {"properties": {"TTL": N, "ARecords": [{"ipv4Address": "..."}]}} */
+/*
+ * {"properties": {"TTL": N, "ARecords": [{"ipv4Address": "..."}]}}, or
+ * "AAAARecords": [{"ipv6Address"}], or "CNAMERecord": {"cname": HOST}.
+ */
 static char *
 put_body(const struct rrset *set)
 {
@@ -442,93 +513,134 @@ put_body(const struct rrset *set)
 	size_t i;
 	char *s = NULL;
 
-	recs = json_array();
+	/* A CNAME set holds no address: the loop adds nothing to it. */
+	recs = set->type == RR_CNAME ? json_pack("{s:s}", "cname",
+	    set->target) : json_array();
 	for (i = 0; recs != NULL && i < set->addrs.n; i++)
 		json_array_append_new(recs, json_pack("{s:s}", set->type ==
 		    RR_AAAA ? "ipv6Address" : "ipv4Address", set->addrs.v[i].s));
 	root = json_pack("{s:{s:I, s:o}}", "properties", "TTL",
-	    (json_int_t)set->ttl, set->type == RR_AAAA ? "AAAARecords" :
-	    "ARecords", recs);
-	if (root != NULL && json_array_size(recs) == set->addrs.n)
+	    (json_int_t)set->ttl, set_field(set->type), recs);
+	if (root != NULL && (set->type == RR_CNAME ||
+	    json_array_size(recs) == set->addrs.n))
 		s = json_dumps(root, JSON_COMPACT);
 	json_decref(root);
 	return s;
 }
 
+/*
+ * Whether set, emptied, is in the way of what the replace puts: a name
+ * holds a CNAME or addresses, never both, so the sets of the other kind
+ * go before the new kind's are put.  The rest of the emptied sets go
+ * after, so that a move among addresses (A to AAAA) never leaves the
+ * name empty.
+ */
+static int
+in_the_way(const struct rrset *set, const struct rrset *sets, size_t nsets)
+{
+	size_t i;
+	int to_cname = 0;
+
+	for (i = 0; i < nsets; i++)
+		if (sets[i].type == RR_CNAME && !rrset_empty(&sets[i]))
+			to_cname = 1;
+	return rrset_empty(set) && (set->type == RR_CNAME) != to_cname;
+}
+
+/* One set made as wanted: a PUT, or a DELETE when it holds nothing. */
+static enum perr
+write_set(struct azure *az, const char *fqdn, const struct rrset *set,
+    int seen, char *err, size_t errlen)
+{
+	const char *hdrs[5];
+	char cond[AZ_ETAG_MAX + 16], *url, *json = NULL;
+	struct http_req rq = { .headers = hdrs };
+	struct http_resp rs;
+	size_t h = 0;
+	int k = (int)set->type;
+	enum perr e;
+
+	hdrs[h++] = az->api.auth_hdr;
+	hdrs[h++] = "Accept: application/json";
+	/* Only what this run read is a condition worth setting. */
+	if (seen && az->seen[k]) {
+		if (az->etag[k][0] != '\0')
+			snprintf(cond, sizeof(cond), "If-Match: %s",
+			    az->etag[k]);
+		else
+			snprintf(cond, sizeof(cond), "If-None-Match: *");
+		hdrs[h++] = cond;
+	}
+	if (rrset_empty(set)) {
+		/* Nothing there and nothing wanted: nothing to do. */
+		if (seen && az->seen[k] && az->etag[k][0] == '\0')
+			return PERR_OK;
+		rq.method = "DELETE";
+	} else {
+		if ((json = put_body(set)) == NULL) {
+			snprintf(err, errlen, "Azure DNS: cannot build the "
+			    "request for %s", fqdn);
+			return PERR_TEMP;
+		}
+		hdrs[h++] = "Content-Type: application/json";
+		rq.method = "PUT";
+		rq.body = json;
+		rq.body_len = strlen(json);
+	}
+	hdrs[h] = NULL;
+	rq.url = url = set_url(az, fqdn, set->type);
+	e = api_call(&az->api, &rq, &rs, err, errlen);
+	/* Changed since this run read it: the next run reads again. */
+	if (rs.status == 412)
+		e = PERR_TEMP;
+	if (e == PERR_AUTH)
+		str_append(err, errlen, " (clientId needs DNS Zone "
+		    "Contributor on the zone)");
+	/* Azure's 409: another record set of the name stands in the way. */
+	if (rs.status == 409)
+		str_append(err, errlen, " (a CNAME cannot share its name with "
+		    "another record set)");
+	http_resp_free(&rs);
+	free(url);
+	free(json);
+	/* The etag is spent: a second write needs a new read. */
+	az->seen[k] = 0;
+	return e;
+}
+
+/*
+ * Three passes: the emptied sets in the way, the PUTs, the other
+ * emptied sets (in_the_way()); the first failure ends the update.
+ */
 static enum perr
 azure_replace(void *priv, const char *fqdn, const struct rrset *sets,
     size_t nsets, char *err, size_t errlen)
 {
 	struct azure *az = priv;
-	const char *hdrs[5];
-	char cond[AZ_ETAG_MAX + 16], *url, *json;
-	struct http_req rq = { .headers = hdrs };
-	struct http_resp rs;
-	size_t i, h;
-	int k, seen;
+	size_t i;
+	int pass, seen, p;
 	enum perr e;
 
 	api_begin(&az->api);
 	if ((e = azure_login(az, err, errlen)) != PERR_OK)
 		return e;
 	seen = az->seen_name != NULL && strcasecmp(az->seen_name, fqdn) == 0;
-	for (i = 0; i < nsets && e == PERR_OK; i++) {
-		k = sets[i].type == RR_AAAA;
-		h = 0;
-		hdrs[h++] = az->api.auth_hdr;
-		hdrs[h++] = "Accept: application/json";
-		/* Only what this run read is a condition worth setting. */
-		if (seen && az->seen[k]) {
-			if (az->etag[k][0] != '\0')
-				snprintf(cond, sizeof(cond), "If-Match: %s",
-				    az->etag[k]);
-			else
-				snprintf(cond, sizeof(cond),
-				    "If-None-Match: *");
-			hdrs[h++] = cond;
+	for (pass = 0; pass < 3; pass++)
+		for (i = 0; i < nsets && e == PERR_OK; i++) {
+			p = in_the_way(&sets[i], sets, nsets) ? 0 :
+			    rrset_empty(&sets[i]) ? 2 : 1;
+			if (p == pass)
+				e = write_set(az, fqdn, &sets[i], seen, err,
+				    errlen);
 		}
-		json = NULL;
-		if (sets[i].addrs.n == 0) {
-			rq.method = "DELETE";
-			rq.body = NULL;
-			rq.body_len = 0;
-			/* Nothing there and nothing wanted: nothing to do. */
-			if (seen && az->seen[k] && az->etag[k][0] == '\0')
-				continue;
-		} else {
-			if ((json = put_body(&sets[i])) == NULL) {
-				snprintf(err, errlen, "Azure DNS: cannot build "
-				    "the request for %s", fqdn);
-				return PERR_TEMP;
-			}
-			hdrs[h++] = "Content-Type: application/json";
-			rq.method = "PUT";
-			rq.body = json;
-			rq.body_len = strlen(json);
-		}
-		hdrs[h] = NULL;
-		rq.url = url = set_url(az, fqdn, sets[i].type);
-		e = api_call(&az->api, &rq, &rs, err, errlen);
-		/* Changed since this run read it: the next run reads again. */
-		if (rs.status == 412)
-			e = PERR_TEMP;
-		if (e == PERR_AUTH)
-			str_append(err, errlen, " (clientId needs DNS Zone "
-			    "Contributor on the zone)");
-		http_resp_free(&rs);
-		free(url);
-		free(json);
-		/* The etag is spent: a second write needs a new read. */
-		az->seen[k] = 0;
-	}
 	return e;
 }
 
 const struct provider_ops azure_ops = {
 	.type = "azure",
 	.keys = azure_keys,
-	/* A and AAAA are two record sets: two calls, not one transaction. */
-	.caps = 0,
+	/* One record set per type: a call each, not one transaction. */
+	.caps = PCAP_CNAME,
 	.ttl_min = 0,
 	.ttl_max = 2147483647,
 	.zone_key = "zoneName",

@@ -11,10 +11,12 @@ API, written from Microsoft's documentation:
   401 invalid_client for a wrong secret).
   https://learn.microsoft.com/en-us/entra/identity-platform/v2-oauth2-client-creds-grant-flow
 - record sets: {GET,PUT,DELETE} /subscriptions/{sub}/resourceGroups/{rg}
-  /providers/Microsoft.Network/dnsZones/{zone}/{A|AAAA}/{relative name}
-  ?api-version=2018-05-01, `Authorization: Bearer`; PUT takes
+  /providers/Microsoft.Network/dnsZones/{zone}/{A|AAAA|CNAME}/{relative
+  name}?api-version=2018-05-01, `Authorization: Bearer`; PUT takes
   {"properties": {"TTL", "ARecords": [{"ipv4Address"}] | "AAAARecords":
-  [{"ipv6Address"}], "metadata"?}}, If-Match (the etag: 412 when it is
+  [{"ipv6Address"}] | "CNAMERecord": {"cname"}, "metadata"?}} (a CNAME
+  that is no domain name: 400 BadRequest "The domain name '...' is
+  invalid."), If-Match (the etag: 412 when it is
   not the current one) and If-None-Match: * (412 when the set exists),
   answers 200 (updated) or 201 (created) with the record set and a new
   etag; DELETE answers 200, or 204 when there was nothing; GET of a
@@ -24,25 +26,55 @@ API, written from Microsoft's documentation:
   MissingApiVersionParameter / InvalidApiVersionParameter, 404
   ResourceGroupNotFound / ParentResourceNotFound, 429 with Retry-After).
   https://learn.microsoft.com/en-us/rest/api/dns/record-sets
+- a CNAME record set beside any other record set of its name, or any
+  record set beside a CNAME one, is refused 409 {"code": "Conflict",
+  "message": "The CNAME record could not be created because another
+  record with the same name already exists in this zone."} (as Azure
+  answers it; the apex always holds NS and SOA, so no CNAME there).
+  https://learn.microsoft.com/en-us/azure/dns/dns-zones-records#cname-records
+- answers as dns.json (Azure's Swagger document, azure/README.md) has
+  them: `metadata` absent rather than null; the `azure` fixture puts
+  the fake behind Prism, which checks every request and answer of the
+  record-set API against that document (the token endpoint is not in
+  it: authorityUrl goes to the fake directly).
 
 Path segments of ARM are case-insensitive; the fake matches them so.
-State: records[(type, relative name)] = {"ttl", "addrs", "etag",
-"metadata"}; `role` is "contributor" (default) or "reader" (writes are
+State: records[(type, relative name)] = {"ttl", "addrs" (a CNAME: its
+one target), "etag", "metadata"}, other types (TXT...) put there only by
+set_records() for the conflicts; history: (name, its types) after each
+write; `role` is "contributor" (default) or "reader" (writes are
 refused with 403, as for a principal without DNS Zone Contributor).
 """
 
 import ipaddress
+import os
+import re
 import secrets
 import urllib.parse
 import uuid
 
 from apifix import ApiFake, fake_fixture
+from prismfix import prism_fixture
 
-__all__ = ["AzureFake", "azure_fake", "API_VERSION"]
+__all__ = ["AzureFake", "azure_fake", "azure", "_azure_prism_session", "API_VERSION",
+           "AZURE_SCHEMA"]
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+# Azure's own description of the record-set operations (azure/README.md).
+AZURE_SCHEMA = os.path.join(HERE, "azure", "dns.json")
 
 API_VERSION = "2018-05-01"
 SCOPE = "https://management.azure.com/.default"
-_KIND = {"A": ("ARecords", "ipv4Address", 4), "AAAA": ("AAAARecords", "ipv6Address", 6)}
+_KIND = {"A": ("ARecords", "ipv4Address", 4), "AAAA": ("AAAARecords", "ipv6Address", 6),
+         "CNAME": ("CNAMERecord", "cname", None)}
+# What Azure keeps at a zone's apex, beside which no CNAME can be.
+_APEX_TYPES = {"NS", "SOA"}
+_LABEL = re.compile(r"^[A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?$")
+
+
+def _domain_ok(name):
+    name = name[:-1] if name.endswith(".") else name
+    return 0 < len(name) <= 253 and all(_LABEL.match(p) for p in name.split("."))
 
 
 def _arm_error(status, code, message):
@@ -65,6 +97,7 @@ class AzureFake(ApiFake):
         self.issued = []                # every token handed out, for secret searches
         self.role = "contributor"
         self.records = {}
+        self.history = []               # (name, sorted types) after each write
         super().__init__()
 
     # ------------------------------------------------------------ state
@@ -76,13 +109,23 @@ class AzureFake(ApiFake):
                 "ttl": ttl, "addrs": list(addrs), "etag": str(uuid.uuid4()),
                 "metadata": metadata}
 
+    def set_cname(self, name, target, ttl=3600):
+        self.set_records("CNAME", name, [target], ttl=ttl)
+
     def get(self, rtype, name):
-        """(ttl, sorted addresses), or None when there is no record set."""
+        """(ttl, sorted addresses) or, for a CNAME, (ttl, target); None
+        when there is no record set."""
         with self.lock:
             r = self.records.get((rtype, name.lower()))
             if r is None:
                 return None
+            if rtype == "CNAME":
+                return r["ttl"], r["addrs"][0]
             return r["ttl"], sorted(r["addrs"], key=ipaddress.ip_address)
+
+    def types_at(self, name):
+        with self.lock:
+            return sorted(t for t, n in self.records if n == name.lower())
 
     def revoke_tokens(self):
         with self.lock:
@@ -210,6 +253,7 @@ class AzureFake(ApiFake):
             if cur is None:
                 return 204, {}, b""
             del self.records[key]
+            self.history.append((key[1], self.types_at(key[1])))
             return 200, {}, b""
         if req.method == "PUT":
             return self._put(req, sub, group, zone, rtype, name, key, cur)
@@ -235,6 +279,17 @@ class AzureFake(ApiFake):
             return _arm_error(400, "InvalidRequestContent", "The request content was invalid "
                               "and could not be deserialized.")
         field, addrkey, fam = _KIND[rtype]
+        others = {t for t, n in self.records if n == key[1] and t != rtype}
+        if name == "@":
+            others |= _APEX_TYPES
+        if rtype == "CNAME" and others:
+            return 409, {}, {"code": "Conflict", "message": "The CNAME record could not be "
+                             "created because another record with the same name already "
+                             "exists in this zone."}
+        if "CNAME" in others:
+            return 409, {}, {"code": "Conflict", "message": "The record could not be created "
+                             "because a CNAME record with the same name already exists in "
+                             "this zone."}
         props = doc.get("properties") if isinstance(doc, dict) else None
         if not isinstance(props, dict) or set(doc) - {"properties", "etag"}:
             return _arm_error(400, "InvalidRequestContent", "properties is missing")
@@ -245,6 +300,8 @@ class AzureFake(ApiFake):
         ttl = props.get("TTL")
         if type(ttl) is not int or not 0 <= ttl <= 2147483647:
             return _arm_error(400, "BadRequest", "TTL must be an integer from 0 to 2147483647")
+        if rtype == "CNAME":
+            return self._put_cname(sub, group, zone, name, key, cur, props)
         recs = props.get(field, [])
         if not isinstance(recs, list):
             return _arm_error(400, "BadRequest", f"{field} must be an array")
@@ -261,21 +318,43 @@ class AzureFake(ApiFake):
             addrs.append(str(a))
         if len(set(addrs)) != len(addrs):
             return _arm_error(400, "BadRequest", "duplicate record in the record set")
-        new = {"ttl": ttl, "addrs": addrs, "etag": str(uuid.uuid4()),
+        return self._store(sub, group, zone, rtype, name, key, cur, props, addrs)
+
+    def _put_cname(self, sub, group, zone, name, key, cur, props):
+        rec = props.get("CNAMERecord")
+        if not isinstance(rec, dict) or set(rec) != {"cname"} or \
+                not isinstance(rec["cname"], str):
+            return _arm_error(400, "BadRequest", "CNAMERecord is {\"cname\": ...}")
+        if not _domain_ok(rec["cname"]):
+            return 400, {}, {"code": "BadRequest",
+                             "message": f"The domain name '{rec['cname']}' is invalid."}
+        return self._store(sub, group, zone, "CNAME", name, key, cur, props, [rec["cname"]])
+
+    def _store(self, sub, group, zone, rtype, name, key, cur, props, addrs):
+        new = {"ttl": props["TTL"], "addrs": addrs, "etag": str(uuid.uuid4()),
                "metadata": props.get("metadata")}
         self.records[key] = new
+        self.history.append((key[1], self.types_at(key[1])))
         return (201 if cur is None else 200), {}, self._doc(sub, group, zone, rtype, name, new)
 
     def _doc(self, sub, group, zone, rtype, name, r):
         field, addrkey, _ = _KIND[rtype]
         fqdn = (zone if name == "@" else f"{name}.{zone}") + "."
+        recs = {addrkey: r["addrs"][0]} if rtype == "CNAME" else \
+            [{addrkey: a} for a in r["addrs"]]
+        props = {"TTL": r["ttl"], "fqdn": fqdn, "provisioningState": "Succeeded",
+                 "targetResource": {}, field: recs}
+        # metadata is an object of strings (dns.json): absent, not null, when none.
+        if r["metadata"] is not None:
+            props["metadata"] = r["metadata"]
         return {
             "id": f"/subscriptions/{sub}/resourceGroups/{group}/providers/Microsoft.Network/"
                   f"dnszones/{zone}/{rtype}/{name}",
             "name": name, "type": f"Microsoft.Network/dnszones/{rtype}", "etag": r["etag"],
-            "properties": {"metadata": r["metadata"], "TTL": r["ttl"], "fqdn": fqdn,
-                           "provisioningState": "Succeeded", "targetResource": {},
-                           field: [{addrkey: a} for a in r["addrs"]]}}
+            "properties": props}
 
 
 azure_fake = fake_fixture(AzureFake, "azure_fake")
+# The fake behind Prism: `azure.url` for baseUrl (the record sets), the
+# fake's own URL for authorityUrl (the token endpoint is not in dns.json).
+_azure_prism_session, azure = prism_fixture("azure_fake", AZURE_SCHEMA, "azure", vendor="Azure")
