@@ -169,7 +169,8 @@ void		 provider_lower(char *s);
 /*
  * A host name (a CNAME's target) as struct rrset holds it, in place:
  * lower case, without a final dot.  0 when s is no host name (empty,
- * over 253 bytes, a leading dot, a byte outside [a-z0-9._-]).
+ * over 253 bytes, an empty label or one over 63 bytes, a byte outside
+ * [a-z0-9._-]).
  */
 int		 provider_host_canon(char *s);
 /* The zone as the APIs name it: lower case, without its final dot. */

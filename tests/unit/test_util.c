@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "pguri.h"
+#include "provider.h"
 #include "redact.h"
 #include "rrset.h"
 #include "util.h"
@@ -1227,6 +1228,56 @@ test_text_cap(void **state)
 	assert_non_null(strstr(buf, "\xc3\xa9... (200 bytes)"));
 }
 
+/* A CNAME target as the providers read it back: canonical, or refused. */
+static void
+test_host_canon(void **st)
+{
+	static const struct {
+		const char	*in, *out;	/* out NULL: refused */
+	} t[] = {
+		{ "WWW.Example.COM.", "www.example.com" },
+		{ "a-b_c.example", "a-b_c.example" },
+		{ "x", "x" },
+		{ "", NULL },
+		{ ".", NULL },
+		{ "..", NULL },
+		{ "a..b", NULL },
+		{ "a..", NULL },
+		{ ".a", NULL },
+		{ "a.b..", NULL },
+		{ "a b.example", NULL },
+		{ "\xc3\xa9.example", NULL },
+		{ "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa.x",
+		    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa.x" },
+		{ "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa.x",
+		    NULL },
+	};
+	char	 buf[300];
+	size_t	 i;
+
+	(void)st;
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		snprintf(buf, sizeof(buf), "%s", t[i].in);
+		if (t[i].out == NULL) {
+			assert_int_equal(provider_host_canon(buf), 0);
+			continue;
+		}
+		assert_int_equal(provider_host_canon(buf), 1);
+		assert_string_equal(buf, t[i].out);
+	}
+	/* 253 bytes in all is the most a name holds. */
+	memset(buf, 'a', 253);
+	buf[253] = '\0';
+	for (i = 63; i < 253; i += 64)
+		buf[i] = '.';
+	assert_int_equal(provider_host_canon(buf), 1);
+	memset(buf, 'a', 254);
+	buf[254] = '\0';
+	for (i = 63; i < 254; i += 64)
+		buf[i] = '.';
+	assert_int_equal(provider_host_canon(buf), 0);
+}
+
 int
 main(void)
 {
@@ -1251,6 +1302,7 @@ main(void)
 		cmocka_unit_test(test_rrset),
 		cmocka_unit_test(test_rrset_many),
 		cmocka_unit_test(test_rrset_json_cname),
+		cmocka_unit_test(test_host_canon),
 		cmocka_unit_test(test_write_file_atomic),
 		cmocka_unit_test(test_write_file_atomic_fails),
 		cmocka_unit_test(test_make_parent_dirs),
