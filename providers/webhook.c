@@ -120,7 +120,7 @@ wh_negotiate(struct whv *wv, const char *fqdn, char *err, size_t errlen)
 {
 	struct http_resp rs;
 	char why[256];
-	enum perr e = PERR_OK;
+	enum perr e;
 	int m;
 
 	if (wv->filter == NULL) {
