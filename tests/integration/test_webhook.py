@@ -95,6 +95,8 @@ def test_failover_only_when_the_set_changes(ddup, webhook, http_server):
 def test_cname_both_ways(ddup, webhook, http_server):
     wh = webhook.fake
     wh.add("www.example.test", "TXT", ['"hello"'])
+    # Someone's endpoint, already right: deleted as listed, labels too.
+    mine = wh.add(NAME, "A", ["192.0.2.1"], ttl=60, labels={"owner": "someone"})
     a, b, c = http_server(), http_server(), http_server()
     text = "interval = 30s\n" + section(webhook.url)
     text += f"\n[domain {NAME}]\nprovider = dns\nttl = 60\nattempts = 1\n"
@@ -103,6 +105,7 @@ def test_cname_both_ways(ddup, webhook, http_server):
     text += f"\n[endpoint c]\nurl = {c.url}\ncname = Backup.Example.NET.\npriority = 1\n"
     ddup.write(text)
     assert ddup.run().rc == 0
+    assert posts(webhook) == [{"create": [ep("AAAA", ["2001:db8::1"])]}]
     a.set(status=503)
     b.set(status=503)
     wh.reset_log()
@@ -110,7 +113,7 @@ def test_cname_both_ways(ddup, webhook, http_server):
     assert r.rc == 0, r
     # One POST: the addresses deleted, the CNAME created.
     assert posts(webhook) == [{"create": [ep("CNAME", ["backup.example.net"])],
-                               "delete": [ep("A", ["192.0.2.1"]), ep("AAAA", ["2001:db8::1"])]}]
+                               "delete": [mine, ep("AAAA", ["2001:db8::1"])]}]
     assert wh.types() == ["CNAME"]
     wh.reset_log()
     quiet_ok(ddup.run())
@@ -297,3 +300,29 @@ def test_default_url_is_valid(ddup, webhook_fake, http_server):
     configure(ddup, "\n[provider dns]\ntype = webhook\n", [("a", http_server(), "192.0.2.1", 0)])
     r = ddup.run("-n")
     assert r.rc == 0, r
+
+
+def test_negotiated_filter_that_is_no_filter(ddup, webhook_fake, http_server):
+    # The media type is right, the document is not a filter (no Prism:
+    # the schema wants an object).
+    wh = webhook_fake
+    wh.filter = ["example.test"]
+    configure(ddup, section(wh.url), [("a", http_server(), "192.0.2.1", 0)])
+    r = ddup.run()
+    assert r.rc == 1, r
+    assert "unexpected answer: the domain filter is not an object" in r.err, r
+    assert [q.path for q in wh.requests] == ["/"]
+
+
+def test_server_that_never_answers(ddup, webhook_fake, http_server):
+    # No Prism: its log of the hang would come after this test is over.
+    wh = webhook_fake
+    configure(ddup, section(wh.url, extra=f"timeout = {1 * TIME_SCALE:g}s\n"),
+              [("a", http_server(), "192.0.2.1", 0)])
+    wh.hang(seconds=10 * TIME_SCALE, path="/records")
+    r = ddup.run()
+    assert r.rc == 1, r
+    assert "unreachable" in r.err and "no answer within" in r.err, r
+    # A timeout is no 5xx: not retried.
+    assert wh.count("GET", "/records") == 1
+    assert wh.posts() == []
