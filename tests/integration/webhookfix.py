@@ -28,10 +28,10 @@ applied, the types the name app.example.test holds.
 """
 
 import json
+import os
 
 from apifix import ApiFake, fake_fixture
 from prismfix import prism_fixture
-import os
 
 __all__ = ["WebhookFake", "webhook_fake", "webhook", "_webhook_prism_session", "MEDIA", "WH_SCHEMA"]
 
