@@ -55,7 +55,7 @@ OBJS	 = $(SRCS:%.c=$(O)/%.o)
 DEPFLAGS = -MMD -MP
 
 UNIT	 = test_util test_config test_config_checks test_decide test_outcome test_state test_http test_doc test_dashboard test_dashboard_timeline \
-	   test_vote test_pguri test_notify test_cert test_prog test_tcp test_zonefile
+	   test_vote test_pguri test_notify test_cert test_prog test_tcp test_zonefile test_webhook
 UNITBIN	 = $(UNIT:%=$(O)/tests/%)
 
 # Debian packages: to build, to test, and for the demo.  debian/control's

@@ -202,5 +202,6 @@ extern const struct provider_ops route53_ops;
 extern const struct provider_ops zonefile_ops;
 extern const struct provider_ops porkbun_ops;
 extern const struct provider_ops bunny_ops;
+extern const struct provider_ops webhook_ops;
 
 #endif

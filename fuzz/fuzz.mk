@@ -22,7 +22,7 @@ FUZZ_O		 = build/fuzz
 FUZZ_PROVIDERS	 = powerdns azure ovh cloudflare exec desec gandi hetzner \
 		   digitalocean route53 porkbun bunny
 FUZZ_TARGETS	?= duration expect addr isotime url dns config dashboard pguri vote redact \
-		   retryafter send certdate progline stream zonefile \
+		   retryafter send certdate progline stream zonefile webhook \
 		   $(FUZZ_PROVIDERS)
 FUZZ_SMOKE_TIME	?= 10
 FUZZ_RUNS	?= 10000000

@@ -466,6 +466,28 @@ def bn_record(rid, rtype, name, value, ttl=300):
             "Weight": 100, "Priority": 0, "Port": 0, "Disabled": False}
 
 
+def webhook_seeds():
+    """external-dns webhook answers: domain filters and lists of endpoints."""
+    w = lambda n, d: write("webhook", n, json.dumps(d, indent=1)
+                           if not isinstance(d, (str, bytes)) else d)
+    w("filter", {"include": ["example.test"]})
+    w("filter-exclude", {"include": [".example.test", "example.org"],
+                         "exclude": ["www.example.test"]})
+    w("filter-doc", {"filters": ["example.test"]})
+    w("filter-regex", {"regexInclude": "^.*\\.example\\.test$"})
+    ep = lambda name, t, targets, ttl=60, **kw: dict(
+        {"dnsName": name, "recordType": t, "recordTTL": ttl, "targets": targets}, **kw)
+    w("records", [ep("app.example.test", "A", ["192.0.2.2", "192.0.2.1"], labels={"o": "x"}),
+                  ep("app.example.test", "AAAA", ["2001:DB8::1"]),
+                  ep("app.example.test", "TXT", ['"v=spf1 -all"']),
+                  ep("www.example.test", "A", ["198.51.100.1"], setIdentifier="v1")])
+    w("records-cname", [ep("APP.example.test.", "CNAME", ["Backup.Example.NET."])])
+    w("records-apex", [ep("example.test", "A", ["203.0.113.9"], 0),
+                       {"dnsName": "example.test", "recordType": "AAAA", "targets": ["::1"]}])
+    w("records-null", "null\n")
+    w("records-twice", [ep("app.example.test", "A", []), ep("app.example.test", "A", [])])
+
+
 def bunny_seeds():
     """bunny.net DNS API answers (a zone, the zone search, errors)."""
     w = lambda n, d: write("bunny", n, json.dumps(d, indent=1)
@@ -813,6 +835,7 @@ def main():
     digitalocean_seeds()
     porkbun_seeds()
     bunny_seeds()
+    webhook_seeds()
     return 0
 
 

@@ -28,6 +28,7 @@ static const struct provider_ops *const providers[] = {
 	&zonefile_ops,
 	&porkbun_ops,
 	&bunny_ops,
+	&webhook_ops,
 	NULL
 };
 

@@ -29,6 +29,7 @@ from route53fix import *  # noqa: F401,F403  (fixtures)
 from zonefilefix import *  # noqa: F401,F403  (fixtures)
 from porkbunfix import *  # noqa: F401,F403  (fixtures)
 from bunnyfix import *  # noqa: F401,F403  (fixtures)
+from webhookfix import *  # noqa: F401,F403  (fixtures)
 
 # The state backend of the `ddup` fixture: "sqlite" (the default: a file
 # in the test's folder) or "postgresql" (a fresh database per test from

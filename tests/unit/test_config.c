@@ -442,11 +442,13 @@ static const struct {
 	{ "[provider dns]\nserver = 127.0.0.1\n" DOM EP,
 	  "F:1: provider 'dns': missing 'type' (one of: rfc2136, "
 	  "powerdns, exec, azure, ovh, cloudflare, desec, gandi, "
-	  "hetzner, digitalocean, route53, zonefile, porkbun, bunny)\n" },
+	  "hetzner, digitalocean, route53, zonefile, porkbun, bunny, "
+	  "webhook)\n" },
 	{ "[provider dns]\ntype = bind\nserver = 127.0.0.1\n" DOM EP,
 	  "F:2: provider 'dns': unknown type 'bind' (known: rfc2136, "
 	  "powerdns, exec, azure, ovh, cloudflare, desec, gandi, "
-	  "hetzner, digitalocean, route53, zonefile, porkbun, bunny)\n" },
+	  "hetzner, digitalocean, route53, zonefile, porkbun, bunny, "
+	  "webhook)\n" },
 	{ "[provider dns]\ntype = rfc2136\nserver = 127.0.0.1:5353\n"
 	  "keyName = ddns-key\nkeySecret = " SECRET "\n" DOM EP,
 	  "F:1: provider 'dns': missing 'zone'\n" },
