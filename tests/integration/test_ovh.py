@@ -264,3 +264,115 @@ def test_failed_refresh_fails_the_update(ddup, ovh_fake, http_server):
     assert ovh_fake.get("app", "A") == [(60, "192.0.2.1")]
     assert ovh_fake.serving("app", "A") == []
     assert ddup.status()["domains"][0]["published"] == []
+
+
+def cname_config(ddup, fake, a, b, c, top=""):
+    text = f"interval = 30s\n{top}\n" + ovh_section(fake)
+    text += "\n[domain app.example.test]\nprovider = dns\nttl = 60\nattempts = 1\n"
+    if a is not None:
+        text += f"\n[endpoint a]\nurl = {a.url}\nip = 192.0.2.1\npriority = 0\n"
+    if b is not None:
+        text += f"\n[endpoint b]\nurl = {b.url}\nip = 2001:db8::1\npriority = 0\n"
+    text += f"\n[endpoint c]\nurl = {c.url}\ncname = Backup.Example.NET.\npriority = 1\n"
+    ddup.write(text)
+
+
+def assert_served_one_kind(fake, sub="app"):
+    """Each refresh served the name with addresses or a CNAME: never both, never neither."""
+    for snap in fake.served_history:
+        t = fake.types_of(snap, sub)
+        assert t, fake.served_history
+        assert "CNAME" not in t or sum(t.values()) == 1, fake.served_history
+
+
+def test_cname_endpoint_both_ways(ddup, ovh_fake, http_server):
+    ovh = ovh_fake
+    ovh.add("www", "TXT", "hello", ttl=60)
+    a, b, c = http_server(), http_server(), http_server()
+    cname_config(ddup, ovh, a, b, c)
+    assert ddup.run().rc == 0
+    assert ovh.serving("app", "A") == [(60, "192.0.2.1")]
+    assert ovh.serving("app", "AAAA") == [(60, "2001:db8::1")]
+    # Both addresses down: the CNAME tier.  The old records go first,
+    # the CNAME after, one refresh: the name servers go from one to the
+    # other in one step.
+    a.set(status=503)
+    b.set(status=503)
+    ovh.reset_log()
+    r = ddup.run()
+    assert r.rc == 0, r
+    assert ovh.serving("app", "CNAME") == [(60, "backup.example.net.")]
+    assert ovh.serving("app", "A") == [] and ovh.serving("app", "AAAA") == []
+    w = ovh.writes()
+    assert [q.method for q in w] == ["DELETE", "DELETE", "POST", "POST"], w
+    assert w[2].json() == {"fieldType": "CNAME", "subDomain": "app",
+                           "target": "backup.example.net.", "ttl": 60}
+    assert w[3].path.endswith("/refresh") and ovh.refreshes == 2
+    assert_served_one_kind(ovh)
+    # Unchanged: no call at all.
+    ovh.reset_log()
+    quiet_ok(ddup.run())
+    assert ovh.requests == []
+    # And back to the addresses: the CNAME goes first.
+    a.set(status=200)
+    b.set(status=200)
+    ovh.reset_log()
+    r = ddup.run()
+    assert r.rc == 0, r
+    assert ovh.serving("app", "A") == [(60, "192.0.2.1")]
+    assert ovh.serving("app", "AAAA") == [(60, "2001:db8::1")]
+    assert ovh.serving("app", "CNAME") == []
+    assert [q.method for q in ovh.writes()] == ["DELETE", "POST", "POST", "POST"]
+    assert ovh.refreshes == 3
+    assert_served_one_kind(ovh)
+    assert ovh.serving("www", "TXT") == [(60, "hello")]
+
+
+@pytest.mark.parametrize("target", ["backup.example.net.", "BACKUP.example.NET."])
+def test_cname_already_right_is_no_write(ddup, ovh_fake, http_server, target):
+    ovh_fake.add("app", "CNAME", target, ttl=60)
+    cname_config(ddup, ovh_fake, None, None, http_server())
+    r = ddup.run()
+    assert r.rc == 0, r
+    assert ovh_fake.writes() == [] and ovh_fake.refreshes == 0
+
+
+def test_cname_relative_target_is_read_in_the_zone(ddup, ovh_fake, http_server):
+    # "backup" without a final dot is backup.example.test, not the
+    # wanted backup.example.net: replaced.
+    ovh_fake.add("app", "CNAME", "backup", ttl=60)
+    cname_config(ddup, ovh_fake, None, None, http_server())
+    r = ddup.run()
+    assert r.rc == 0, r
+    assert ovh_fake.serving("app", "CNAME") == [(60, "backup.example.net.")]
+    assert [q.method for q in ovh_fake.writes()] == ["DELETE", "POST", "POST"]
+
+
+@pytest.mark.parametrize("method,path,after", [
+    ("DELETE", "/record/", 1),      # the second address
+    ("POST", "/record", 0),         # the CNAME
+])
+def test_cname_move_cut_short_is_not_refreshed(ddup, ovh_fake, http_server, method, path, after):
+    ovh = ovh_fake
+    a, b, c = http_server(), http_server(), http_server()
+    cname_config(ddup, ovh, a, b, c)
+    assert ddup.run().rc == 0
+    assert ovh.refreshes == 1
+    a.set(status=503)
+    b.set(status=503)
+    ovh.fail(503, method=method, path=path, after=after)
+    r = ddup.run()
+    assert r.rc == 1, r
+    assert "temporary failure" in r.err, r
+    # The name servers still serve the addresses: no refresh.
+    assert ovh.refreshes == 1
+    assert ovh.serving("app", "A") == [(60, "192.0.2.1")]
+    assert ovh.serving("app", "AAAA") == [(60, "2001:db8::1")]
+    assert ovh.serving("app", "CNAME") == []
+    # The next run finishes the move.
+    r = ddup.run()
+    assert r.rc == 0, r
+    assert ovh.serving("app", "CNAME") == [(60, "backup.example.net.")]
+    assert ovh.serving("app", "A") == [] and ovh.serving("app", "AAAA") == []
+    assert ovh.refreshes == 2
+    assert_served_one_kind(ovh)
