@@ -45,7 +45,7 @@ import time
 
 from apifix import ApiFake, fake_fixture
 
-__all__ = ["OvhFake", "ovh_fake", "OVH_RULES"]
+__all__ = ["OvhFake", "ovh_fake", "ovh_direct", "OVH_RULES"]
 
 # The access rules the README tells an operator to request for a zone.
 OVH_RULES = [("GET", "/domain/zone/{zone}/record"), ("GET", "/domain/zone/{zone}/record/*"),
@@ -89,11 +89,15 @@ class OvhFake(ApiFake):
         self.served_history = []
         self.refreshes = 0
         self._ids = itertools.count(5000000001)
+        # Behind a proxy (prismfix.py) the client signs the proxy's URL,
+        # and the document's paths start after /1.0.
+        self.prefix = "/1.0"
+        self.public = None
         super().__init__()
 
     @property
     def base(self):
-        return self.url + "/1.0"
+        return (self.public or self.url) + self.prefix
 
     def now(self):
         return int(time.time()) + self.skew
@@ -154,9 +158,9 @@ class OvhFake(ApiFake):
     # ------------------------------------------------------------ routes
 
     def route(self, req):
-        if not req.path.startswith("/1.0/"):
+        if not req.path.startswith(self.prefix + "/"):
             return _client(404, "NotFound", "no such API")
-        path = req.path[4:]
+        path = req.path[len(self.prefix):]
         if path == "/auth/time" and req.method == "GET":
             return 200, {}, self.now()
         bad = self._authenticate(req)
@@ -180,7 +184,7 @@ class OvhFake(ApiFake):
             return _err(400, "INVALID_SIGNATURE", "Invalid signature")
         if abs(int(ts) - self.now()) > _WINDOW:
             return _err(400, "QUERY_TIME_OUT", "Query out of time")
-        url = f"http://{req.header('Host')}{req.target}"
+        url = f"{self.public or 'http://' + req.header('Host')}{req.target}"
         try:
             body = req.body.decode("utf-8")
         except UnicodeDecodeError:
@@ -312,3 +316,5 @@ class OvhFake(ApiFake):
 
 
 ovh_fake = fake_fixture(OvhFake, "ovh_fake")
+# The same, for a test file whose ovh_fake is the fake behind Prism.
+ovh_direct = fake_fixture(OvhFake, "ovh_direct")

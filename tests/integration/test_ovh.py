@@ -1,12 +1,31 @@
 """The ovh provider through the built ddup-check, against the OVH API
 fake (ovhfix.py), whose clock runs 1234 s off the machine's: signatures,
 the server's time, the diff, the zone refresh, the error classes, and no
-secret anywhere ddup writes."""
+secret anywhere ddup writes.  Every test but those that need the fake
+itself (ovh_direct) runs through Prism, which checks each request and
+answer against OVH's own OpenAPI document (ovh/README.md)."""
+
+import os
 
 import pytest
 
+from prismfix import prism_fixture
+
 from providertest import (ZONE, assert_config_error, assert_nowhere, assert_outside_zone,
                           configure, outputs_of_every_kind, quiet_ok)
+
+SCHEMA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ovh",
+                      "ovh-domain-zone-openapi.json")
+_ovh_prism_session, ovh_prism = prism_fixture("ovh_direct", SCHEMA, "ovh_prism", "OVH")
+
+
+@pytest.fixture
+def ovh_fake(ovh_prism):
+    """The fake behind Prism: the client's base URL is Prism's."""
+    fake = ovh_prism.fake
+    fake.prefix, fake.public = "", ovh_prism.url
+    fake.prism = ovh_prism
+    return fake
 
 
 def ovh_section(fake, secret=None, ck=None, endpoint=None):
@@ -164,7 +183,8 @@ def test_rate_limit_waited_out_within_timeout(ddup, ovh_fake, http_server):
     assert ovh_fake.serving("app", "A") == [(60, "192.0.2.1")]
 
 
-def test_unreachable(ddup, ovh_fake, http_server):
+def test_unreachable(ddup, ovh_direct, http_server):
+    ovh_fake = ovh_direct      # the fake stopped: no Prism between
     a = http_server()
     configure(ddup, ovh_section(ovh_fake), [("a", a, "192.0.2.1", 0)])
     ovh_fake.stop()
@@ -178,7 +198,8 @@ def test_unreachable(ddup, ovh_fake, http_server):
     ("/record", '{"ids": []}', ["not an array"]),
     ("/record", '[1, "2"]', ["not a non-negative integer"]),
 ])
-def test_bad_answers_write_nothing(ddup, ovh_fake, http_server, path, body, words):
+def test_bad_answers_write_nothing(ddup, ovh_direct, http_server, path, body, words):
+    ovh_fake = ovh_direct      # answers that break the document on purpose: no Prism between
     a = http_server()
     configure(ddup, ovh_section(ovh_fake), [("a", a, "192.0.2.1", 0)])
     ovh_fake.fail(200, method="GET", path=path, body=body)
@@ -194,7 +215,7 @@ def test_bad_record_answer_writes_nothing(ddup, ovh_fake, http_server):
     a = http_server()
     configure(ddup, ovh_section(ovh_fake), [("a", a, "192.0.2.1", 0)])
     ovh_fake.fail(200, method="GET", path=f"/record/{rid}",
-                  body='{"id": 1, "fieldType": "A", "subDomain": "app", "target": "1.2.3", "ttl": 0}')
+                  body={"id": 1, "fieldType": "A", "subDomain": "app", "target": "1.2.3", "ttl": 0})
     r = ddup.run()
     assert r.rc == 1, r
     assert "is not an IPv4 address" in r.err and "unexpected answer" in r.err, r
