@@ -204,8 +204,10 @@ ovh_parse_record(const char *buf, size_t len, enum rrtype t, const char *sub,
 	jsub = json_object_get(root, "subDomain");
 	target = json_object_get(root, "target");
 	ttl = json_object_get(root, "ttl");
+	/* OVH's document lets subDomain be null: the apex, as "". */
 	if (!json_is_integer(id) || !json_is_string(type) ||
-	    !json_is_string(jsub) || !json_is_string(target) ||
+	    !(json_is_string(jsub) || json_is_null(jsub)) ||
+	    !json_is_string(target) ||
 	    (ttl != NULL && !json_is_null(ttl) && (!json_is_integer(ttl) ||
 	    json_integer_value(ttl) < 0 ||
 	    json_integer_value(ttl) > 2147483647))) {
@@ -214,7 +216,8 @@ ovh_parse_record(const char *buf, size_t len, enum rrtype t, const char *sub,
 		goto out;
 	}
 	if (strcmp(json_string_value(type), rrtype_str(t)) != 0 ||
-	    strcasecmp(json_string_value(jsub), sub) != 0) {
+	    strcasecmp(json_is_null(jsub) ? "" : json_string_value(jsub),
+	    sub) != 0) {
 		rv = 1;
 		goto out;
 	}

@@ -397,3 +397,17 @@ def test_cname_move_cut_short_is_not_refreshed(ddup, ovh_fake, http_server, meth
     assert ovh.serving("app", "A") == [] and ovh.serving("app", "AAAA") == []
     assert ovh.refreshes == 2
     assert_served_one_kind(ovh)
+
+
+def test_apex_record_with_a_null_sub_domain(ddup, ovh_fake, http_server):
+    # OVH's document lets a record's subDomain be null: the apex.
+    rid = ovh_fake.add("", "A", "192.0.2.9", ttl=60)
+    a = http_server()
+    configure(ddup, ovh_section(ovh_fake), [("a", a, "192.0.2.1", 0)], name=ZONE)
+    ovh_fake.fail(200, times=2, method="GET", path=f"/record/{rid}",
+                  body={"id": rid, "zone": ovh_fake.zone, "subDomain": None, "fieldType": "A",
+                        "target": "192.0.2.9", "ttl": 60})
+    r = ddup.run()
+    assert r.rc == 0, r
+    assert ovh_fake.serving("", "A") == [(60, "192.0.2.1")]
+    assert rid not in ovh_fake.records
