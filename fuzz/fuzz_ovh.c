@@ -1,14 +1,15 @@
 /*
  * OVH answers as the ovh provider reads them: the server's time
  * (ovh_parse_time), a list of record ids (ovh_parse_ids), one record
- * (ovh_parse_record, A or AAAA) and an error answer (ovh_errtext,
+ * (ovh_parse_record, A, AAAA or CNAME) and an error answer (ovh_errtext,
  * through http_status_error).  The provider file is included to reach
  * its static functions.
  *
  * Invariants: a time is positive; ids are never more than the room
  * given and never negative; a record that parses is an address of the
- * family asked for with a ttl in range; every reason and message is one
- * printable line.
+ * family asked for, or a CNAME's target that is a canonical host name
+ * (lower case, no final dot), with a ttl in range; every reason and
+ * message is one printable line.
  */
 
 #include "../providers/ovh.c"
@@ -37,13 +38,13 @@ ids(const char *buf, size_t len)
 }
 
 static void
-record(const char *buf, size_t len, int family)
+record(const char *buf, size_t len, enum rrtype t)
 {
 	struct orec r;
-	char err[256];
+	char err[256], canon[256];
 
 	err[0] = '\0';
-	switch (ovh_parse_record(buf, len, family, "app", &r, err,
+	switch (ovh_parse_record(buf, len, t, "app", "example.test", &r, err,
 	    sizeof(err))) {
 	case -1:
 		fuzz_check(err[0] != '\0' && fuzz_printable(err), "record: "
@@ -52,7 +53,14 @@ record(const char *buf, size_t len, int family)
 	case 1:
 		return;
 	}
-	fuzz_check(r.a.family == family, "record: other family", r.a.s);
+	if (t == RR_CNAME) {
+		snprintf(canon, sizeof(canon), "%s", r.target);
+		fuzz_check(provider_host_canon(canon) &&
+		    strcmp(canon, r.target) == 0, "record: target not "
+		    "canonical", r.target);
+	} else
+		fuzz_check(r.a.family == (t == RR_AAAA ? 6 : 4), "record: "
+		    "other family", r.a.s);
 	fuzz_check(r.ttl >= 0 && r.ttl <= 2147483647, "record: ttl", NULL);
 }
 
@@ -81,7 +89,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* The body as http_call() leaves it: terminated, maybe with NULs. */
 	s = fuzz_cstr(data, size);
 	ids(s, size);
-	record(s, size, size % 2 == 0 ? 4 : 6);
+	record(s, size, (enum rrtype)(size % 3));
 	error_answer(s, size);
 	free(s);
 	return 0;

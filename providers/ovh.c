@@ -16,6 +16,16 @@
  * left alone.  Changes reach OVH's name servers at the refresh of the
  * zone (POST /domain/zone/Z/refresh), made once after any write.
  *
+ * A name holds a CNAME or addresses, never both.  Between the two the
+ * old type's records are deleted first and the new ones created after:
+ * the zone as the API holds it is then never with both, and the name
+ * servers, which see it only at the refresh, go from one to the other
+ * in one step.  Should a call fail in such a move, the zone is not
+ * refreshed: the name servers keep the old records rather than serve
+ * the name with neither.  A CNAME's target is written with a final dot
+ * (absolute); one read without it is relative to the zone, as in a
+ * zone file.
+ *
  * https://help.ovhcloud.com/csm/en-gb-api-getting-started-ovhcloud-api
  * https://eu.api.ovh.com/console/ (/domain/zone)
  *
@@ -67,7 +77,8 @@ static const struct {
 /* One record of a name, as listed. */
 struct orec {
 	long long	 id;
-	struct addr	 a;
+	struct addr	 a;		/* A, AAAA */
+	char		 target[254];	/* CNAME: canonical (provider_host_canon) */
 	long		 ttl;
 	int		 keep;
 };
@@ -150,14 +161,38 @@ out:
 }
 
 /*
- * One record ({"id", "fieldType", "subDomain", "target", "ttl", ...}),
- * an address of family under sub: 0; 1 when it is of another type or
- * name (the list's filter did not hold: not ours, left alone); -1 with
- * err when it makes no sense.
+ * A CNAME's target as OVH holds it into out, canonical: absolute with a
+ * final dot, else relative to zone ("@" or "" is the zone itself).  0,
+ * or -1 when it is no host name.
  */
 static int
-ovh_parse_record(const char *buf, size_t len, int family, const char *sub,
-    struct orec *r, char *err, size_t errlen)
+ovh_cname_target(const char *v, const char *zone, char *out, size_t outlen)
+{
+	size_t n = strlen(v);
+	int w;
+
+	if (n > 1 && v[n - 1] == '.')
+		w = snprintf(out, outlen, "%s", v);
+	else if (n == 0 || strcmp(v, "@") == 0)
+		w = snprintf(out, outlen, "%s", zone);
+	else
+		w = snprintf(out, outlen, "%s.%s", v, zone);
+	if (w < 0 || (size_t)w >= outlen || !provider_host_canon(out))
+		return -1;
+	/* No empty label ("a..b", "a.."). */
+	n = strlen(out);
+	return strstr(out, "..") == NULL && out[n - 1] != '.' ? 0 : -1;
+}
+
+/*
+ * One record ({"id", "fieldType", "subDomain", "target", "ttl", ...}) of
+ * type under sub: 0; 1 when it is of another type or name (the list's
+ * filter did not hold: not ours, left alone); -1 with err when it makes
+ * no sense.
+ */
+static int
+ovh_parse_record(const char *buf, size_t len, enum rrtype t, const char *sub,
+    const char *zone, struct orec *r, char *err, size_t errlen)
 {
 	json_t *root, *id, *type, *jsub, *target, *ttl;
 	int rv = -1;
@@ -169,8 +204,10 @@ ovh_parse_record(const char *buf, size_t len, int family, const char *sub,
 	jsub = json_object_get(root, "subDomain");
 	target = json_object_get(root, "target");
 	ttl = json_object_get(root, "ttl");
+	/* OVH's document lets subDomain be null: the apex, as "". */
 	if (!json_is_integer(id) || !json_is_string(type) ||
-	    !json_is_string(jsub) || !json_is_string(target) ||
+	    !(json_is_string(jsub) || json_is_null(jsub)) ||
+	    !json_is_string(target) ||
 	    (ttl != NULL && !json_is_null(ttl) && (!json_is_integer(ttl) ||
 	    json_integer_value(ttl) < 0 ||
 	    json_integer_value(ttl) > 2147483647))) {
@@ -178,16 +215,25 @@ ovh_parse_record(const char *buf, size_t len, int family, const char *sub,
 		    "target or ttl of the right type");
 		goto out;
 	}
-	if (strcmp(json_string_value(type), family == 6 ? "AAAA" : "A") != 0 ||
-	    strcasecmp(json_string_value(jsub), sub) != 0) {
+	if (strcmp(json_string_value(type), rrtype_str(t)) != 0 ||
+	    strcasecmp(json_is_null(jsub) ? "" : json_string_value(jsub),
+	    sub) != 0) {
 		rv = 1;
 		goto out;
 	}
-	if (addr_parse(json_string_value(target), &r->a) == -1 ||
-	    r->a.family != family) {
+	if (t == RR_CNAME) {
+		if (ovh_cname_target(json_string_value(target), zone,
+		    r->target, sizeof(r->target)) == -1) {
+			snprintf(err, errlen, "record %lld: \"%.64s\" is not "
+			    "a host name", (long long)json_integer_value(id),
+			    json_string_value(target));
+			goto out;
+		}
+	} else if (addr_parse(json_string_value(target), &r->a) == -1 ||
+	    r->a.family != (t == RR_AAAA ? 6 : 4)) {
 		snprintf(err, errlen, "record %lld: \"%.64s\" is not an IPv%d "
 		    "address", (long long)json_integer_value(id),
-		    json_string_value(target), family);
+		    json_string_value(target), t == RR_AAAA ? 6 : 4);
 		goto out;
 	}
 	r->id = (long long)json_integer_value(id);
@@ -417,9 +463,9 @@ ovh_sub(const struct ovh *ov, const char *fqdn)
 	return api_relname(&ov->api, fqdn);
 }
 
-/* The records of sub and family into recs, their count in *n. */
+/* The records of sub and type t into recs, their count in *n. */
 static enum perr
-ovh_list(struct ovh *ov, const char *sub, int family, struct orec *recs,
+ovh_list(struct ovh *ov, const char *sub, enum rrtype t, struct orec *recs,
     size_t *n, char *err, size_t errlen)
 {
 	long long ids[OVH_MAX_RECORDS];
@@ -435,7 +481,7 @@ ovh_list(struct ovh *ov, const char *sub, int family, struct orec *recs,
 		return PERR_TEMP;
 	}
 	snprintf(path, sizeof(path), "/domain/zone/%s/record?fieldType=%s&"
-	    "subDomain=%s", ov->api.zone, family == 6 ? "AAAA" : "A", esc);
+	    "subDomain=%s", ov->api.zone, rrtype_str(t), esc);
 	curl_free(esc);
 	e = ovh_call(ov, "GET", path, NULL, &rs, err, errlen);
 	if (e == PERR_OK && (got = ovh_parse_ids(rs.body, rs.len, ids,
@@ -449,8 +495,8 @@ ovh_list(struct ovh *ov, const char *sub, int family, struct orec *recs,
 		snprintf(path, sizeof(path), "/domain/zone/%s/record/%lld",
 		    ov->api.zone, ids[i]);
 		e = ovh_call(ov, "GET", path, NULL, &rs, err, errlen);
-		pr = e == PERR_OK ? ovh_parse_record(rs.body, rs.len, family,
-		    sub, &recs[*n], why, sizeof(why)) : 1;
+		pr = e == PERR_OK ? ovh_parse_record(rs.body, rs.len, t, sub,
+		    ov->api.zone, &recs[*n], why, sizeof(why)) : 1;
 		if (pr == -1) {
 			snprintf(err, errlen, "OVH at %s%s: unexpected "
 			    "answer: %s", ov->api.base, path, why);
@@ -480,14 +526,20 @@ ovh_read(void *priv, const char *fqdn, struct rrset *sets, size_t nsets,
 	sub = ovh_sub(ov, fqdn);
 	for (i = 0; i < nsets && e == PERR_OK; i++) {
 		rrset_clear(&sets[i]);
-		e = ovh_list(ov, sub, sets[i].type == RR_AAAA ? 6 : 4, recs,
-		    &n, err, errlen);
+		e = ovh_list(ov, sub, sets[i].type, recs, &n, err, errlen);
 		/* At most OVH_MAX_RECORDS: below RRSET_READ_MAX. */
 		for (j = 0; e == PERR_OK && j < n; j++) {
-			(void)rrset_read_add(&sets[i], &recs[j].a, err, errlen);
-			/* Records of mixed TTLs: 0, never a TTL one wants. */
-			sets[i].ttl = j == 0 || recs[j].ttl == sets[i].ttl ?
-			    recs[j].ttl : 0;
+			/*
+			 * Records of mixed TTLs, or two CNAMEs: TTL 0, never
+			 * one wanted, so that the set is rewritten.
+			 */
+			sets[i].ttl = j == 0 || (recs[j].ttl == sets[i].ttl &&
+			    sets[i].type != RR_CNAME) ? recs[j].ttl : 0;
+			if (sets[i].type != RR_CNAME)
+				(void)rrset_read_add(&sets[i], &recs[j].a, err,
+				    errlen);
+			else if (j == 0)
+				sets[i].target = xstrdup(recs[j].target);
 		}
 		rrset_read_end(&sets[i]);
 	}
@@ -525,47 +577,96 @@ ovh_write(struct ovh *ov, const char *method, const char *path,
 	return e;
 }
 
-/* Makes one name's records of one family exactly set. */
-static enum perr
-ovh_sync(struct ovh *ov, const char *sub, const struct rrset *set,
-    int *wrote, char *err, size_t errlen)
-{
-	const char *type = rrtype_str(set->type);
-	int family = set->type == RR_AAAA ? 6 : 4;
-	struct orec *recs;
-	char path[512], base[256];
-	size_t i, j, n;
-	enum perr e;
+/* What a name holds of one type, and which of it is wanted. */
+struct oset {
+	struct orec	*recs;
+	size_t		 n;
+	int		*match;	/* per wanted value: a record's index, or -1 */
+};
 
-	recs = xcalloc(OVH_MAX_RECORDS, sizeof(*recs));
-	e = ovh_list(ov, sub, family, recs, &n, err, errlen);
-	snprintf(base, sizeof(base), "/domain/zone/%s/record", ov->api.zone);
-	/* What is missing first, so the name never goes empty. */
-	for (i = 0; e == PERR_OK && i < set->addrs.n; i++) {
-		for (j = 0; j < n && (recs[j].keep ||
-		    addr_cmp(&recs[j].a, &set->addrs.v[i]) != 0); j++)
+/* The count of values set wants. */
+static size_t
+ovh_nwant(const struct rrset *set)
+{
+	if (set->type == RR_CNAME)
+		return set->target != NULL;
+	return set->addrs.n;
+}
+
+/* Whether record r is set's i-th value. */
+static int
+ovh_is(const struct orec *r, const struct rrset *set, size_t i)
+{
+	if (set->type == RR_CNAME)
+		return strcasecmp(r->target, set->target) == 0;
+	return addr_cmp(&r->a, &set->addrs.v[i]) == 0;
+}
+
+/* Pairs each wanted value with a record that holds it, if any. */
+static void
+ovh_match(const struct rrset *set, struct oset *os)
+{
+	size_t i, j;
+
+	for (i = 0; i < ovh_nwant(set); i++) {
+		for (j = 0; j < os->n && (os->recs[j].keep ||
+		    !ovh_is(&os->recs[j], set, i)); j++)
 			;
-		if (j < n) {
-			recs[j].keep = 1;
-			if (recs[j].ttl == set->ttl)
+		os->match[i] = j < os->n ? (int)j : -1;
+		if (j < os->n)
+			os->recs[j].keep = 1;
+	}
+}
+
+/* Creates the values of set that are missing, corrects the TTLs. */
+static enum perr
+ovh_adds(struct ovh *ov, const char *sub, const char *base,
+    const struct rrset *set, const struct oset *os, int *wrote, char *err,
+    size_t errlen)
+{
+	char path[512], target[256];
+	size_t i;
+	enum perr e = PERR_OK;
+
+	for (i = 0; e == PERR_OK && i < ovh_nwant(set); i++) {
+		if (os->match[i] >= 0) {
+			if (os->recs[os->match[i]].ttl == set->ttl)
 				continue;
 			snprintf(path, sizeof(path), "%s/%lld", base,
-			    recs[j].id);
+			    os->recs[os->match[i]].id);
 			e = ovh_write(ov, "PUT", path, json_pack("{s:I}", "ttl",
 			    (json_int_t)set->ttl), wrote, err, errlen);
-		} else
-			e = ovh_write(ov, "POST", base, json_pack("{s:s, s:s, "
-			    "s:s, s:I}", "fieldType", type, "subDomain", sub,
-			    "target", set->addrs.v[i].s, "ttl",
-			    (json_int_t)set->ttl), wrote, err, errlen);
-	}
-	for (j = 0; e == PERR_OK && j < n; j++) {
-		if (recs[j].keep)
 			continue;
-		snprintf(path, sizeof(path), "%s/%lld", base, recs[j].id);
+		}
+		/* A CNAME's target absolute: with its final dot. */
+		if (set->type == RR_CNAME)
+			snprintf(target, sizeof(target), "%s.", set->target);
+		else
+			snprintf(target, sizeof(target), "%s",
+			    set->addrs.v[i].s);
+		e = ovh_write(ov, "POST", base, json_pack("{s:s, s:s, s:s, s:I}",
+		    "fieldType", rrtype_str(set->type), "subDomain", sub,
+		    "target", target, "ttl", (json_int_t)set->ttl), wrote, err,
+		    errlen);
+	}
+	return e;
+}
+
+/* Deletes the records no wanted value holds. */
+static enum perr
+ovh_dels(struct ovh *ov, const char *base, const struct oset *os, int *wrote,
+    char *err, size_t errlen)
+{
+	char path[512];
+	size_t j;
+	enum perr e = PERR_OK;
+
+	for (j = 0; e == PERR_OK && j < os->n; j++) {
+		if (os->recs[j].keep)
+			continue;
+		snprintf(path, sizeof(path), "%s/%lld", base, os->recs[j].id);
 		e = ovh_write(ov, "DELETE", path, NULL, wrote, err, errlen);
 	}
-	free(recs);
 	return e;
 }
 
@@ -574,21 +675,49 @@ ovh_replace(void *priv, const char *fqdn, const struct rrset *sets,
     size_t nsets, char *err, size_t errlen)
 {
 	struct ovh *ov = priv;
-	char path[512], rerr[512];
+	struct oset *os;
+	char path[512], base[256], rerr[512];
 	char *sub;
 	size_t i;
-	int wrote = 0;
+	int wrote = 0, swap = 0, pass;
 	enum perr e = PERR_OK, re;
 
 	api_begin(&ov->api);
 	sub = ovh_sub(ov, fqdn);
-	for (i = 0; i < nsets && e == PERR_OK; i++)
-		e = ovh_sync(ov, sub, &sets[i], &wrote, err, errlen);
+	os = xcalloc(nsets, sizeof(*os));
+	snprintf(base, sizeof(base), "/domain/zone/%s/record", ov->api.zone);
+	for (i = 0; i < nsets && e == PERR_OK; i++) {
+		os[i].recs = xcalloc(OVH_MAX_RECORDS, sizeof(*os[i].recs));
+		os[i].match = xcalloc(ovh_nwant(&sets[i]) + 1, sizeof(int));
+		e = ovh_list(ov, sub, sets[i].type, os[i].recs, &os[i].n, err,
+		    errlen);
+	}
+	if (e != PERR_OK)
+		goto out;
+	/*
+	 * Towards or from a CNAME (or from one CNAME to another, which
+	 * cannot stand beside it either) what goes is deleted first;
+	 * between addresses what is missing comes first, so the name never
+	 * goes empty.
+	 */
+	for (i = 0; i < nsets; i++) {
+		ovh_match(&sets[i], &os[i]);
+		if (sets[i].type == RR_CNAME)
+			swap |= os[i].n > 0 || !rrset_empty(&sets[i]);
+	}
+	for (pass = 0; pass < 2 && e == PERR_OK; pass++)
+		for (i = 0; i < nsets && e == PERR_OK; i++)
+			e = (pass == 0) == (swap != 0) ?
+			    ovh_dels(ov, base, &os[i], &wrote, err, errlen) :
+			    ovh_adds(ov, sub, base, &sets[i], &os[i], &wrote,
+			    err, errlen);
 	/*
 	 * What was written is pushed to the name servers even when a later
-	 * call failed: it only ever adds before it deletes.
+	 * call failed, when it only ever added before it deleted; a move
+	 * between a CNAME and addresses cut short is not (the name could
+	 * be left with neither).
 	 */
-	if (wrote) {
+	if (wrote && (e == PERR_OK || !swap)) {
 		snprintf(path, sizeof(path), "/domain/zone/%s/refresh",
 		    ov->api.zone);
 		re = ovh_write(ov, "POST", path, NULL, &wrote, rerr,
@@ -598,6 +727,12 @@ ovh_replace(void *priv, const char *fqdn, const struct rrset *sets,
 			snprintf(err, errlen, "%s", rerr);
 		}
 	}
+out:
+	for (i = 0; i < nsets; i++) {
+		free(os[i].recs);
+		free(os[i].match);
+	}
+	free(os);
 	free(sub);
 	return e;
 }
@@ -606,7 +741,7 @@ const struct provider_ops ovh_ops = {
 	.type = "ovh",
 	.keys = ovh_keys,
 	/* Record by record, then a refresh: not one transaction. */
-	.caps = 0,
+	.caps = PCAP_CNAME,
 	.ttl_min = 0,
 	.ttl_max = 2147483647,
 	.zone_key = "zone",

@@ -31,7 +31,7 @@ import secrets
 
 from apifix import ApiFake, fake_fixture
 
-__all__ = ["BunnyFake", "bunny", "BN_TYPES"]
+__all__ = ["BunnyFake", "bunny", "bunny_direct", "BN_TYPES"]
 
 BN_TYPES = {"A": 0, "AAAA": 1, "CNAME": 2, "TXT": 3, "MX": 4, "RDR": 5, "FLATTEN": 6,
             "PZ": 7, "SRV": 8, "CAA": 9, "PTR": 10, "SCR": 11, "NS": 12}
@@ -192,3 +192,5 @@ class BunnyFake(ApiFake):
 
 
 bunny = fake_fixture(BunnyFake, "bunny")
+# The same, for a test file whose bunny is the fake behind Prism.
+bunny_direct = fake_fixture(BunnyFake, "bunny_direct")

@@ -21,29 +21,40 @@ reference at https://eu.api.ovh.com/console/):
   POST /domain/zone/{zone}/refresh -> null (changes reach the name
   servers only then). 404 {"class": "Client::NotFound", "message":
   "This service does not exist"} for an unknown zone.
+- CNAME: the target a host name, absolute with a final dot or else
+  relative to the zone, as in a zone file (how OVH's manager and
+  dnscontrol's OVH provider read it). A CNAME beside any other record of
+  its name is refused, both when it is created (as OVH's manager checks:
+  "a CNAME record is not allowed to coexist with other records on the
+  same sub-domain") and when the zone is refreshed; the wording of the
+  fake's 400 is its own (OVH's exact text is not documented).
 
 The fake's clock runs `skew` seconds off the machine's (1234 s by
 default), so a client that signs with its own clock instead of the
 server's is refused.  `records` (id -> record) is what the API holds;
-`served` is what the name servers hold: it moves at each refresh.
+`served` is what the name servers hold: it moves at each refresh, and
+`served_history` keeps each refresh's.
 """
 
 import hashlib
 import ipaddress
 import itertools
+import re
 import secrets
 import time
 
 from apifix import ApiFake, fake_fixture
 
-__all__ = ["OvhFake", "ovh_fake", "OVH_RULES"]
+__all__ = ["OvhFake", "ovh_fake", "ovh_direct", "OVH_RULES"]
 
 # The access rules the README tells an operator to request for a zone.
 OVH_RULES = [("GET", "/domain/zone/{zone}/record"), ("GET", "/domain/zone/{zone}/record/*"),
              ("POST", "/domain/zone/{zone}/record"), ("PUT", "/domain/zone/{zone}/record/*"),
              ("DELETE", "/domain/zone/{zone}/record/*"), ("POST", "/domain/zone/{zone}/refresh")]
 
-_TYPES = {"A": 4, "AAAA": 6}
+_TYPES = {"A": 4, "AAAA": 6, "CNAME": None}
+_HOST = re.compile(r"(?=.{1,254}$)([A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?\.)*"
+                   r"[A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?\.?$")
 _WINDOW = 60        # seconds a signed call may be off the server's time
 
 
@@ -75,13 +86,18 @@ class OvhFake(ApiFake):
         self.rules = [(m, p.format(zone=zone)) for m, p in OVH_RULES]
         self.records = {}
         self.served = {}
+        self.served_history = []
         self.refreshes = 0
         self._ids = itertools.count(5000000001)
+        # Behind a proxy (prismfix.py) the client signs the proxy's URL,
+        # and the document's paths start after /1.0.
+        self.prefix = "/1.0"
+        self.public = None
         super().__init__()
 
     @property
     def base(self):
-        return self.url + "/1.0"
+        return (self.public or self.url) + self.prefix
 
     def now(self):
         return int(time.time()) + self.skew
@@ -98,9 +114,27 @@ class OvhFake(ApiFake):
             return rid
 
     def _pick(self, recs, sub, ftype):
+        def key(t):
+            return (ipaddress.ip_address(t[1]) if ftype in ("A", "AAAA") else t[1], t[0])
         return sorted(((r["ttl"], r["target"]) for r in recs.values()
-                       if r["subDomain"] == sub and r["fieldType"] == ftype),
-                      key=lambda t: (ipaddress.ip_address(t[1]), t[0]))
+                       if r["subDomain"] == sub and r["fieldType"] == ftype), key=key)
+
+    @staticmethod
+    def types_of(recs, sub):
+        """{fieldType: count} of the name's records in recs (a snapshot)."""
+        out = {}
+        for r in recs.values():
+            if r["subDomain"] == sub:
+                out[r["fieldType"]] = out.get(r["fieldType"], 0) + 1
+        return out
+
+    def _cname_clash(self, recs):
+        """A name that holds a CNAME beside another record, or None."""
+        for sub in {r["subDomain"] for r in recs.values()}:
+            t = self.types_of(recs, sub)
+            if "CNAME" in t and sum(t.values()) > 1:
+                return sub
+        return None
 
     def get(self, sub, ftype):
         """[(ttl, target)] the API holds for the name and type."""
@@ -124,9 +158,9 @@ class OvhFake(ApiFake):
     # ------------------------------------------------------------ routes
 
     def route(self, req):
-        if not req.path.startswith("/1.0/"):
+        if not req.path.startswith(self.prefix + "/"):
             return _client(404, "NotFound", "no such API")
-        path = req.path[4:]
+        path = req.path[len(self.prefix):]
         if path == "/auth/time" and req.method == "GET":
             return 200, {}, self.now()
         bad = self._authenticate(req)
@@ -150,7 +184,7 @@ class OvhFake(ApiFake):
             return _err(400, "INVALID_SIGNATURE", "Invalid signature")
         if abs(int(ts) - self.now()) > _WINDOW:
             return _err(400, "QUERY_TIME_OUT", "Query out of time")
-        url = f"http://{req.header('Host')}{req.target}"
+        url = f"{self.public or 'http://' + req.header('Host')}{req.target}"
         try:
             body = req.body.decode("utf-8")
         except UnicodeDecodeError:
@@ -171,8 +205,13 @@ class OvhFake(ApiFake):
         if parts[4] == "refresh" and len(parts) == 5 and req.method == "POST":
             if req.body:
                 return _client(400, "BadRequest", "refresh takes no body")
+            clash = self._cname_clash(self.records)
+            if clash is not None:
+                return _client(400, "BadRequest", f"Invalid zone: the CNAME of "
+                               f"'{clash}' is not alone on its sub-domain")
             self.refreshes += 1
             self.served = {k: dict(v) for k, v in self.records.items()}
+            self.served_history.append({k: dict(v) for k, v in self.served.items()})
             return 200, {}, None
         if parts[4] != "record":
             return _client(404, "NotFound", "no such API")
@@ -230,6 +269,10 @@ class OvhFake(ApiFake):
     def _check_target(self, ftype, target):
         if not isinstance(target, str):
             return _client(400, "BadRequest", "target must be a string")
+        if ftype == "CNAME":
+            if not _HOST.match(target):
+                return _client(400, "BadRequest", f"Invalid CNAME target: {target}")
+            return None
         try:
             a = ipaddress.ip_address(target)
         except ValueError:
@@ -251,6 +294,11 @@ class OvhFake(ApiFake):
         rid = next(self._ids)
         rec = {"id": rid, "zone": self.zone, "subDomain": doc.get("subDomain", ""),
                "fieldType": doc["fieldType"], "target": doc["target"], "ttl": doc.get("ttl", 0)}
+        after = dict(self.records)
+        after[rid] = rec
+        if self._cname_clash(after) is not None:
+            return _client(400, "BadRequest", "A CNAME record is not allowed to coexist "
+                           f"with other records on the sub-domain '{rec['subDomain']}'")
         self.records[rid] = rec
         return 200, {}, rec
 
@@ -268,3 +316,5 @@ class OvhFake(ApiFake):
 
 
 ovh_fake = fake_fixture(OvhFake, "ovh_fake")
+# The same, for a test file whose ovh_fake is the fake behind Prism.
+ovh_direct = fake_fixture(OvhFake, "ovh_direct")

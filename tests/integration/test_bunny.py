@@ -5,7 +5,9 @@ deletes (the name never empty), records of other names and types never
 touched, IPv6, the apex, the zone looked up by name once, a CNAME
 endpoint both ways (never beside addresses), a refused key as an
 authentication failure, TTL limits at configuration time, and the key
-nowhere ddup writes."""
+nowhere ddup writes.  Every test but those that need the fake itself
+(bunny_direct) runs through Prism, which checks each request and answer
+against bunny.net's published OpenAPI document (bunny/README.md)."""
 
 import os
 
@@ -13,8 +15,30 @@ import pytest
 
 from bunnyfix import BN_TYPES
 from conftest import TIME_SCALE
+from prismfix import prism_fixture
 from providertest import (NAME, assert_config_error, assert_nowhere, configure,
                           outputs_of_every_kind, quiet_ok, state_error)
+
+SCHEMA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bunny",
+                      "bunny-dns-openapi.json")
+_bunny_prism_session, bunny_prism = prism_fixture("bunny_direct", SCHEMA, "bunny_prism",
+                                                  "bunny.net")
+
+
+@pytest.fixture
+def bunny(bunny_prism):
+    """The fake behind Prism: the client's base URL is Prism's."""
+    bunny_prism.fake.public = bunny_prism.url
+    bunny_prism.fake.prism = bunny_prism
+    return bunny_prism.fake
+
+
+def take_undocumented_status(fake, status):
+    """The document lists no 429 or 503 (bunny.net answers them all the
+    same): Prism's only complaint is that status."""
+    if status in (429, 503):
+        bad = fake.prism.take_violations()
+        assert bad and all("status code" in v for v in bad), bad
 
 
 def section(fake, apikey=None, zone=True, extra=f"timeout = {5 * TIME_SCALE:g}s\n"):
@@ -23,7 +47,7 @@ def section(fake, apikey=None, zone=True, extra=f"timeout = {5 * TIME_SCALE:g}s\
 [provider dns]
 type = bunny
 apiKey = {apikey or fake.apikey}
-{where}baseUrl = {fake.url}
+{where}baseUrl = {getattr(fake, 'public', None) or fake.url}
 {extra}"""
 
 
@@ -233,6 +257,7 @@ def test_server_refusals_on_write(ddup, bunny, http_server, status, cls):
     bn.fail(status, method="PUT", retry_after=600 if status == 429 else None)
     r = ddup.run()
     assert r.rc == 1, r
+    take_undocumented_status(bn, status)
     assert cls in r.err and str(status) in r.err, r
     assert cls in ddup.status()["domains"][0]["lastError"]
     assert cls in state_error(ddup)
@@ -249,6 +274,7 @@ def test_rate_limit_waited_out_within_timeout(ddup, bunny, http_server):
     bn.fail(429, method="PUT", retry_after=1)
     r = ddup.run()
     assert r.rc == 0, r
+    take_undocumented_status(bn, 429)
     assert bn.count("PUT") == 2
     assert bn.get("A", "app") == [("192.0.2.1", 60)]
 
@@ -262,7 +288,8 @@ def test_rate_limit_waited_out_within_timeout(ddup, bunny, http_server):
     ('{"Id": 48213, "Domain": "example.test"}', ["no Records array"]),
     ('{"Id": 48213, "Records": []}', ["no Domain"]),
 ])
-def test_bad_read_answer_writes_nothing(ddup, bunny, http_server, body, words):
+def test_bad_read_answer_writes_nothing(ddup, bunny_direct, http_server, body, words):
+    bunny = bunny_direct      # answers that break the document on purpose: no Prism between
     a = http_server()
     configure(ddup, section(bunny, zone=False), [("a", a, "192.0.2.1", 0)])
     bunny.fail(200, path="/dnszone/48213", method="GET", body=body, times=5)
@@ -273,7 +300,8 @@ def test_bad_read_answer_writes_nothing(ddup, bunny, http_server, body, words):
     assert bunny.writes() == []
 
 
-def test_unreachable(ddup, bunny, http_server):
+def test_unreachable(ddup, bunny_direct, http_server):
+    bunny = bunny_direct      # the fake stopped: no Prism between
     a = http_server()
     configure(ddup, section(bunny), [("a", a, "192.0.2.1", 0)])
     bunny.stop()
@@ -315,7 +343,8 @@ def test_key_nowhere(ddup, bunny, http_server):
         ddup, section(bn, apikey="!env DDUP_TEST_BN_KEY"), eps, top=top), flip=b, env=env)
     assert ddup.run(env=env).rc == 0
     assert len(bn.get("A", "app")) == 2
-    bn.fail(400, times=10, body={"ErrorKey": "x", "Message": f"key {bn.apikey} refused"})
+    bn.fail(400, times=10, method="DELETE",
+            body={"ErrorKey": "x", "Message": f"key {bn.apikey} refused"})
     b.set(status=503)
     r = ddup.run("-v", env=env)
     assert r.rc == 1 and "400" in r.err, r.err

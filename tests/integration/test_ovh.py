@@ -1,12 +1,31 @@
 """The ovh provider through the built ddup-check, against the OVH API
 fake (ovhfix.py), whose clock runs 1234 s off the machine's: signatures,
 the server's time, the diff, the zone refresh, the error classes, and no
-secret anywhere ddup writes."""
+secret anywhere ddup writes.  Every test but those that need the fake
+itself (ovh_direct) runs through Prism, which checks each request and
+answer against OVH's own OpenAPI document (ovh/README.md)."""
+
+import os
 
 import pytest
 
+from prismfix import prism_fixture
+
 from providertest import (ZONE, assert_config_error, assert_nowhere, assert_outside_zone,
                           configure, outputs_of_every_kind, quiet_ok)
+
+SCHEMA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ovh",
+                      "ovh-domain-zone-openapi.json")
+_ovh_prism_session, ovh_prism = prism_fixture("ovh_direct", SCHEMA, "ovh_prism", "OVH")
+
+
+@pytest.fixture
+def ovh_fake(ovh_prism):
+    """The fake behind Prism: the client's base URL is Prism's."""
+    fake = ovh_prism.fake
+    fake.prefix, fake.public = "", ovh_prism.url
+    fake.prism = ovh_prism
+    return fake
 
 
 def ovh_section(fake, secret=None, ck=None, endpoint=None):
@@ -164,7 +183,8 @@ def test_rate_limit_waited_out_within_timeout(ddup, ovh_fake, http_server):
     assert ovh_fake.serving("app", "A") == [(60, "192.0.2.1")]
 
 
-def test_unreachable(ddup, ovh_fake, http_server):
+def test_unreachable(ddup, ovh_direct, http_server):
+    ovh_fake = ovh_direct      # the fake stopped: no Prism between
     a = http_server()
     configure(ddup, ovh_section(ovh_fake), [("a", a, "192.0.2.1", 0)])
     ovh_fake.stop()
@@ -178,7 +198,8 @@ def test_unreachable(ddup, ovh_fake, http_server):
     ("/record", '{"ids": []}', ["not an array"]),
     ("/record", '[1, "2"]', ["not a non-negative integer"]),
 ])
-def test_bad_answers_write_nothing(ddup, ovh_fake, http_server, path, body, words):
+def test_bad_answers_write_nothing(ddup, ovh_direct, http_server, path, body, words):
+    ovh_fake = ovh_direct      # answers that break the document on purpose: no Prism between
     a = http_server()
     configure(ddup, ovh_section(ovh_fake), [("a", a, "192.0.2.1", 0)])
     ovh_fake.fail(200, method="GET", path=path, body=body)
@@ -194,7 +215,7 @@ def test_bad_record_answer_writes_nothing(ddup, ovh_fake, http_server):
     a = http_server()
     configure(ddup, ovh_section(ovh_fake), [("a", a, "192.0.2.1", 0)])
     ovh_fake.fail(200, method="GET", path=f"/record/{rid}",
-                  body='{"id": 1, "fieldType": "A", "subDomain": "app", "target": "1.2.3", "ttl": 0}')
+                  body={"id": 1, "fieldType": "A", "subDomain": "app", "target": "1.2.3", "ttl": 0})
     r = ddup.run()
     assert r.rc == 1, r
     assert "is not an IPv4 address" in r.err and "unexpected answer" in r.err, r
@@ -264,3 +285,129 @@ def test_failed_refresh_fails_the_update(ddup, ovh_fake, http_server):
     assert ovh_fake.get("app", "A") == [(60, "192.0.2.1")]
     assert ovh_fake.serving("app", "A") == []
     assert ddup.status()["domains"][0]["published"] == []
+
+
+def cname_config(ddup, fake, a, b, c, top=""):
+    text = f"interval = 30s\n{top}\n" + ovh_section(fake)
+    text += "\n[domain app.example.test]\nprovider = dns\nttl = 60\nattempts = 1\n"
+    if a is not None:
+        text += f"\n[endpoint a]\nurl = {a.url}\nip = 192.0.2.1\npriority = 0\n"
+    if b is not None:
+        text += f"\n[endpoint b]\nurl = {b.url}\nip = 2001:db8::1\npriority = 0\n"
+    text += f"\n[endpoint c]\nurl = {c.url}\ncname = Backup.Example.NET.\npriority = 1\n"
+    ddup.write(text)
+
+
+def assert_served_one_kind(fake, sub="app"):
+    """Each refresh served the name with addresses or a CNAME: never both, never neither."""
+    for snap in fake.served_history:
+        t = fake.types_of(snap, sub)
+        assert t, fake.served_history
+        assert "CNAME" not in t or sum(t.values()) == 1, fake.served_history
+
+
+def test_cname_endpoint_both_ways(ddup, ovh_fake, http_server):
+    ovh = ovh_fake
+    ovh.add("www", "TXT", "hello", ttl=60)
+    a, b, c = http_server(), http_server(), http_server()
+    cname_config(ddup, ovh, a, b, c)
+    assert ddup.run().rc == 0
+    assert ovh.serving("app", "A") == [(60, "192.0.2.1")]
+    assert ovh.serving("app", "AAAA") == [(60, "2001:db8::1")]
+    # Both addresses down: the CNAME tier.  The old records go first,
+    # the CNAME after, one refresh: the name servers go from one to the
+    # other in one step.
+    a.set(status=503)
+    b.set(status=503)
+    ovh.reset_log()
+    r = ddup.run()
+    assert r.rc == 0, r
+    assert ovh.serving("app", "CNAME") == [(60, "backup.example.net.")]
+    assert ovh.serving("app", "A") == [] and ovh.serving("app", "AAAA") == []
+    w = ovh.writes()
+    assert [q.method for q in w] == ["DELETE", "DELETE", "POST", "POST"], w
+    assert w[2].json() == {"fieldType": "CNAME", "subDomain": "app",
+                           "target": "backup.example.net.", "ttl": 60}
+    assert w[3].path.endswith("/refresh") and ovh.refreshes == 2
+    assert_served_one_kind(ovh)
+    # Unchanged: no call at all.
+    ovh.reset_log()
+    quiet_ok(ddup.run())
+    assert ovh.requests == []
+    # And back to the addresses: the CNAME goes first.
+    a.set(status=200)
+    b.set(status=200)
+    ovh.reset_log()
+    r = ddup.run()
+    assert r.rc == 0, r
+    assert ovh.serving("app", "A") == [(60, "192.0.2.1")]
+    assert ovh.serving("app", "AAAA") == [(60, "2001:db8::1")]
+    assert ovh.serving("app", "CNAME") == []
+    assert [q.method for q in ovh.writes()] == ["DELETE", "POST", "POST", "POST"]
+    assert ovh.refreshes == 3
+    assert_served_one_kind(ovh)
+    assert ovh.serving("www", "TXT") == [(60, "hello")]
+
+
+@pytest.mark.parametrize("target", ["backup.example.net.", "BACKUP.example.NET."])
+def test_cname_already_right_is_no_write(ddup, ovh_fake, http_server, target):
+    ovh_fake.add("app", "CNAME", target, ttl=60)
+    cname_config(ddup, ovh_fake, None, None, http_server())
+    r = ddup.run()
+    assert r.rc == 0, r
+    assert ovh_fake.writes() == [] and ovh_fake.refreshes == 0
+
+
+def test_cname_relative_target_is_read_in_the_zone(ddup, ovh_fake, http_server):
+    # "backup" without a final dot is backup.example.test, not the
+    # wanted backup.example.net: replaced.
+    ovh_fake.add("app", "CNAME", "backup", ttl=60)
+    cname_config(ddup, ovh_fake, None, None, http_server())
+    r = ddup.run()
+    assert r.rc == 0, r
+    assert ovh_fake.serving("app", "CNAME") == [(60, "backup.example.net.")]
+    assert [q.method for q in ovh_fake.writes()] == ["DELETE", "POST", "POST"]
+
+
+@pytest.mark.parametrize("method,path,after", [
+    ("DELETE", "/record/", 1),      # the second address
+    ("POST", "/record", 0),         # the CNAME
+])
+def test_cname_move_cut_short_is_not_refreshed(ddup, ovh_fake, http_server, method, path, after):
+    ovh = ovh_fake
+    a, b, c = http_server(), http_server(), http_server()
+    cname_config(ddup, ovh, a, b, c)
+    assert ddup.run().rc == 0
+    assert ovh.refreshes == 1
+    a.set(status=503)
+    b.set(status=503)
+    ovh.fail(503, method=method, path=path, after=after)
+    r = ddup.run()
+    assert r.rc == 1, r
+    assert "temporary failure" in r.err, r
+    # The name servers still serve the addresses: no refresh.
+    assert ovh.refreshes == 1
+    assert ovh.serving("app", "A") == [(60, "192.0.2.1")]
+    assert ovh.serving("app", "AAAA") == [(60, "2001:db8::1")]
+    assert ovh.serving("app", "CNAME") == []
+    # The next run finishes the move.
+    r = ddup.run()
+    assert r.rc == 0, r
+    assert ovh.serving("app", "CNAME") == [(60, "backup.example.net.")]
+    assert ovh.serving("app", "A") == [] and ovh.serving("app", "AAAA") == []
+    assert ovh.refreshes == 2
+    assert_served_one_kind(ovh)
+
+
+def test_apex_record_with_a_null_sub_domain(ddup, ovh_fake, http_server):
+    # OVH's document lets a record's subDomain be null: the apex.
+    rid = ovh_fake.add("", "A", "192.0.2.9", ttl=60)
+    a = http_server()
+    configure(ddup, ovh_section(ovh_fake), [("a", a, "192.0.2.1", 0)], name=ZONE)
+    ovh_fake.fail(200, times=2, method="GET", path=f"/record/{rid}",
+                  body={"id": rid, "zone": ovh_fake.zone, "subDomain": None, "fieldType": "A",
+                        "target": "192.0.2.9", "ttl": 60})
+    r = ddup.run()
+    assert r.rc == 0, r
+    assert ovh_fake.serving("", "A") == [(60, "192.0.2.1")]
+    assert rid not in ovh_fake.records
