@@ -715,9 +715,12 @@ ovh_replace(void *priv, const char *fqdn, const struct rrset *sets,
 	 * What was written is pushed to the name servers even when a later
 	 * call failed, when it only ever added before it deleted; a move
 	 * between a CNAME and addresses cut short is not (the name could
-	 * be left with neither).
+	 * be left with neither).  With nothing to write the zone is
+	 * refreshed all the same: ddup asks for an update only when what
+	 * it last published differs, so records found right may be the
+	 * writes of a run whose refresh failed, which OVH cannot tell.
 	 */
-	if (wrote && (e == PERR_OK || !swap)) {
+	if ((wrote || e == PERR_OK) && (e == PERR_OK || !swap)) {
 		snprintf(path, sizeof(path), "/domain/zone/%s/refresh",
 		    ov->api.zone);
 		re = ovh_write(ov, "POST", path, NULL, &wrote, rerr,
