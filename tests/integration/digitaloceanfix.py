@@ -38,6 +38,12 @@ write, the number of records the name `app` holds per type (A, AAAA,
 CNAME), so a test can assert that a name never went empty, or never held
 a CNAME beside addresses.  State: records[id] = {"type",
 "name", "data", "ttl"}.
+
+The fixture `digitalocean` is the fake behind Stoplight Prism, which
+checks every request and answer against DigitalOcean's own OpenAPI
+document (digitalocean/README.md) and fails the test on a violation it
+did not take (prismfix.py); `digitalocean_fake` is the bare fake, for an
+API that does not answer or answers what the document forbids.
 """
 
 import ipaddress

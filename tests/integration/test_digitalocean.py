@@ -1,5 +1,7 @@
 """The digitalocean provider through the built ddup-check, against the
-fake of DigitalOcean's domain records API (digitaloceanfix.py): the first
+fake of DigitalOcean's domain records API (digitaloceanfix.py) behind
+Prism, which validates every request and answer against DigitalOcean's
+published OpenAPI document: the first
 run reads and writes only the difference, nothing is written when nothing
 changed, additions before deletions (the name never empty), TTLs patched
 in place, paging, the error classes, TTL limits at configuration time, and
