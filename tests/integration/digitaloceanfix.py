@@ -15,7 +15,9 @@ Records, and its introduction: errors, links and pagination, rate limit):
 - POST /v2/domains/{domain}/records {"type", "name", "data", "ttl", ...}
   answers 201 {"domain_record"}; PATCH .../records/{id} changes the
   fields given (200 {"domain_record"}); DELETE .../records/{id} answers
-  204, or 404 when there is no such record;
+  204, or 404 when there is no such record; PUT .../records/{id} is
+  PATCH's twin; both require the record's type in the body (the OpenAPI
+  document's domain_record), which no update changes;
 - an unknown domain answers 404 {"id": "not_found", "message": "The
   resource you were accessing could not be found."}; a record that is
   not valid 422 {"id": "unprocessable_entity", ...}; 429 {"id":
@@ -36,15 +38,29 @@ write, the number of records the name `app` holds per type (A, AAAA,
 CNAME), so a test can assert that a name never went empty, or never held
 a CNAME beside addresses.  State: records[id] = {"type",
 "name", "data", "ttl"}.
+
+The fixture `digitalocean` is the fake behind Stoplight Prism, which
+checks every request and answer against DigitalOcean's own OpenAPI
+document (digitalocean/README.md) and fails the test on a violation it
+did not take (prismfix.py); `digitalocean_fake` is the bare fake, for an
+API that does not answer or answers what the document forbids.
 """
 
 import ipaddress
 import secrets
 import urllib.parse
 
-from apifix import ApiFake, fake_fixture
+import os
 
-__all__ = ["DigitalOceanFake", "digitalocean"]
+from apifix import ApiFake, fake_fixture
+from prismfix import prism_fixture
+
+__all__ = ["DigitalOceanFake", "digitalocean", "digitalocean_fake",
+           "_digitalocean_prism_session", "DO_SCHEMA"]
+
+# DigitalOcean's own OpenAPI document, trimmed (digitalocean/README.md).
+DO_SCHEMA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "digitalocean",
+                         "digitalocean-domains-openapi.json")
 
 NULLS = ("priority", "port", "weight", "flags", "tag")
 
@@ -141,12 +157,12 @@ class DigitalOceanFake(ApiFake):
             return self._list(req)
         if len(parts) == 4 and req.method == "POST":
             out = self._create(req)
-        elif len(parts) == 5 and req.method in ("PATCH", "DELETE"):
+        elif len(parts) == 5 and req.method in ("PATCH", "PUT", "DELETE"):
             if not parts[4].isdigit() or int(parts[4]) not in self.records:
                 return _err(404, "not_found", "The resource you were accessing could not "
                             "be found.")
-            out = self._patch(req, int(parts[4])) if req.method == "PATCH" else \
-                self._delete(int(parts[4]))
+            out = self._delete(int(parts[4])) if req.method == "DELETE" else \
+                self._patch(req, int(parts[4]))
         else:
             return _err(405, "method_not_allowed", f"{req.method} is not allowed here")
         if out[0] < 300:
@@ -269,7 +285,9 @@ class DigitalOceanFake(ApiFake):
         if bad:
             return bad
         cur = self.records[rid]
-        if doc.get("type", cur["type"]) != cur["type"]:
+        if "type" not in doc:
+            return _err(422, "unprocessable_entity", "type is required")
+        if doc["type"] != cur["type"]:
             return _err(422, "unprocessable_entity", "type cannot be changed")
         new = dict(cur, **{k: v for k, v in doc.items() if k not in NULLS})
         if "data" not in doc and cur["type"] == "CNAME" and cur["data"] != "@":
@@ -286,4 +304,8 @@ class DigitalOceanFake(ApiFake):
         return 204, {}, b""
 
 
-digitalocean = fake_fixture(DigitalOceanFake, "digitalocean")
+digitalocean_fake = fake_fixture(DigitalOceanFake, "digitalocean_fake")
+# The fake behind Prism, validating every request and answer against
+# DigitalOcean's document: what the tests use.
+_digitalocean_prism_session, digitalocean = prism_fixture(
+    "digitalocean_fake", DO_SCHEMA, "digitalocean", vendor="DigitalOcean")

@@ -16,6 +16,7 @@ hand (fakes from apifix.py are started per test, each on its own port):
         example.url                 # Prism, for the provider's baseUrl
         example.fake                # the fake itself (example.fake.url bypasses Prism)
         example.take_violations()   # the violations the test meant to cause
+        example.records             # anything else: the fake's own
 
 cloudflarefix.py uses Prism and the helpers here with its own session fake.
 """
@@ -191,14 +192,29 @@ class _Session:
 
 
 class Prismed:
-    """What a test holds: the fake, and the Prism its baseUrl points at."""
+    """What a test holds: the fake, and the Prism its baseUrl points at.
+    Every other attribute is the fake's (read and set), so a test written
+    against the bare fake runs unchanged behind Prism."""
+
+    _OWN = ("fake", "prism", "url", "_mark")
 
     def __init__(self, sess, fake):
-        self.fake = fake
-        self.prism = sess.prism
-        self.url = sess.prism.url
+        object.__setattr__(self, "fake", fake)
+        object.__setattr__(self, "prism", sess.prism)
+        object.__setattr__(self, "url", sess.prism.url)
         sess.relay.target = fake.url
-        self._mark = len(self.prism.settled())     # the last test's lines
+        # The last test's lines end here: its teardown let the log settle
+        # (waiting again would cost every test 0.3 s).
+        object.__setattr__(self, "_mark", len(self.prism.text()))
+
+    def __getattr__(self, name):
+        return getattr(self.fake, name)
+
+    def __setattr__(self, name, value):
+        if name in self._OWN:
+            object.__setattr__(self, name, value)
+        else:
+            setattr(self.fake, name, value)
 
     def violations(self):
         return violations(self.prism.settled()[self._mark:])

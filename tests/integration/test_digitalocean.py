@@ -1,5 +1,7 @@
 """The digitalocean provider through the built ddup-check, against the
-fake of DigitalOcean's domain records API (digitaloceanfix.py): the first
+fake of DigitalOcean's domain records API (digitaloceanfix.py) behind
+Prism, which validates every request and answer against DigitalOcean's
+published OpenAPI document: the first
 run reads and writes only the difference, nothing is written when nothing
 changed, additions before deletions (the name never empty), TTLs patched
 in place, paging, the error classes, TTL limits at configuration time, and
@@ -205,10 +207,13 @@ def test_failed_delete_leaves_the_new_record_and_heals(ddup, digitalocean, http_
     assert do.get("A", "app") == [("192.0.2.1", 60)]
 
 
-def test_unreachable(ddup, digitalocean, http_server):
+# The bare fake (digitalocean_fake), not behind Prism: an API that does not
+# answer, and answers that break DigitalOcean's document, which Prism would
+# replace with its own.
+def test_unreachable(ddup, digitalocean_fake, http_server):
     a = http_server()
-    configure(ddup, section(digitalocean), [("a", a, "192.0.2.1", 0)])
-    digitalocean.stop()
+    configure(ddup, section(digitalocean_fake), [("a", a, "192.0.2.1", 0)])
+    digitalocean_fake.stop()
     r = ddup.run()
     assert r.rc == 1, r
     assert "unreachable" in r.err, r
@@ -222,15 +227,16 @@ def test_unreachable(ddup, digitalocean, http_server):
      '"ttl": 60}]}', ["lacks id"]),
     ('{"records": []}', ["no domain_records array"]),
 ])
-def test_bad_list_answer_writes_nothing(ddup, digitalocean, http_server, body, words):
+def test_bad_list_answer_writes_nothing(ddup, digitalocean_fake, http_server, body, words):
+    do = digitalocean_fake
     a = http_server()
-    configure(ddup, section(digitalocean), [("a", a, "192.0.2.1", 0)])
-    digitalocean.fail(200, method="GET", body=body)
+    configure(ddup, section(do), [("a", a, "192.0.2.1", 0)])
+    do.fail(200, method="GET", body=body)
     r = ddup.run()
     assert r.rc == 1, r
     for w in words + ["unexpected answer", "rejected as invalid"]:
         assert w in r.err, (w, r)
-    assert digitalocean.writes() == []
+    assert do.writes() == []
 
 
 @pytest.mark.parametrize("ttl,ok", [(29, False), (30, True), (2147483647, True)])

@@ -153,7 +153,9 @@ def test_digitalocean_fake_accepts_what_the_provider_sends(digitalocean):
                    tok)
     assert st == 201, doc
     rid = doc["domain_record"]["id"]
-    st, doc = call(do, "PATCH", f"{DO}/{rid}", {"type": "A", "ttl": 300}, tok)
+    st, doc = call(do, "PATCH", f"{DO}/{rid}", {"type": "A", "ttl": 120}, tok)
+    assert st == 200 and doc["domain_record"]["ttl"] == 120, doc
+    st, doc = call(do, "PUT", f"{DO}/{rid}", {"type": "A", "ttl": 300}, tok)
     assert st == 200 and doc["domain_record"]["ttl"] == 300, doc
     st, doc = call(do, "GET", DO + "?name=app.example.test&type=A&per_page=200&page=1",
                    auth=tok)
@@ -163,52 +165,70 @@ def test_digitalocean_fake_accepts_what_the_provider_sends(digitalocean):
     assert do.records == {}
 
 
-@pytest.mark.parametrize("method,path,body,auth,ctype,status,eid", [
-    ("GET", DO, None, None, None, 401, "Unauthorized"),
-    ("GET", DO, None, "Bearer wrong", None, 401, "Unauthorized"),
-    ("GET", "/v2/domains/other.test/records", None, "Bearer {tok}", None, 404, "not_found"),
-    ("GET", DO + "?per_page=201", None, "Bearer {tok}", None, 400, "bad_request"),
-    ("GET", DO + "?page=0", None, "Bearer {tok}", None, 400, "bad_request"),
-    ("GET", DO + "?type=A&type=AAAA", None, "Bearer {tok}", None, 400, "bad_request"),
+# The last column: Prism refuses the request itself, as breaking
+# DigitalOcean's document, before the fake sees it; the fake is then asked
+# directly, so that it refuses what the real API refuses whoever sends it.
+@pytest.mark.parametrize("method,path,body,auth,ctype,status,eid,schema", [
+    ("GET", DO, None, None, None, 401, "Unauthorized", True),
+    ("GET", DO, None, "Bearer wrong", None, 401, "Unauthorized", False),
+    ("GET", "/v2/domains/other.test/records", None, "Bearer {tok}", None, 404, "not_found",
+     False),
+    ("GET", DO + "?per_page=201", None, "Bearer {tok}", None, 400, "bad_request", True),
+    ("GET", DO + "?page=0", None, "Bearer {tok}", None, 400, "bad_request", True),
+    ("GET", DO + "?type=A&type=AAAA", None, "Bearer {tok}", None, 400, "bad_request", True),
     ("POST", DO, {"type": "A", "name": "www", "data": "192.0.2.9", "ttl": 29}, "Bearer {tok}",
-     None, 422, "unprocessable_entity"),
+     None, 422, "unprocessable_entity", False),
     ("POST", DO, {"type": "A", "name": "www", "data": "2001:db8::1", "ttl": 60},
-     "Bearer {tok}", None, 422, "unprocessable_entity"),
+     "Bearer {tok}", None, 422, "unprocessable_entity", False),
     ("POST", DO, {"type": "A", "name": "www.example.test", "data": "192.0.2.9", "ttl": 60},
-     "Bearer {tok}", None, 422, "unprocessable_entity"),
+     "Bearer {tok}", None, 422, "unprocessable_entity", False),
     ("POST", DO, {"type": "A", "name": "www", "ttl": 60}, "Bearer {tok}", None, 422,
-     "unprocessable_entity"),
+     "unprocessable_entity", False),
     ("POST", DO, {"type": "A", "name": "www", "data": "192.0.2.9", "ttl": 60, "priority": 10},
-     "Bearer {tok}", None, 422, "unprocessable_entity"),
+     "Bearer {tok}", None, 422, "unprocessable_entity", False),
     ("POST", DO, {"type": "A", "name": "www", "data": "192.0.2.9", "proxied": False},
-     "Bearer {tok}", None, 422, "unprocessable_entity"),
-    ("POST", DO, b"{not json", "Bearer {tok}", None, 400, "bad_request"),
+     "Bearer {tok}", None, 422, "unprocessable_entity", False),
+    ("POST", DO, b"{not json", "Bearer {tok}", None, 400, "bad_request", True),
     ("POST", DO, {"type": "A", "name": "www", "data": "192.0.2.9"}, "Bearer {tok}",
-     "application/x-www-form-urlencoded", 400, "bad_request"),
+     "application/x-www-form-urlencoded", 400, "bad_request", True),
     ("PATCH", DO + "/{rid}", {"type": "AAAA", "ttl": 60}, "Bearer {tok}", None, 422,
-     "unprocessable_entity"),
-    ("PATCH", DO + "/{rid}", {"ttl": 10}, "Bearer {tok}", None, 422, "unprocessable_entity"),
-    ("PATCH", DO + "/1", {"ttl": 60}, "Bearer {tok}", None, 404, "not_found"),
-    ("DELETE", DO + "/1", None, "Bearer {tok}", None, 404, "not_found"),
-    ("PUT", DO + "/{rid}", {"ttl": 60}, "Bearer {tok}", None, 405, "method_not_allowed"),
+     "unprocessable_entity", False),
+    ("PATCH", DO + "/{rid}", {"type": "A", "ttl": 10}, "Bearer {tok}", None, 422,
+     "unprocessable_entity", False),
+    # The document requires the type in an update's body.
+    ("PATCH", DO + "/{rid}", {"ttl": 120}, "Bearer {tok}", None, 422,
+     "unprocessable_entity", True),
+    ("PUT", DO + "/{rid}", {"ttl": 120}, "Bearer {tok}", None, 422,
+     "unprocessable_entity", True),
+    ("PATCH", DO + "/1", {"type": "A", "ttl": 60}, "Bearer {tok}", None, 404, "not_found",
+     False),
+    ("DELETE", DO + "/1", None, "Bearer {tok}", None, 404, "not_found", False),
     # A CNAME beside the A record, at the apex, without its final dot, not
     # a host; an A record edited into a CNAME.
     ("POST", DO, {"type": "CNAME", "name": "app", "data": "lb.example.net.", "ttl": 60},
-     "Bearer {tok}", None, 422, "unprocessable_entity"),
+     "Bearer {tok}", None, 422, "unprocessable_entity", False),
     ("POST", DO, {"type": "CNAME", "name": "@", "data": "lb.example.net.", "ttl": 60},
-     "Bearer {tok}", None, 422, "unprocessable_entity"),
+     "Bearer {tok}", None, 422, "unprocessable_entity", False),
     ("POST", DO, {"type": "CNAME", "name": "www", "data": "lb.example.net", "ttl": 60},
-     "Bearer {tok}", None, 422, "unprocessable_entity"),
+     "Bearer {tok}", None, 422, "unprocessable_entity", False),
     ("POST", DO, {"type": "CNAME", "name": "www", "data": "a b.example.net.", "ttl": 60},
-     "Bearer {tok}", None, 422, "unprocessable_entity"),
+     "Bearer {tok}", None, 422, "unprocessable_entity", False),
     ("PATCH", DO + "/{rid}", {"type": "CNAME", "data": "lb.example.net.", "ttl": 60},
-     "Bearer {tok}", None, 422, "unprocessable_entity"),
+     "Bearer {tok}", None, 422, "unprocessable_entity", False),
 ])
-def test_digitalocean_fake_refuses(digitalocean, method, path, body, auth, ctype, status, eid):
+def test_digitalocean_fake_refuses(digitalocean, method, path, body, auth, ctype, status, eid,
+                                   schema):
     do = digitalocean
     rid = do.add("A", "app", "192.0.2.1", ttl=60)
-    st, doc = call(do, method, path.format(rid=rid), body,
-                   auth.format(tok=do.token) if auth else None, ctype or "application/json")
+    args = (method, path.format(rid=rid), body, auth.format(tok=do.token) if auth else None,
+            ctype or "application/json")
+    if schema:
+        # Prism logs no violation for a body that is not JSON at all, but
+        # answers it itself all the same.
+        st, _ = call(do, *args)
+        assert 400 <= st < 500 and (do.take_violations() or body == b"{not json"), st
+        assert do.requests == []
+    st, doc = call(do.fake if schema else do, *args)
     assert st == status and doc["id"] == eid and doc["message"], (st, doc)
     assert do.get("A", "app") == [("192.0.2.1", 60)]
     assert list(do.records) == [rid]
