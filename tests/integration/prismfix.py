@@ -159,6 +159,11 @@ class _RelayHandler(BaseHTTPRequestHandler):
             if k.lower() not in _HOP:
                 self.send_header(k, v)
         self.send_header("Content-Length", str(len(out)))
+        # One request a connection: Prism reusing a kept-alive one just
+        # as the relay closes it saw "socket hang up" (as with
+        # cloudflarefix.py's server).
+        self.send_header("Connection", "close")
+        self.close_connection = True
         self.end_headers()
         if out and self.command != "HEAD":
             self.wfile.write(out)
