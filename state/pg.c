@@ -3,7 +3,8 @@
  * postgresql:// or postgres:// URI (ddup-check(8), SEVERAL CHECKERS):
  * its table, state_pg, and the one downcast to its own open, pg_of();
  * connecting (connect_timeout
- * 5 s unless the URI sets it), the checker's session advisory lock (a
+ * 5 s, TCP's timeouts, lock_timeout and statement_timeout unless the
+ * URI sets them), the checker's session advisory lock (a
  * second run of the same checker exits 3), the schema (made or upgraded
  * under an advisory lock, so that checkers starting together do not
  * race), and the rounds: the report, the round's transaction under the
@@ -711,13 +712,24 @@ pg_open(const char *where, const char *checker, int mode, struct state **out,
 	 * The URI's own settings come later and win.  A database that
 	 * vanishes without a reset (a silent partition) must cost a run
 	 * seconds, not TCP's minutes: unacknowledged data gives up after
-	 * 15 s, an idle wait is probed after 10 s.
+	 * 15 s, an idle wait is probed after 10 s.  One that answers
+	 * slowly, or a lock another session holds, must not hold a run
+	 * for longer than an interval either: a lock is waited for 5 s
+	 * (as SQLite's busy timeout), a statement runs 30 s at most.  And
+	 * the server probes its side alike: after a silent partition it
+	 * would otherwise keep the lost run's session, and with it the
+	 * checker's lock (every later run exiting 3), for the system's
+	 * two hours of keepalive.  All in the startup packet (no round
+	 * trip); a URI that sets options replaces them.
 	 */
 	const char *const kw[] = { "connect_timeout", "application_name",
 	    "tcp_user_timeout", "keepalives_idle", "keepalives_interval",
-	    "keepalives_count", "dbname", NULL };
+	    "keepalives_count", "options", "dbname", NULL };
 	const char *const val[] = { "5", "ddup-check", "15000", "10", "5",
-	    "3", where, NULL };
+	    "3", "-c lock_timeout=5s -c statement_timeout=30s "
+	    "-c tcp_keepalives_idle=10 -c tcp_keepalives_interval=5 "
+	    "-c tcp_keepalives_count=3 -c tcp_user_timeout=15000", where,
+	    NULL };
 	struct pg_state	*pg;
 	PGconn		*c;
 	char		 what[320];

@@ -43,6 +43,13 @@ static const struct {
 	  "postgresql://h/d?sslpassword=***&password=***&password=***" },
 	{ "postgresql://u:a@h1,h2:5433/d?password=x&",
 	  "postgresql://u:***@h1,h2:5433/d?password=***&" },
+	/* Several hosts (libpq tries them in order), in either form. */
+	{ "postgresql://u:s3cret@db1:5432,db2:5433/d?target_session_attrs="
+	  "read-write", "postgresql://u:***@db1:5432,db2:5433/d?"
+	  "target_session_attrs=read-write" },
+	{ "postgresql://u@/d?host=db1,db2&port=5432,5433&password=s3cret&"
+	  "target_session_attrs=read-write", "postgresql://u@/d?host=db1,db2&"
+	  "port=5432,5433&password=***&target_session_attrs=read-write" },
 	{ "postgresql://h/d?passwordx=1&xpassword=2",
 	  "postgresql://h/d?passwordx=1&xpassword=2" },
 	{ "postgresql://h/d?password", "postgresql://h/d?password" },
