@@ -35,6 +35,16 @@
 #define PG_LOCK_CHECKER	"ddup-check checker "
 #define PG_LOCK_ROUND	"ddup-check round "
 
+/*
+ * What a run asks of the server's side of its session (pg_open()): how
+ * long it waits for a lock and a statement, and how soon the server
+ * finds a lost client gone.
+ */
+static const char pg_server_options[] = "-c lock_timeout=5s "
+    "-c statement_timeout=30s -c tcp_keepalives_idle=10 "
+    "-c tcp_keepalives_interval=5 -c tcp_keepalives_count=3 "
+    "-c tcp_user_timeout=15000";
+
 /* The database's slot now, and its time in ms; $1 the interval in ms. */
 #define PG_SLOT_NOW	"floor(extract(epoch FROM now()) * 1000 / $1)::bigint"
 
@@ -726,10 +736,7 @@ pg_open(const char *where, const char *checker, int mode, struct state **out,
 	    "tcp_user_timeout", "keepalives_idle", "keepalives_interval",
 	    "keepalives_count", "options", "dbname", NULL };
 	const char *const val[] = { "5", "ddup-check", "15000", "10", "5",
-	    "3", "-c lock_timeout=5s -c statement_timeout=30s "
-	    "-c tcp_keepalives_idle=10 -c tcp_keepalives_interval=5 "
-	    "-c tcp_keepalives_count=3 -c tcp_user_timeout=15000", where,
-	    NULL };
+	    "3", pg_server_options, where, NULL };
 	struct pg_state	*pg;
 	PGconn		*c;
 	char		 what[320];
