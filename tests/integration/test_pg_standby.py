@@ -73,6 +73,11 @@ def test_primary_stopped_mid_slot_standby_promoted(tmp_path, pg_pair, bind_serve
     r = f.run("b")              # the standby is read-only: no server takes writes
     assert r.rc == 4, r
     assert "cannot connect" in r.err and "ddup:***@" in r.err and PG_PASSWORD not in r.err, r
+    # Why each host was passed over, in one line.
+    assert f'port {primary.port} failed: Connection refused' in r.err, r
+    assert f'port {standby.port} failed: session is read-only' in r.err, r
+    assert len(r.err.strip().splitlines()) == 1, r
+    print(f"during the failover: {r.err.strip()}")
     standby.promote()
     cur.server = standby
     assert data(f) == before    # every commit of a's run is on the new primary
