@@ -152,3 +152,28 @@ def test_newer_schema_refused_and_nothing_changed(fleet, pair, pg_server, bind_s
         assert f.run(n).rc == 4
     assert f.tables() == before
     assert bind_server.serial() == serial and f.dns() == [P]
+
+
+@pytest.mark.serial
+def test_the_roles_own_lock_timeout_wins(fleet, pair, pg_server, bind_server):
+    """ddup's limits go only where nothing set one: a role's lock_timeout
+    of 1 s is the one a run waits."""
+    f = fleet(eps(pair), attempts=1)
+    about_to_fail_over(f, pair[0])
+    pg_server.psql("ALTER ROLE ddup IN DATABASE ddup SET lock_timeout = '1s'", db="postgres")
+    try:
+        holder = LockHolder(pg_server, lock_tables(pg_server))
+        try:
+            t = time.monotonic()
+            r = f.run("a")
+            took = time.monotonic() - t
+        finally:
+            holder.release()
+    finally:
+        pg_server.psql("ALTER ROLE ddup IN DATABASE ddup RESET lock_timeout", db="postgres")
+    assert r.rc == 4, r
+    assert "canceling statement due to lock timeout" in r.err, r
+    assert 0.5 <= took <= 1 + SLACK and took < LOCK_TIMEOUT - 1, took
+    assert f.dns() == [P]
+    f.round("bca")
+    assert f.dns() == [B]
