@@ -43,29 +43,6 @@ struct pgq {
 	size_t		 sent;		/* run (or given up) so far */
 };
 
-/*
- * The first line of libpq's message into line; with several hosts in the
- * URI, each further host's "connection to server ... failed" line after
- * it, so that why each host was passed over shows (the lines between
- * are libpq's hints).
- */
-static void
-pg_msg_lines(const char *said, char *line, size_t len)
-{
-	const char *p = said;
-	size_t n = strcspn(p, "\n"), used;
-
-	snprintf(line, len, "%.*s", (int)n, p);
-	for (p += n; *p != '\0'; p += n) {
-		p++;
-		n = strcspn(p, "\n");
-		if (strncmp(p, "connection to server ", 21) != 0)
-			continue;
-		used = strlen(line);
-		snprintf(line + used, len - used, "; %.*s", (int)n, p);
-	}
-}
-
 void
 pg_format_err(char *err, size_t errlen, const char *where, const char *what,
     const char *msg)
@@ -80,7 +57,7 @@ pg_format_err(char *err, size_t errlen, const char *where, const char *what,
 	shown = pguri_redact(where != NULL ? where : "");
 	said = pguri_redact_msg(where != NULL ? where : "", msg != NULL ?
 	    msg : "");
-	pg_msg_lines(said, line, sizeof(line));
+	pguri_msg_line(said, line, sizeof(line));
 	text_printable(line);
 	snprintf(err, errlen, "state %s: %s%s%s", shown, what,
 	    line[0] != '\0' ? ": " : "", line);
