@@ -7,7 +7,8 @@ nothing else.  The cut is an nftables rule inside that namespace that
 drops every packet to and from PostgreSQL's port: nothing is refused,
 nothing answers.  The README's bound: connecting gives up after
 connect_timeout (5 s); data sent without an answer after tcp_user_timeout
-(15 s).  One server and one namespace per module.
+(15 s), as does a wait for an answer (keepalives capped by it).  One
+server and one namespace per module.
 """
 
 import time
@@ -15,11 +16,11 @@ import time
 import pytest
 
 from conftest import TIME_SCALE
-from fleetfix import Fleet, wait_for
+from fleetfix import Fleet, LockHolder, wait_for
 from httpfix import HttpServer
 from pgfix import PG_PASSWORD, _bindir
 from pgnetfix import Current, NetNs, Primary
-from test_fleet import B, P, settle
+from test_fleet import B, P, lock_tables, settle
 
 pytestmark = [pytest.mark.skipif(_bindir() is None, reason="not installed: postgresql"),
               pytest.mark.serial]
@@ -167,3 +168,39 @@ def test_cut_mid_run_the_run_ends_at_tcp_user_timeout(fleet, net, bind_server):
         time.sleep(0.5)
     print(f"c ran again {time.monotonic() - t_heal:.2f} s after the heal "
           f"({time.monotonic() - t_cut:.2f} s after the cut)")
+
+
+def test_cut_while_the_run_waits_for_an_answer(fleet, net, bind_server):
+    """c's round waits for a lock another session holds; the cut comes
+    then, so the server's answer (lock_timeout's error, 5 s on) is lost:
+    nothing of c's is unacknowledged, and its keepalives (10 s idle, then
+    every 5 s, capped by tcp_user_timeout) end the wait."""
+    f, servers = fleet
+    ns, srv = net
+    settle(f)
+    serial = bind_server.serial()
+    f.next_slot()
+    holder = LockHolder(srv, lock_tables(srv, but=("ddup_meta", "ddup_report")))
+    try:
+        run = f.start("c")
+        wait_for("c waiting to take the round", f.waiting_on_lock)
+        ns.cut(srv.port)
+        t_cut = time.monotonic()
+        r = f.finish(run)
+        since_cut = time.monotonic() - t_cut
+    finally:
+        holder.release()
+    assert r.rc == 4, r
+    assert PG_PASSWORD not in r.err, r
+    assert since_cut <= TCP_USER_TIMEOUT + SLACK, (since_cut, r)
+    print(f"cut while waiting: c exited 4 {since_cut:.2f} s after the cut: "
+          f"{r.err.strip().splitlines()[-1]}")
+    assert bind_server.serial() == serial and f.dns() == [P]
+    f.round("ab")
+    ns.heal()
+    t_heal = time.monotonic()
+    while (r := f.run("c")).rc == 3:
+        assert time.monotonic() - t_cut <= SERVER_GIVES_UP + SLACK, r
+        time.sleep(0.5)
+    assert r.rc == 0, r
+    print(f"c ran again {time.monotonic() - t_heal:.2f} s after the heal")
