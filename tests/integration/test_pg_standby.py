@@ -48,6 +48,15 @@ def data(f):
     return {k: v for k, v in f.tables().items() if not k.startswith("sequence ")}
 
 
+def run_with(tmp_path, text):
+    """A run of a configuration of the fleet's with another state URI."""
+    path = tmp_path / "other.ini"
+    path.write_text(text)
+    path.chmod(0o600)
+    return Result(subprocess.run([DDUP, "-c", str(path)], capture_output=True, text=True,
+                                 timeout=60 * TIME_SCALE))
+
+
 def test_primary_stopped_mid_slot_standby_promoted(tmp_path, pg_pair, bind_server,
                                                   http_server):
     primary, standby = pg_pair
@@ -102,15 +111,16 @@ def test_primary_stopped_mid_slot_standby_promoted(tmp_path, pg_pair, bind_serve
     assert {c["name"]: c["slot"] for c in st["fleet"]["checkers"]} == \
         {"a": slot + 1, "b": slot + 1, "c": slot + 1}
 
+    # The hosts as query parameters, libpq's other form: the same primary.
+    query = (f"postgresql://ddup:{PG_PASSWORD}@/ddup?host=127.0.0.1,127.0.0.1&"
+             f"port={primary.port},{standby.port}&target_session_attrs=read-write")
+    r = run_with(tmp_path, f.text("b").replace(uri(primary, standby), query))
+    assert r.rc == 0, r
+    assert {c["name"]: c["slot"] for c in f.status("a")["fleet"]["checkers"]}["b"] == slot + 1
+
     # A checker whose URI reaches only the old primary: exit 4, nothing changed.
-    text = f.text("c").replace(uri(primary, standby), uri(primary, attrs=""))
-    assert uri(primary, attrs="") in text
-    old = tmp_path / "old-primary.ini"
-    old.write_text(text)
-    old.chmod(0o600)
     before = data(f)
-    r = Result(subprocess.run([DDUP, "-c", str(old)], capture_output=True, text=True,
-                              timeout=60 * TIME_SCALE))
+    r = run_with(tmp_path, f.text("c").replace(uri(primary, standby), uri(primary, attrs="")))
     assert r.rc == 4, r
     assert "cannot connect" in r.err and PG_PASSWORD not in r.out + r.err, r
     assert data(f) == before and f.dns() == [B]
