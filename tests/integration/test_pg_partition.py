@@ -11,6 +11,8 @@ connect_timeout (5 s); data sent without an answer after tcp_user_timeout
 server and one namespace per module.
 """
 
+import os
+import shutil
 import time
 
 import pytest
@@ -23,6 +25,9 @@ from pgnetfix import Current, NetNs, Primary
 from test_fleet import B, P, lock_tables, settle
 
 pytestmark = [pytest.mark.skipif(_bindir() is None, reason="not installed: postgresql"),
+              pytest.mark.skipif(shutil.which("nft") is None or shutil.which("ip") is None,
+                                 reason="not installed: nftables, iproute2"),
+              pytest.mark.skipif(os.geteuid() != 0, reason="a network namespace needs root"),
               pytest.mark.serial]
 
 CONNECT_TIMEOUT, TCP_USER_TIMEOUT = 5, 15
