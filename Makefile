@@ -67,7 +67,7 @@ BUILD_DEBS = build-essential pkg-config clang libcurl4-openssl-dev libinih-dev \
 TEST_DEBS  = libcmocka-dev libclang-rt-14-dev valgrind cppcheck clang-tidy python3-pytest python3-pytest-xdist bind9 bind9-utils bind9-dnsutils \
 	   pdns-server pdns-backend-sqlite3 nsd knot sqlite3 openssl ca-certificates \
 	   postgresql chromium prometheus python3-botocore mandoc lintian debhelper systemd shellcheck \
-	   stress-ng monitoring-plugins-basic monitoring-plugins-standard
+	   stress-ng monitoring-plugins-basic monitoring-plugins-standard nftables iproute2 pgbouncer
 # Node.js for Prism (below), only when npm is missing: a machine may have
 # its own Node.js build, which Debian's npm package would fight.
 NODE_DEBS  = nodejs npm

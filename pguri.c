@@ -3,6 +3,7 @@
  */
 
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -252,6 +253,28 @@ pguri_redact_msg(const char *uri, const char *msg)
 	free(nd.s);
 	free(v);
 	return out;
+}
+
+/* Begins each line of libpq's about one host it could not use. */
+#define HOST_FAILED	"connection to server "
+
+void
+pguri_msg_line(const char *msg, char *line, size_t len)
+{
+	const char *p = msg;
+	size_t n = strcspn(p, "\n"), used;
+
+	if (len == 0)
+		return;
+	snprintf(line, len, "%.*s", (int)n, p);
+	for (p += n; *p != '\0'; p += n) {
+		p++;		/* the '\n' */
+		n = strcspn(p, "\n");
+		if (strncmp(p, HOST_FAILED, strlen(HOST_FAILED)) != 0)
+			continue;
+		used = strlen(line);
+		snprintf(line + used, len - used, "; %.*s", (int)n, p);
+	}
 }
 
 /*

@@ -44,6 +44,15 @@ void	 pguri_passwords(const char *uri, void (*fn)(void *arg,
 	    const char *pw), void *arg);
 
 /*
+ * msg, a message of libpq, as one line into line (len bytes, cut there):
+ * its first line and, when the URI named several hosts, each further
+ * host's "connection to server ... failed" line, after "; ", so that why
+ * each host was passed over shows.  The lines between (libpq's hints)
+ * are left out.
+ */
+void	 pguri_msg_line(const char *msg, char *line, size_t len);
+
+/*
  * Whether s looks like a libpq keyword/value connection string
  * ("host=db password=x"): it has a word that libpq knows as a
  * connection keyword, followed by '=', at its start or after white

@@ -6,7 +6,8 @@
  * password or sslpassword parameter (its name percent-decoded) has the
  * value "***"; a password planted in a URI built around the input
  * never comes out; and the pieces of a password holding '@' never come
- * out of a message that quotes them, as libpq would.
+ * out of a message that quotes them, as libpq would.  And
+ * pguri_msg_line(), libpq's message as one line.
  */
 
 #include <strings.h>
@@ -99,6 +100,29 @@ check_msg(const char *s)
 	free(uri);
 }
 
+/*
+ * A message as one line: no line break, within len, and made of the
+ * message's own first line, then "; " and a host's line at a time.
+ */
+static void
+check_line(const char *s)
+{
+	char line[96];
+	size_t n = strcspn(s, "\n"), got;
+
+	pguri_msg_line(s, line, sizeof(line));
+	got = strlen(line);
+	fuzz_check(got < sizeof(line) && strchr(line, '\n') == NULL,
+	    "a line break or an overflow", s);
+	fuzz_check(strncmp(line, s, got < n ? got : n) == 0,
+	    "not the message's first line", s);
+	fuzz_check(got <= n || strncmp(line + n, "; ", got - n < 2 ?
+	    got - n : 2) == 0, "more than the first line, not after \"; \"",
+	    s);
+	pguri_msg_line(s, line, 1);
+	fuzz_check(line[0] == '\0', "a line in one byte", s);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -123,6 +147,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	free(out);
 	free(uri);
 	check_msg(s);
+	check_line(s);
 	free(s);
 	return 0;
 }

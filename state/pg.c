@@ -3,7 +3,9 @@
  * postgresql:// or postgres:// URI (ddup-check(8), SEVERAL CHECKERS):
  * its table, state_pg, and the one downcast to its own open, pg_of();
  * connecting (connect_timeout
- * 5 s unless the URI sets it), the checker's session advisory lock (a
+ * 5 s and TCP's timeouts unless the URI sets them; the server's side
+ * lock_timeout, statement_timeout and keepalives where nothing set
+ * them), the checker's session advisory lock (a
  * second run of the same checker exits 3), the schema (made or upgraded
  * under an advisory lock, so that checkers starting together do not
  * race), and the rounds: the report, the round's transaction under the
@@ -33,6 +35,24 @@
 #define PG_LOCK_SCHEMA	"ddup-check schema"
 #define PG_LOCK_CHECKER	"ddup-check checker "
 #define PG_LOCK_ROUND	"ddup-check round "
+
+/*
+ * ddup's limits for the server's side of a session, each set only where
+ * nothing set it (neither the server's file, the database, the role nor
+ * the URI's options): a lock is waited for 5 s (as SQLite's busy
+ * timeout), a statement runs 30 s at most, and the server probes a
+ * silent client as the client probes it (after a partition that drops
+ * packets it would otherwise keep the lost run's session, and with it
+ * the checker's lock, for the system's two hours of keepalive).  A
+ * parameter this server lacks is skipped.  Set by a query, not in the
+ * startup packet's options, which PgBouncer refuses.
+ */
+#define PG_LIMITS	"(SELECT count(set_config(s.name, d.v, false)) " \
+	"FROM pg_settings AS s JOIN (VALUES ('lock_timeout', '5s'), " \
+	"('statement_timeout', '30s'), ('tcp_keepalives_idle', '10'), " \
+	"('tcp_keepalives_interval', '5'), ('tcp_keepalives_count', '3'), " \
+	"('tcp_user_timeout', '15000')) AS d(n, v) ON s.name = d.n WHERE " \
+	"s.source = 'default')"
 
 /* The database's slot now, and its time in ms; $1 the interval in ms. */
 #define PG_SLOT_NOW	"floor(extract(epoch FROM now()) * 1000 / $1)::bigint"
@@ -208,8 +228,9 @@ pg_lock_checker(PGconn *c, long long *rt, const char *checker,
 	key = xmalloc(strlen(PG_LOCK_CHECKER) + strlen(checker) + 1);
 	sprintf(key, "%s%s", PG_LOCK_CHECKER, checker);
 	params[0] = key;
+	/* The session's limits in the same round trip: it never waits. */
 	r = PQexecParams(c, "SELECT pg_try_advisory_lock(hashtextextended($1,"
-	    " 0))", 1, NULL, params, NULL, NULL, 0);
+	    " 0)), " PG_LIMITS, 1, NULL, params, NULL, NULL, 0);
 	(*rt)++;
 	if (PQresultStatus(r) != PGRES_TUPLES_OK || PQntuples(r) != 1) {
 		pg_format_err(err, errlen, where, "cannot take the "
@@ -711,7 +732,8 @@ pg_open(const char *where, const char *checker, int mode, struct state **out,
 	 * The URI's own settings come later and win.  A database that
 	 * vanishes without a reset (a silent partition) must cost a run
 	 * seconds, not TCP's minutes: unacknowledged data gives up after
-	 * 15 s, an idle wait is probed after 10 s.
+	 * 15 s, an idle wait is probed after 10 s.  The server's side gets
+	 * PG_LIMITS.
 	 */
 	const char *const kw[] = { "connect_timeout", "application_name",
 	    "tcp_user_timeout", "keepalives_idle", "keepalives_interval",
@@ -748,7 +770,10 @@ pg_open(const char *where, const char *checker, int mode, struct state **out,
 		}
 		if (pg_migrate(c, &rt, where, err, errlen) == -1)
 			goto out;
-	} else if ((ready = pg_schema_ready(c, &rt, where, err, errlen)) !=
+	} else if (pg_exec(c, &rt, "SELECT " PG_LIMITS, where, "cannot set "
+	    "the session's limits", err, errlen) == -1)
+		goto out;
+	else if ((ready = pg_schema_ready(c, &rt, where, err, errlen)) !=
 	    1) {
 		rc = ready == 0 ? STATE_OK : STATE_BAD;
 		goto out;

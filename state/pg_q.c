@@ -47,7 +47,7 @@ void
 pg_format_err(char *err, size_t errlen, const char *where, const char *what,
     const char *msg)
 {
-	char line[256], *shown, *said;
+	char line[512], *shown, *said;
 
 	/*
 	 * libpq quotes what it took from the URI, which may be pieces of a
@@ -57,7 +57,7 @@ pg_format_err(char *err, size_t errlen, const char *where, const char *what,
 	shown = pguri_redact(where != NULL ? where : "");
 	said = pguri_redact_msg(where != NULL ? where : "", msg != NULL ?
 	    msg : "");
-	snprintf(line, sizeof(line), "%.*s", (int)strcspn(said, "\n"), said);
+	pguri_msg_line(said, line, sizeof(line));
 	text_printable(line);
 	snprintf(err, errlen, "state %s: %s%s%s", shown, what,
 	    line[0] != '\0' ? ": " : "", line);

@@ -43,6 +43,13 @@ static const struct {
 	  "postgresql://h/d?sslpassword=***&password=***&password=***" },
 	{ "postgresql://u:a@h1,h2:5433/d?password=x&",
 	  "postgresql://u:***@h1,h2:5433/d?password=***&" },
+	/* Several hosts (libpq tries them in order), in either form. */
+	{ "postgresql://u:s3cret@db1:5432,db2:5433/d?target_session_attrs="
+	  "read-write", "postgresql://u:***@db1:5432,db2:5433/d?"
+	  "target_session_attrs=read-write" },
+	{ "postgresql://u@/d?host=db1,db2&port=5432,5433&password=s3cret&"
+	  "target_session_attrs=read-write", "postgresql://u@/d?host=db1,db2&"
+	  "port=5432,5433&password=***&target_session_attrs=read-write" },
 	{ "postgresql://h/d?passwordx=1&xpassword=2",
 	  "postgresql://h/d?passwordx=1&xpassword=2" },
 	{ "postgresql://h/d?password", "postgresql://h/d?password" },
@@ -125,6 +132,46 @@ test_redact_msg(void **state)
 	}
 }
 
+/* libpq's messages as one line: each host's failure, not its hints. */
+static const struct {
+	const char	*msg;
+	size_t		 len;
+	const char	*line;
+} lines[] = {
+	{ "connection to server at \"h1\" (127.0.0.1), port 5432 failed: "
+	  "Connection refused\n\tIs the server running on that host and "
+	  "accepting TCP/IP connections?\nconnection to server at \"h2\" "
+	  "(127.0.0.1), port 5433 failed: session is read-only\n", 512,
+	  "connection to server at \"h1\" (127.0.0.1), port 5432 failed: "
+	  "Connection refused; connection to server at \"h2\" (127.0.0.1), "
+	  "port 5433 failed: session is read-only" },
+	/* A server's error: its first line only (DETAIL, HINT left out). */
+	{ "ERROR:  permission denied for table ddup_round\nDETAIL:  x\n", 512,
+	  "ERROR:  permission denied for table ddup_round" },
+	{ "", 512, "" },
+	{ "\n\nconnection to server at \"h\" failed: timeout expired", 512,
+	  "; connection to server at \"h\" failed: timeout expired" },
+	/* Cut at len, the second host's line too. */
+	{ "abcdef\nconnection to server at x", 5, "abcd" },
+	{ "ab\nconnection to server at x", 12, "ab; connect" },
+};
+
+static void
+test_msg_line(void **state)
+{
+	char line[512];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		memset(line, 'X', sizeof(line));
+		pguri_msg_line(lines[i].msg, line, lines[i].len);
+		if (strcmp(line, lines[i].line) != 0)
+			fail_msg("%s: got %s, wanted %s", lines[i].msg, line,
+			    lines[i].line);
+	}
+}
+
 static void
 test_is_conninfo(void **state)
 {
@@ -170,6 +217,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_redact),
 		cmocka_unit_test(test_redact_msg),
+		cmocka_unit_test(test_msg_line),
 		cmocka_unit_test(test_is_conninfo),
 		cmocka_unit_test(test_is),
 	};
