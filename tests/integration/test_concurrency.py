@@ -227,6 +227,7 @@ def test_status_readers_during_a_run(ddup, bind_server, http_server, fresh):
     assert bind_server.query(NAME, "A") == ["192.0.2.2"]
 
 
+@pytest.mark.sqlite_file
 @pytest.mark.skipif(SANITIZED or VALGRIND, reason="a race of timing: thousands of"
                     " processes, which only the plain build starts fast enough")
 def test_status_readers_while_the_schema_is_made(ddup, bind_server, http_server):
@@ -238,8 +239,6 @@ def test_status_readers_while_the_schema_is_made(ddup, bind_server, http_server)
     file a run created, on a fresh empty file 200 times, with six
     readers started around each commit.  Before the reader looked in
     one read transaction, about one reader in 150 failed."""
-    if ddup.on_pg():
-        pytest.skip("the SQLite state file's own race")
     slow, _ = servers(ddup, bind_server, http_server)
     slow.set(delay=0)
     assert ddup.run().rc == 0
