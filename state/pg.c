@@ -588,7 +588,11 @@ pg_round_commit(struct state *st, const struct config *c,
 		}
 		pg->decided[i] = 1;
 	}
-	/* Every vote of the round in one statement, whatever N is. */
+	/*
+	 * Every vote of the round in one statement, whatever N is; only
+	 * those that differ from the stored ones are written (a row's slot
+	 * is that of its last change), so a steady round writes none.
+	 */
 	if (vd.n > 0) {
 		p[0] = pga_text(&vd);
 		p[1] = pga_text(&ve);
@@ -599,7 +603,10 @@ pg_round_commit(struct state *st, const struct config *c,
 		pgq_add(q, "cannot record the votes", "INSERT INTO ddup_vote "
 		    "(domain, endpoint, slot, npass, nfail, verdict) SELECT d, "
 		    "e, $3, np, nf, v FROM unnest($1::text[], $2::text[], "
-		    "$4::int[], $5::int[], $6::int[]) AS t(d, e, np, nf, v) ON "
+		    "$4::int[], $5::int[], $6::int[]) AS t(d, e, np, nf, v) "
+		    "LEFT JOIN ddup_vote o ON o.domain = t.d AND o.endpoint = "
+		    "t.e WHERE o.domain IS NULL OR (o.npass, o.nfail, "
+		    "o.verdict) IS DISTINCT FROM (t.np, t.nf, t.v) ON "
 		    "CONFLICT (domain, endpoint) DO UPDATE SET slot = "
 		    "excluded.slot, npass = excluded.npass, nfail = "
 		    "excluded.nfail, verdict = excluded.verdict", 6, p);

@@ -37,89 +37,160 @@
 
 #define CHANGES_KEEP_MS	(365LL * 24 * 3600 * 1000)
 
-/* Endpoints whose check counted: their rows and streaks in one go. */
+/*
+ * An open streak s ended as of the domain's last save (t, its
+ * ddup_tick row): its checks and last as the view ddup_streak shows
+ * them (state/pg_schema.c, version 8), written down.
+ */
+#define PG_FREEZE(s, sv, sd) \
+	"checks = " s ".checks + coalesce(" sv " - " s ".upto, 0)," \
+	" last = CASE WHEN " sv " > " s ".upto THEN " sd " ELSE " s ".last" \
+	" END, upto = NULL"
+
+/*
+ * Endpoints whose check counted: their rows and streaks in one go.  A
+ * check that goes on with the open streak, counters as the view
+ * derives them, writes no row (same): the endpoint and its streak are
+ * as of an earlier save, and this save's tick (written last) counts
+ * it.  The mean latency is a sample, as the SQLite file's: the
+ * streak's first check, then one save in LAT_SAMPLE (16), staggered by
+ * blocks of 64 streak ids so that a save's samples share pages; the
+ * range takes every check, written only when it widens.
+ */
 static const char sql_counted[] =
 	"WITH i AS (SELECT * FROM unnest($2::text[], $3::text[], $4::text[],"
 	"  $5::text[], $6::bigint[], $7::bigint[], $8::bigint[], $9::bool[],"
 	"  $10::bool[], $11::bigint[], $12::text[], $13::bigint[])"
 	"  AS t(domain, name, ip, url, priority, failures, passes, removed,"
 	"  ok, status, reason, lat)),"
-	" c AS (SELECT i.*, (SELECT s.id FROM ddup_endpoint e"
-	"  JOIN ddup_streak s ON s.id = e.streak"
-	"  WHERE e.domain = i.domain AND e.name = i.name AND e.ip = i.ip"
+	" j AS (SELECT i.*, e.streak AS cur, coalesce(t.saves, 0) AS sv,"
+	"  t.saved AS sd, CASE WHEN s.upto IS NOT NULL AND e.ip = i.ip"
 	"  AND e.url = i.url AND s.ip = i.ip AND s.ok = i.ok"
-	"  AND s.status IS NOT DISTINCT FROM i.status AND s.reason = i.reason)"
-	"  AS old FROM i),"
-	" x AS (UPDATE ddup_streak s SET last = " PG_TS("$1") ","
-	"  checks = s.checks + 1,"
-	"  latency_min = least(s.latency_min, c.lat),"
+	"  AND s.status IS NOT DISTINCT FROM i.status AND s.reason = i.reason"
+	"  THEN s.id END AS old,"
+	"  e.priority AS e_prio, e.removed AS e_removed, e.last_ok AS e_ok,"
+	"  e.last_status AS e_status, e.last_result AS e_result,"
+	"  e.failures AS e_fail, e.passes AS e_pass, e.upto AS e_upto"
+	"  FROM i LEFT JOIN ddup_endpoint_base e"
+	"  ON e.domain = i.domain AND e.name = i.name"
+	"  LEFT JOIN ddup_streak_base s ON s.id = e.streak"
+	"  LEFT JOIN ddup_tick t ON t.domain = i.domain),"
+	" c AS (SELECT j.*, (old IS NOT NULL AND e_prio = priority"
+	"  AND e_removed = removed AND e_ok = ok"
+	"  AND e_status IS NOT DISTINCT FROM status AND e_result = reason"
+	"  AND failures = e_fail + CASE WHEN e_ok THEN 0"
+	"   ELSE sv + 1 - e_upto END"
+	"  AND passes = e_pass + CASE WHEN e_ok THEN sv + 1 - e_upto"
+	"   ELSE 0 END) IS TRUE AS same FROM j),"
+	" x AS (UPDATE ddup_streak_base s"
+	"  SET latency_min = least(s.latency_min, c.lat),"
 	"  latency_max = greatest(s.latency_max, c.lat),"
-	"  latency_mean = s.latency_mean + (c.lat - s.latency_mean)"
-	"  / (s.checks + 1)"
-	"  FROM c WHERE s.id = c.old),"
-	" n AS (INSERT INTO ddup_streak (domain, endpoint, ip, first, last,"
-	"  checks, ok, status, reason, latency_min, latency_mean, latency_max)"
+	"  latency_mean = CASE WHEN (c.sv + 1 + s.id / 64) % 16 = 0"
+	"   THEN s.latency_mean + (c.lat - s.latency_mean)"
+	"   / (s.latency_samples + 1) ELSE s.latency_mean END,"
+	"  latency_samples = s.latency_samples"
+	"   + CASE WHEN (c.sv + 1 + s.id / 64) % 16 = 0 THEN 1 ELSE 0 END"
+	"  FROM c WHERE s.id = c.old AND (c.lat < s.latency_min"
+	"  OR c.lat > s.latency_max OR (c.sv + 1 + s.id / 64) % 16 = 0)),"
+	" f AS (UPDATE ddup_streak_base s SET " PG_FREEZE("s", "c.sv", "c.sd")
+	"  FROM c WHERE s.id = c.cur AND c.old IS NULL"
+	"  AND s.upto IS NOT NULL),"
+	" n AS (INSERT INTO ddup_streak_base (domain, endpoint, ip, first,"
+	"  last, checks, ok, status, reason, latency_min, latency_mean,"
+	"  latency_max, latency_samples, upto)"
 	"  SELECT domain, name, ip, " PG_TS("$1") ", " PG_TS("$1") ", 1, ok,"
-	"  status, reason, lat, lat, lat FROM c WHERE old IS NULL"
+	"  status, reason, lat, lat, lat, 1, sv + 1 FROM c WHERE old IS NULL"
 	"  RETURNING id, domain, endpoint)"
-	" INSERT INTO ddup_endpoint (domain, name, ip, url, priority, failures,"
-	"  passes, removed, last_check, last_ok, last_status, latency_ms,"
-	"  last_result, streak)"
+	" INSERT INTO ddup_endpoint_base (domain, name, ip, url, priority,"
+	"  failures, passes, removed, last_check, last_ok, last_status,"
+	"  latency_ms, last_result, streak, upto)"
 	" SELECT c.domain, c.name, c.ip, c.url, c.priority, c.failures,"
 	"  c.passes, c.removed, " PG_TS("$1") ", c.ok, c.status, c.lat,"
-	"  c.reason, coalesce(c.old, n.id)"
+	"  c.reason, coalesce(c.old, n.id), c.sv + 1"
 	" FROM c LEFT JOIN n ON n.domain = c.domain AND n.endpoint = c.name"
+	" WHERE NOT c.same"
 	" ON CONFLICT (domain, name) DO UPDATE SET ip = excluded.ip,"
 	"  url = excluded.url, priority = excluded.priority,"
 	"  failures = excluded.failures, passes = excluded.passes,"
 	"  removed = excluded.removed, last_check = excluded.last_check,"
 	"  last_ok = excluded.last_ok, last_status = excluded.last_status,"
 	"  latency_ms = excluded.latency_ms,"
-	"  last_result = excluded.last_result, streak = excluded.streak";
+	"  last_result = excluded.last_result, streak = excluded.streak,"
+	"  upto = excluded.upto";
 
 /*
  * recheck: one of this run's failed checks before the last, the k-th
  * of each endpoint that had k, all in one go and before sql_counted:
  * it extends the open streak or begins another, which the endpoint
  * then points at (it has a row: only a stored endpoint is repeated).
+ * Either is written as of the last save (upto), so that this save's
+ * tick counts the check of sql_counted that goes on with it.
  */
 static const char sql_repeat[] =
 	"WITH i AS (SELECT * FROM unnest($2::text[], $3::text[], $4::text[],"
 	"  $5::bigint[], $6::text[], $7::bigint[])"
 	"  AS t(domain, name, ip, status, reason, lat)),"
-	" c AS (SELECT i.*, (SELECT s.id FROM ddup_endpoint e"
-	"  JOIN ddup_streak s ON s.id = e.streak"
-	"  WHERE e.domain = i.domain AND e.name = i.name AND e.ip = i.ip"
-	"  AND s.ip = i.ip AND NOT s.ok"
-	"  AND s.status IS NOT DISTINCT FROM i.status AND s.reason = i.reason)"
-	"  AS old FROM i),"
-	" x AS (UPDATE ddup_streak s SET last = " PG_TS("$1") ","
-	"  checks = s.checks + 1,"
+	" c AS (SELECT i.*, e.streak AS cur, e.name IS NOT NULL AS stored,"
+	"  coalesce(t.saves, 0) AS sv, t.saved AS sd,"
+	"  CASE WHEN s.upto IS NOT NULL AND e.ip = i.ip AND s.ip = i.ip"
+	"  AND NOT s.ok AND s.status IS NOT DISTINCT FROM i.status"
+	"  AND s.reason = i.reason THEN s.id END AS old"
+	"  FROM i LEFT JOIN ddup_endpoint_base e"
+	"  ON e.domain = i.domain AND e.name = i.name"
+	"  LEFT JOIN ddup_streak_base s ON s.id = e.streak"
+	"  LEFT JOIN ddup_tick t ON t.domain = i.domain),"
+	" x AS (UPDATE ddup_streak_base s SET last = " PG_TS("$1") ","
+	"  checks = s.checks + (c.sv - s.upto) + 1, upto = c.sv,"
 	"  latency_min = least(s.latency_min, c.lat),"
 	"  latency_max = greatest(s.latency_max, c.lat),"
 	"  latency_mean = s.latency_mean + (c.lat - s.latency_mean)"
-	"  / (s.checks + 1)"
+	"  / (s.latency_samples + 1),"
+	"  latency_samples = s.latency_samples + 1"
 	"  FROM c WHERE s.id = c.old),"
-	" n AS (INSERT INTO ddup_streak (domain, endpoint, ip, first, last,"
-	"  checks, ok, status, reason, latency_min, latency_mean, latency_max)"
+	" f AS (UPDATE ddup_streak_base s SET " PG_FREEZE("s", "c.sv", "c.sd")
+	"  FROM c WHERE s.id = c.cur AND c.old IS NULL"
+	"  AND s.upto IS NOT NULL),"
+	" n AS (INSERT INTO ddup_streak_base (domain, endpoint, ip, first,"
+	"  last, checks, ok, status, reason, latency_min, latency_mean,"
+	"  latency_max, latency_samples, upto)"
 	"  SELECT domain, name, ip, " PG_TS("$1") ", " PG_TS("$1") ", 1, false,"
-	"  status, reason, lat, lat, lat FROM c WHERE old IS NULL"
+	"  status, reason, lat, lat, lat, 1, CASE WHEN stored THEN sv END"
+	"  FROM c WHERE old IS NULL"
 	"  RETURNING id, domain, endpoint)"
-	" UPDATE ddup_endpoint e SET streak = n.id FROM n"
+	" UPDATE ddup_endpoint_base e SET streak = n.id FROM n"
 	" WHERE e.domain = n.domain AND e.name = n.endpoint";
 
 /*
  * Endpoints whose check did not count: the counters as they were, the
- * open streak ended (the endpoint's last result stays its row's).
+ * open streak ended (the endpoint's last result stays its row's, its
+ * latency the streak's mean, as it was shown).
  */
 static const char sql_uncounted[] =
-	"UPDATE ddup_endpoint e SET priority = u.priority,"
+	"WITH u AS (SELECT * FROM unnest($2::text[], $3::text[],"
+	"  $4::bigint[], $5::bigint[], $6::bigint[], $7::bool[])"
+	"  AS u(domain, name, priority, failures, passes, removed)),"
+	" f AS (UPDATE ddup_streak_base s SET "
+	PG_FREEZE("s", "t.saves", "t.saved")
+	"  FROM u JOIN ddup_endpoint_base e"
+	"  ON e.domain = u.domain AND e.name = u.name"
+	"  LEFT JOIN ddup_tick t ON t.domain = u.domain"
+	"  WHERE s.id = e.streak AND s.upto IS NOT NULL"
+	"  RETURNING s.id, round(s.latency_mean)::integer AS lat)"
+	" UPDATE ddup_endpoint_base e SET priority = u.priority,"
 	" failures = u.failures, passes = u.passes, removed = u.removed,"
-	" streak = NULL, last_check = " PG_TS("$1")
-	" FROM unnest($2::text[], $3::text[], $4::bigint[], $5::bigint[],"
-	"  $6::bigint[], $7::bool[])"
-	"  AS u(domain, name, priority, failures, passes, removed)"
-	" WHERE e.domain = u.domain AND e.name = u.name";
+	" streak = NULL, last_check = " PG_TS("$1") ","
+	" latency_ms = coalesce((SELECT f.lat FROM f WHERE f.id = e.streak),"
+	"  e.latency_ms),"
+	" upto = coalesce((SELECT t.saves FROM ddup_tick t"
+	"  WHERE t.domain = u.domain), 0) + 1"
+	" FROM u WHERE e.domain = u.domain AND e.name = u.name";
+
+/* The decided domains' saves: last, each endpoint's check counted in. */
+static const char sql_tick[] =
+	"INSERT INTO ddup_tick (domain, saves, saved)"
+	" SELECT d, 1, " PG_TS("$1") " FROM unnest($2::text[]) AS d"
+	" ON CONFLICT (domain) DO UPDATE SET saves = ddup_tick.saves + 1,"
+	" saved = excluded.saved";
 
 static const char sql_domain[] =
 	"INSERT INTO ddup_domain AS d (name, provider, ttl, tier, tier_rank,"
@@ -169,9 +240,14 @@ static const char sql_event[] =
 
 /* The prunes, with $1 and $2 the configured domains and endpoint names. */
 static const char *const sql_gone[] = {
-	"DELETE FROM ddup_endpoint e WHERE NOT EXISTS (SELECT 1 FROM"
-	" unnest($1::text[], $2::text[]) AS c(domain, name)"
-	" WHERE c.domain = e.domain AND c.name = e.name)",
+	/* Before this save's tick: the open streak ends at the last. */
+	"WITH g AS (DELETE FROM ddup_endpoint_base e WHERE NOT EXISTS"
+	" (SELECT 1 FROM unnest($1::text[], $2::text[]) AS c(domain, name)"
+	" WHERE c.domain = e.domain AND c.name = e.name)"
+	" RETURNING e.domain, e.streak)"
+	" UPDATE ddup_streak_base s SET " PG_FREEZE("s", "t.saves", "t.saved")
+	" FROM g LEFT JOIN ddup_tick t ON t.domain = g.domain"
+	" WHERE s.id = g.streak AND s.upto IS NOT NULL",
 	"DELETE FROM ddup_vote v WHERE NOT EXISTS (SELECT 1 FROM"
 	" unnest($1::text[], $2::text[]) AS c(domain, name)"
 	" WHERE c.domain = v.domain AND c.name = v.endpoint)",
@@ -193,6 +269,7 @@ static const struct {
 } sql_gone_dom[] = {
 	{ "DELETE FROM ddup_domain WHERE name <> ALL ($1::text[])", 1 },
 	{ "DELETE FROM ddup_round WHERE domain <> ALL ($1::text[])", 1 },
+	{ "DELETE FROM ddup_tick WHERE domain <> ALL ($1::text[])", 1 },
 	{ "DELETE FROM ddup_failback WHERE domain <> ALL ($1::text[])", 1 },
 	{ "DELETE FROM ddup_failover WHERE domain <> ALL ($1::text[])", 1 },
 	{ "DELETE FROM ddup_published p WHERE NOT EXISTS (SELECT 1 FROM"
@@ -218,8 +295,9 @@ static const char sql_drains_gone[] =
 
 /* Streaks older than `history` ($1), unless open, into the counters. */
 static const char sql_prune_streaks[] =
-	"WITH gone AS (DELETE FROM ddup_streak s WHERE s.last < " PG_TS("$1")
-	" AND NOT EXISTS (SELECT 1 FROM ddup_endpoint e WHERE e.streak = s.id)"
+	"WITH gone AS (DELETE FROM ddup_streak_base s WHERE s.last < "
+	PG_TS("$1") " AND s.upto IS NULL AND NOT EXISTS (SELECT 1 FROM"
+	" ddup_endpoint_base e WHERE e.streak = s.id)"
 	" RETURNING domain, endpoint, ok, checks)"
 	" INSERT INTO ddup_counter (domain, endpoint, name, value)"
 	" SELECT domain, endpoint, CASE WHEN ok THEN 'checks_pass'"
@@ -651,19 +729,22 @@ pgd_save_queue(struct pg_state *st, struct pgq *q, const struct config *c,
 {
 	struct event_arg ea;
 	struct ep_cols a;
-	const char *p[1];
+	struct pg_arr dom;
+	const char *p[2];
 	char buf[32];
 	long long now = outcome_time(o);
 	size_t i, j, n = outcome_ndomains(o);
 	int any = 0;
 
 	memset(&a, 0, sizeof(a));
+	memset(&dom, 0, sizeof(dom));
 	for (i = 0; i < n; i++) {
 		const struct outcome_domain *od = outcome_domain(o, i);
 
 		if (!decided[i])
 			continue;
 		any = 1;
+		pga_add(&dom, od->cfg->name);
 		for (j = 0; j < od->neps; j++)
 			add_endpoint(&a, od, &od->eps[j]);
 	}
@@ -686,5 +767,10 @@ pgd_save_queue(struct pg_state *st, struct pgq *q, const struct config *c,
 	queue_control(st, q, c, o);
 	/* Last: the rows every run writes are held the shortest. */
 	p[0] = pg_lld(buf, now);
+	if (any) {
+		p[1] = pga_text(&dom);
+		pgq_add(q, "cannot count the saves", sql_tick, 2, p);
+	}
 	pgq_add(q, "cannot record the run", sql_meta, 1, p);
+	pga_free(&dom);
 }
