@@ -258,7 +258,15 @@ const char *const pg_migrations[] = {
 	"UPDATE ddup_streak_base s SET upto = 0 WHERE EXISTS (SELECT 1"
 	"  FROM ddup_endpoint_base e WHERE e.streak = s.id);"
 	"CREATE TABLE ddup_tick (domain text PRIMARY KEY,"
-	"  saves bigint NOT NULL, saved timestamptz NOT NULL);"
+	"  saves bigint NOT NULL, saved timestamptz NOT NULL)"
+	"  WITH (fillfactor = 20);"
+	/*
+	 * Room in a page for the new version of a row rewritten in place
+	 * (a heap-only update: no index entry, a small WAL record): the
+	 * rounds and ticks every save, a streak whose range widens.
+	 */
+	"ALTER TABLE ddup_round SET (fillfactor = 20);"
+	"ALTER TABLE ddup_streak_base SET (fillfactor = 70);"
 	"CREATE VIEW ddup_endpoint AS"
 	" SELECT e.domain, e.name, e.ip, e.url, e.priority,"
 	"  (e.failures + CASE WHEN e.streak IS NOT NULL AND NOT e.last_ok"
