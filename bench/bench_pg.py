@@ -22,8 +22,8 @@ Figures: wall time, CPU and peak RSS per run (medians), for the deciding
 run and the reporting runs apart, and the database round trips of each
 from ddup-check's debug line `postgresql: N round trips` (one more slot
 with -v), and what a steady slot writes: rows inserted, updated and
-deleted (pg_stat_user_tables) and WAL bytes (pg_current_wal_lsn()), over
-the measured slots.
+deleted (pg_stat_user_tables, in the log also by table) and WAL bytes
+(pg_current_wal_lsn()), over the measured slots.
 """
 
 import json
@@ -129,10 +129,31 @@ class PgCase:
     def writes(self):
         """(WAL bytes, rows inserted + updated + deleted) so far; each run's server
         process flushes its table statistics when it ends."""
-        lsn = self.srv.psql("SELECT pg_current_wal_lsn() - '0/0'::pg_lsn")[0][0]
+        lsn, at = self.srv.psql("SELECT pg_current_wal_lsn() - '0/0'::pg_lsn, "
+                                "pg_current_wal_lsn()")[0]
         rows = self.srv.psql("SELECT coalesce(sum(n_tup_ins + n_tup_upd + n_tup_del), 0) "
                              "FROM pg_stat_user_tables")[0][0]
-        return int(float(lsn)), int(rows)
+        return int(float(lsn)), int(rows), at
+
+    def wal_kinds(self, lsn0, lsn1):
+        """(record type, count, bytes) of the WAL between two LSNs, largest first
+        (pg_walinspect, PostgreSQL's contrib)."""
+        self.srv.psql("CREATE EXTENSION IF NOT EXISTS pg_walinspect")
+        return self.srv.psql(
+            "SELECT \"resource_manager/record_type\", count, record_size + fpi_size "
+            f"FROM pg_get_wal_stats('{lsn0}', '{lsn1}', true) WHERE count > 0 "
+            "ORDER BY 3 DESC LIMIT 8")
+
+    def table_writes(self):
+        """{table: rows inserted + updated + deleted} so far, of the tables written,
+        and the server's WAL records and full-page images (pg_stat_wal)."""
+        rec, fpi = self.srv.psql("SELECT wal_records, wal_fpi FROM pg_stat_wal")[0]
+        hot = self.srv.psql("SELECT coalesce(sum(n_tup_hot_upd), 0) FROM pg_stat_user_tables")
+        return {"WAL records": int(rec), "full-page images": int(fpi),
+                "of them heap-only updates": int(hot[0][0])} | {
+            t: int(k) for t, k in self.srv.psql(
+            "SELECT relname, n_tup_ins + n_tup_upd + n_tup_del FROM pg_stat_user_tables "
+                "WHERE n_tup_ins + n_tup_upd + n_tup_del > 0")}
 
     def deciders(self):
         """{checker: domains} of the rounds of the latest slot, from the database."""
@@ -168,6 +189,7 @@ def measure(case, runs, log):
                            f"expected {case.ndomains}")
     before = case.bind.update_count()
     w0 = case.writes()
+    t0 = case.table_writes()
     decide, report, floor = [], [], []
     for r in range(runs):
         order = CHECKERS[r % 3:] + CHECKERS[:r % 3]
@@ -183,6 +205,13 @@ def measure(case, runs, log):
             f"{c} {w[0]:.3f}s" for c, w in got))
     updates = case.bind.update_count() - before
     w1 = case.writes()
+    t1 = case.table_writes()
+    log(f"[{case.name}] rows written per slot by table: " + ", ".join(
+        f"{t} {(k - t0.get(t, 0)) / runs:.0f}" for t, k in sorted(t1.items())
+        if k != t0.get(t, 0)))
+    log(f"[{case.name}] WAL per slot by record type: " + ", ".join(
+        f"{kind} {int(n) / runs:.0f} ({int(b) / runs / 1024:.1f} KiB)"
+        for kind, n, b in case.wal_kinds(w0[2], w1[2])))
     if updates != 0:
         raise RuntimeError(f"{case.name}: {updates} UPDATE messages in steady state")
     ok, bad = case.status_ok()

@@ -573,8 +573,9 @@ pg_round_commit(struct state *st, const struct config *c,
 	struct pgq	*q = pgq_new(pg);
 	const char	*p[7];
 	struct pg_arr	 vd = { 0 }, ve = { 0 }, vp = { 0 }, vf = { 0 },
-			 vv = { 0 };
-	char		 slot[32], heard[32];
+			 vv = { 0 }, rn = { 0 }, rh = { 0 }, rv = { 0 },
+			 rp = { 0 };
+	char		 slot[32];
 	size_t		 i, j;
 	int		 rc = -1;
 
@@ -584,17 +585,10 @@ pg_round_commit(struct state *st, const struct config *c,
 
 		if (!doms[i].decides)
 			continue;
-		p[0] = d->name;
-		p[1] = slot;
-		p[2] = pg->checker;
-		p[3] = pg_lld(heard, (long long)doms[i].heard);
-		p[4] = pg_bool(doms[i].void_all);
-		p[5] = doms[i].pending;
-		pgq_add(q, "cannot record the round", "INSERT INTO ddup_round "
-		    "(domain, slot, at, checker, heard, void_all, pending) "
-		    "VALUES ($1, $2, now(), $3, $4, $5, $6) ON CONFLICT (domain) "
-		    "DO UPDATE SET slot = $2, at = now(), checker = $3, heard = "
-		    "$4, void_all = $5, pending = $6", 6, p);
+		pga_add(&rn, d->name);
+		pga_lld(&rh, (long long)doms[i].heard);
+		pga_add(&rv, pg_bool(doms[i].void_all));
+		pga_add(&rp, doms[i].pending);
 		for (j = 0; doms[i].votes != NULL && j < d->neps; j++) {
 			pga_add(&vd, d->name);
 			pga_add(&ve, d->eps[j].name);
@@ -609,7 +603,33 @@ pg_round_commit(struct state *st, const struct config *c,
 		}
 		pg->decided[i] = 1;
 	}
-	/* Every vote of the round in one statement, whatever N is. */
+	/*
+	 * The rounds in one statement: an UPDATE of the rows there, not an
+	 * upsert, which would lock each row before writing it (a WAL record
+	 * more a domain); the domains' locks keep out another insert.
+	 */
+	if (rn.n > 0) {
+		p[0] = pga_text(&rn);
+		p[1] = slot;
+		p[2] = pg->checker;
+		p[3] = pga_text(&rh);
+		p[4] = pga_text(&rv);
+		p[5] = pga_text(&rp);
+		pgq_add(q, "cannot record the round", "WITH t AS (SELECT * FROM "
+		    "unnest($1::text[], $4::int[], $5::bool[], $6::text[]) AS "
+		    "t(d, h, v, p)), u AS (UPDATE ddup_round r SET slot = "
+		    "$2::bigint, at = now(), checker = $3::text, heard = t.h, "
+		    "void_all = t.v, pending = t.p FROM t WHERE r.domain = t.d "
+		    "RETURNING r.domain) INSERT INTO ddup_round (domain, slot, "
+		    "at, checker, heard, void_all, pending) SELECT d, $2::bigint, "
+		    "now(), $3::text, h, v, p FROM t WHERE d NOT IN (SELECT "
+		    "domain FROM u)", 6, p);
+	}
+	/*
+	 * Every vote of the round in one statement, whatever N is; only
+	 * those that differ from the stored ones are written (a row's slot
+	 * is that of its last change), so a steady round writes none.
+	 */
 	if (vd.n > 0) {
 		p[0] = pga_text(&vd);
 		p[1] = pga_text(&ve);
@@ -620,7 +640,10 @@ pg_round_commit(struct state *st, const struct config *c,
 		pgq_add(q, "cannot record the votes", "INSERT INTO ddup_vote "
 		    "(domain, endpoint, slot, npass, nfail, verdict) SELECT d, "
 		    "e, $3, np, nf, v FROM unnest($1::text[], $2::text[], "
-		    "$4::int[], $5::int[], $6::int[]) AS t(d, e, np, nf, v) ON "
+		    "$4::int[], $5::int[], $6::int[]) AS t(d, e, np, nf, v) "
+		    "LEFT JOIN ddup_vote o ON o.domain = t.d AND o.endpoint = "
+		    "t.e WHERE o.domain IS NULL OR (o.npass, o.nfail, "
+		    "o.verdict) IS DISTINCT FROM (t.np, t.nf, t.v) ON "
 		    "CONFLICT (domain, endpoint) DO UPDATE SET slot = "
 		    "excluded.slot, npass = excluded.npass, nfail = "
 		    "excluded.nfail, verdict = excluded.verdict", 6, p);
@@ -643,6 +666,10 @@ out:
 	pga_free(&vp);
 	pga_free(&vf);
 	pga_free(&vv);
+	pga_free(&rn);
+	pga_free(&rh);
+	pga_free(&rv);
+	pga_free(&rp);
 	pgq_free(q);
 	return rc;
 }

@@ -7,7 +7,8 @@
  * and rounds of ddup-check(8), SEVERAL CHECKERS), state/pg_q.c
  * (batches), state/pg_data.c (reading the rows: counters, streaks,
  * published sets, requests), state/pg_save.c (writing them, with
- * history, the outbox and the metrics counters), state/pg_ops.c (the
+ * history, the outbox and the metrics counters; the endpoints in
+ * state/pg_save_ep.c), state/pg_ops.c (the
  * operations of one transaction each) and state/pg_schema.c.  Everyone
  * else uses state.h.
  *
@@ -142,6 +143,22 @@ int		 pgd_load_parse(struct pg_state *st, const struct pgq *q,
 void		 pgd_save_queue(struct pg_state *st, struct pgq *q,
 		    const struct config *c, const struct outcome *o,
 		    const unsigned char *decided);
+/*
+ * state/pg_save_ep.c: the part of pgd_save_queue() that writes the
+ * decided domains' endpoints and their streaks, before the saves of
+ * those domains are counted (state/pg_save.c, last in the batch).
+ */
+void		 pgd_save_endpoints(struct pgq *q, const struct outcome *o,
+		    const unsigned char *decided);
+/*
+ * SQL: the SET list that writes down the open streak s as it ended at
+ * its domain's last save, sv saves at sd (a ddup_tick row's columns):
+ * its checks and last as the view ddup_streak shows them (schema 8).
+ */
+#define PG_FREEZE(s, sv, sd) \
+	"checks = " s ".checks + coalesce(" sv " - " s ".upto, 0)," \
+	" last = CASE WHEN " sv " > " s ".upto THEN " sd " ELSE " s ".last" \
+	" END, upto = NULL"
 /* Appends "the domain is unsure: an update is about to go out". */
 void		 pgd_mark_unsure_queue(struct pgq *q, const char *domain,
 		    const char *provider, long ttl);

@@ -9,11 +9,11 @@
  * handful for all the endpoints (columns of arrays through unnest()),
  * so a run costs the same few round trips at N = 10 as at N = 10,000.
  *
- * Unlike the SQLite file, which derives a steady endpoint's counters
- * from its open streak to write nothing, every round writes its
- * endpoints' rows and extends their streaks: the rows are few per
- * round, and a round's domain may be decided by any checker of the
- * fleet, with no run count of its own to derive from.
+ * The endpoints and their streaks are read through the views of
+ * schema 8, which derive a steady endpoint's counters and its open
+ * streak's checks from its domain's saves (ddup_tick), as the SQLite
+ * file derives them from its runs: a round's domain may be decided by
+ * any checker of the fleet, so the count is the domain's.
  */
 
 #include <stdio.h>

@@ -1,18 +1,15 @@
 /*
  * What a run on PostgreSQL saves (state/pg.h, pgd_save_queue()):
  * the statements of the domains it decided, appended to the caller's
- * batch inside the caller's transaction.  The endpoints go in two
- * statements whatever their number (columns of arrays through
- * unnest()); each domain costs a statement or a few.
+ * batch inside the caller's transaction.  The endpoints go in a few
+ * statements whatever their number (state/pg_save_ep.c); each domain
+ * costs a statement or a few, and its saves are counted last
+ * (ddup_tick, from which schema 8's views derive the counters).
  *
  * The rules are the SQLite backend's (state/sqlite.c, state/sqlite_data.c):
- * an endpoint's check extends its open streak when ip, url, result,
- * status and reason are the same, else begins a new one; a check the
- * run did not count (its controlUrl failed, or the round was void)
- * leaves the counters as they were and ends the open streak, so the
- * next check begins a new one; what is no longer configured is
- * dropped (history stays); streaks older than `history` go, their
- * checks added to the counters; changes go after a year.
+ * what is no longer configured is dropped (history stays, an open
+ * streak written down as it ended); streaks older than `history` go,
+ * their checks added to the counters; changes go after a year.
  */
 
 #include <stdio.h>
@@ -21,7 +18,6 @@
 
 #include <libpq-fe.h>
 
-#include "check.h"
 #include "config.h"
 #include "outbox.h"
 #include "outcome.h"
@@ -37,119 +33,76 @@
 
 #define CHANGES_KEEP_MS	(365LL * 24 * 3600 * 1000)
 
-/* Endpoints whose check counted: their rows and streaks in one go. */
-static const char sql_counted[] =
-	"WITH i AS (SELECT * FROM unnest($2::text[], $3::text[], $4::text[],"
-	"  $5::text[], $6::bigint[], $7::bigint[], $8::bigint[], $9::bool[],"
-	"  $10::bool[], $11::bigint[], $12::text[], $13::bigint[])"
-	"  AS t(domain, name, ip, url, priority, failures, passes, removed,"
-	"  ok, status, reason, lat)),"
-	" c AS (SELECT i.*, (SELECT s.id FROM ddup_endpoint e"
-	"  JOIN ddup_streak s ON s.id = e.streak"
-	"  WHERE e.domain = i.domain AND e.name = i.name AND e.ip = i.ip"
-	"  AND e.url = i.url AND s.ip = i.ip AND s.ok = i.ok"
-	"  AND s.status IS NOT DISTINCT FROM i.status AND s.reason = i.reason)"
-	"  AS old FROM i),"
-	" x AS (UPDATE ddup_streak s SET last = " PG_TS("$1") ","
-	"  checks = s.checks + 1,"
-	"  latency_min = least(s.latency_min, c.lat),"
-	"  latency_max = greatest(s.latency_max, c.lat),"
-	"  latency_mean = s.latency_mean + (c.lat - s.latency_mean)"
-	"  / (s.checks + 1)"
-	"  FROM c WHERE s.id = c.old),"
-	" n AS (INSERT INTO ddup_streak (domain, endpoint, ip, first, last,"
-	"  checks, ok, status, reason, latency_min, latency_mean, latency_max)"
-	"  SELECT domain, name, ip, " PG_TS("$1") ", " PG_TS("$1") ", 1, ok,"
-	"  status, reason, lat, lat, lat FROM c WHERE old IS NULL"
-	"  RETURNING id, domain, endpoint)"
-	" INSERT INTO ddup_endpoint (domain, name, ip, url, priority, failures,"
-	"  passes, removed, last_check, last_ok, last_status, latency_ms,"
-	"  last_result, streak)"
-	" SELECT c.domain, c.name, c.ip, c.url, c.priority, c.failures,"
-	"  c.passes, c.removed, " PG_TS("$1") ", c.ok, c.status, c.lat,"
-	"  c.reason, coalesce(c.old, n.id)"
-	" FROM c LEFT JOIN n ON n.domain = c.domain AND n.endpoint = c.name"
-	" ON CONFLICT (domain, name) DO UPDATE SET ip = excluded.ip,"
-	"  url = excluded.url, priority = excluded.priority,"
-	"  failures = excluded.failures, passes = excluded.passes,"
-	"  removed = excluded.removed, last_check = excluded.last_check,"
-	"  last_ok = excluded.last_ok, last_status = excluded.last_status,"
-	"  latency_ms = excluded.latency_ms,"
-	"  last_result = excluded.last_result, streak = excluded.streak";
+/* The decided domains' saves: last, each endpoint's check counted in. */
+/*
+ * An UPDATE of the rows there rather than an upsert, which locks a row
+ * before it writes it (a WAL record more); the domains' locks keep out
+ * another insert.
+ */
+static const char sql_tick[] =
+	"WITH u AS (UPDATE ddup_tick t SET saves = t.saves + 1,"
+	" saved = " PG_TS("$1") " FROM unnest($2::text[]) AS d(name)"
+	" WHERE t.domain = d.name RETURNING t.domain)"
+	" INSERT INTO ddup_tick (domain, saves, saved)"
+	" SELECT name, 1, " PG_TS("$1") " FROM unnest($2::text[]) AS d(name)"
+	" WHERE name NOT IN (SELECT domain FROM u)";
 
 /*
- * recheck: one of this run's failed checks before the last, the k-th
- * of each endpoint that had k, all in one go and before sql_counted:
- * it extends the open streak or begins another, which the endpoint
- * then points at (it has a row: only a stored endpoint is repeated).
+ * The decided domains' rows, $1..$10 columns of arrays (last_change 0:
+ * NULL).  Those there are updated where they changed, by an UPDATE: an
+ * upsert would lock each row it leaves as it is, a WAL record each; the
+ * INSERT takes the others (its upsert only for one another session
+ * added since).
  */
-static const char sql_repeat[] =
-	"WITH i AS (SELECT * FROM unnest($2::text[], $3::text[], $4::text[],"
-	"  $5::bigint[], $6::text[], $7::bigint[])"
-	"  AS t(domain, name, ip, status, reason, lat)),"
-	" c AS (SELECT i.*, (SELECT s.id FROM ddup_endpoint e"
-	"  JOIN ddup_streak s ON s.id = e.streak"
-	"  WHERE e.domain = i.domain AND e.name = i.name AND e.ip = i.ip"
-	"  AND s.ip = i.ip AND NOT s.ok"
-	"  AND s.status IS NOT DISTINCT FROM i.status AND s.reason = i.reason)"
-	"  AS old FROM i),"
-	" x AS (UPDATE ddup_streak s SET last = " PG_TS("$1") ","
-	"  checks = s.checks + 1,"
-	"  latency_min = least(s.latency_min, c.lat),"
-	"  latency_max = greatest(s.latency_max, c.lat),"
-	"  latency_mean = s.latency_mean + (c.lat - s.latency_mean)"
-	"  / (s.checks + 1)"
-	"  FROM c WHERE s.id = c.old),"
-	" n AS (INSERT INTO ddup_streak (domain, endpoint, ip, first, last,"
-	"  checks, ok, status, reason, latency_min, latency_mean, latency_max)"
-	"  SELECT domain, name, ip, " PG_TS("$1") ", " PG_TS("$1") ", 1, false,"
-	"  status, reason, lat, lat, lat FROM c WHERE old IS NULL"
-	"  RETURNING id, domain, endpoint)"
-	" UPDATE ddup_endpoint e SET streak = n.id FROM n"
-	" WHERE e.domain = n.domain AND e.name = n.endpoint";
-
-/*
- * Endpoints whose check did not count: the counters as they were, the
- * open streak ended (the endpoint's last result stays its row's).
- */
-static const char sql_uncounted[] =
-	"UPDATE ddup_endpoint e SET priority = u.priority,"
-	" failures = u.failures, passes = u.passes, removed = u.removed,"
-	" streak = NULL, last_check = " PG_TS("$1")
-	" FROM unnest($2::text[], $3::text[], $4::bigint[], $5::bigint[],"
-	"  $6::bigint[], $7::bool[])"
-	"  AS u(domain, name, priority, failures, passes, removed)"
-	" WHERE e.domain = u.domain AND e.name = u.name";
-
 static const char sql_domain[] =
-	"INSERT INTO ddup_domain AS d (name, provider, ttl, tier, tier_rank,"
+	"WITH v AS (SELECT name, provider, ttl, tier, tier_rank,"
+	"  tier_location, CASE WHEN lc = 0 THEN NULL ELSE " PG_TS("lc")
+	"  END AS last_change, last_error, unhealthy, unsure"
+	"  FROM unnest($1::text[], $2::text[], $3::int[], $4::int[],"
+	"  $5::int[], $6::text[], $7::bigint[], $8::text[], $9::bool[],"
+	"  $10::bool[]) AS t(name, provider, ttl, tier, tier_rank,"
+	"  tier_location, lc, last_error, unhealthy, unsure)),"
+	" u AS (UPDATE ddup_domain d SET provider = v.provider, ttl = v.ttl,"
+	"  tier = v.tier, tier_rank = v.tier_rank,"
+	"  tier_location = v.tier_location, last_change = v.last_change,"
+	"  last_error = v.last_error, unhealthy = v.unhealthy,"
+	"  unsure = v.unsure FROM v WHERE d.name = v.name"
+	"  AND (d.provider, d.ttl, d.tier, d.tier_rank, d.tier_location,"
+	"  d.last_change, d.last_error, d.unhealthy, d.unsure)"
+	"  IS DISTINCT FROM (v.provider, v.ttl, v.tier, v.tier_rank,"
+	"  v.tier_location, v.last_change, v.last_error, v.unhealthy,"
+	"  v.unsure))"
+	" INSERT INTO ddup_domain AS d (name, provider, ttl, tier, tier_rank,"
 	" tier_location, last_change, last_error, unhealthy, unsure)"
-	" VALUES ($1, $2, $3, $4, $5, $6, " PG_TS0("$7") ", $8, $9, $10)"
+	" SELECT * FROM v WHERE NOT EXISTS (SELECT 1 FROM ddup_domain x"
+	"  WHERE x.name = v.name)"
 	" ON CONFLICT (name) DO UPDATE SET provider = excluded.provider,"
 	" ttl = excluded.ttl, tier = excluded.tier,"
 	" tier_rank = excluded.tier_rank,"
 	" tier_location = excluded.tier_location,"
 	" last_change = excluded.last_change, last_error = excluded.last_error,"
-	" unhealthy = excluded.unhealthy, unsure = excluded.unsure"
-	/* An unchanged row is not rewritten. */
-	" WHERE (d.provider, d.ttl, d.tier, d.tier_rank, d.tier_location,"
-	" d.last_change, d.last_error, d.unhealthy, d.unsure) IS DISTINCT FROM"
-	" (excluded.provider, excluded.ttl, excluded.tier, excluded.tier_rank,"
-	" excluded.tier_location, excluded.last_change, excluded.last_error,"
-	" excluded.unhealthy, excluded.unsure)";
+	" unhealthy = excluded.unhealthy, unsure = excluded.unsure";
 
 static const char sql_failover[] =
 	"INSERT INTO ddup_failover (domain, since, reason, all_down)"
 	" VALUES ($1, " PG_TS("$2") ", $3, $4) ON CONFLICT (domain)"
 	" DO UPDATE SET all_down = excluded.all_down";
 
+/* The published sets, as the domains' rows: $1..$5 columns of arrays. */
 static const char sql_published[] =
-	"INSERT INTO ddup_published AS p (domain, type, ttl, addresses,"
-	" proxied) VALUES ($1, $2, $3, $4, $5)"
+	"WITH v AS (SELECT * FROM unnest($1::text[], $2::text[], $3::int[],"
+	"  $4::text[], $5::bool[]) AS t(domain, type, ttl, addresses,"
+	"  proxied)),"
+	" u AS (UPDATE ddup_published p SET ttl = v.ttl,"
+	"  addresses = v.addresses, proxied = v.proxied FROM v"
+	"  WHERE p.domain = v.domain AND p.type = v.type"
+	"  AND (p.ttl, p.addresses, p.proxied) IS DISTINCT FROM"
+	"  (v.ttl, v.addresses, v.proxied))"
+	" INSERT INTO ddup_published AS p (domain, type, ttl, addresses,"
+	" proxied) SELECT * FROM v WHERE NOT EXISTS (SELECT 1 FROM"
+	"  ddup_published x WHERE x.domain = v.domain AND x.type = v.type)"
 	" ON CONFLICT (domain, type) DO UPDATE SET ttl = excluded.ttl,"
-	" addresses = excluded.addresses, proxied = excluded.proxied"
-	" WHERE (p.ttl, p.addresses, p.proxied) IS DISTINCT FROM"
-	" (excluded.ttl, excluded.addresses, excluded.proxied)";
+	" addresses = excluded.addresses, proxied = excluded.proxied";
 
 static const char sql_change[] =
 	"INSERT INTO ddup_change (time, domain, type, ttl, old, new, tier,"
@@ -169,9 +122,14 @@ static const char sql_event[] =
 
 /* The prunes, with $1 and $2 the configured domains and endpoint names. */
 static const char *const sql_gone[] = {
-	"DELETE FROM ddup_endpoint e WHERE NOT EXISTS (SELECT 1 FROM"
-	" unnest($1::text[], $2::text[]) AS c(domain, name)"
-	" WHERE c.domain = e.domain AND c.name = e.name)",
+	/* Before this save's tick: the open streak ends at the last. */
+	"WITH g AS (DELETE FROM ddup_endpoint_base e WHERE NOT EXISTS"
+	" (SELECT 1 FROM unnest($1::text[], $2::text[]) AS c(domain, name)"
+	" WHERE c.domain = e.domain AND c.name = e.name)"
+	" RETURNING e.domain, e.streak)"
+	" UPDATE ddup_streak_base s SET " PG_FREEZE("s", "t.saves", "t.saved")
+	" FROM g LEFT JOIN ddup_tick t ON t.domain = g.domain"
+	" WHERE s.id = g.streak AND s.upto IS NOT NULL",
 	"DELETE FROM ddup_vote v WHERE NOT EXISTS (SELECT 1 FROM"
 	" unnest($1::text[], $2::text[]) AS c(domain, name)"
 	" WHERE c.domain = v.domain AND c.name = v.endpoint)",
@@ -193,6 +151,7 @@ static const struct {
 } sql_gone_dom[] = {
 	{ "DELETE FROM ddup_domain WHERE name <> ALL ($1::text[])", 1 },
 	{ "DELETE FROM ddup_round WHERE domain <> ALL ($1::text[])", 1 },
+	{ "DELETE FROM ddup_tick WHERE domain <> ALL ($1::text[])", 1 },
 	{ "DELETE FROM ddup_failback WHERE domain <> ALL ($1::text[])", 1 },
 	{ "DELETE FROM ddup_failover WHERE domain <> ALL ($1::text[])", 1 },
 	{ "DELETE FROM ddup_published p WHERE NOT EXISTS (SELECT 1 FROM"
@@ -218,8 +177,9 @@ static const char sql_drains_gone[] =
 
 /* Streaks older than `history` ($1), unless open, into the counters. */
 static const char sql_prune_streaks[] =
-	"WITH gone AS (DELETE FROM ddup_streak s WHERE s.last < " PG_TS("$1")
-	" AND NOT EXISTS (SELECT 1 FROM ddup_endpoint e WHERE e.streak = s.id)"
+	"WITH gone AS (DELETE FROM ddup_streak_base s WHERE s.last < "
+	PG_TS("$1") " AND s.upto IS NULL AND NOT EXISTS (SELECT 1 FROM"
+	" ddup_endpoint_base e WHERE e.streak = s.id)"
 	" RETURNING domain, endpoint, ok, checks)"
 	" INSERT INTO ddup_counter (domain, endpoint, name, value)"
 	" SELECT domain, endpoint, CASE WHEN ok THEN 'checks_pass'"
@@ -249,94 +209,6 @@ static const char sql_meta[] =
 	" ON CONFLICT (key) DO UPDATE SET value = CASE WHEN"
 	" excluded.key = 'runs' THEN (ddup_meta.value::bigint + 1)::text"
 	" ELSE excluded.value END";
-
-/* Columns of the endpoints' two statements. */
-enum { C_DOMAIN, C_NAME, C_IP, C_URL, C_PRIO, C_FAIL, C_PASS, C_REMOVED,
-	C_OK, C_STATUS, C_REASON, C_LAT, C_MAX };
-enum { U_DOMAIN, U_NAME, U_PRIO, U_FAIL, U_PASS, U_REMOVED, U_MAX };
-enum { R_DOMAIN, R_NAME, R_IP, R_STATUS, R_REASON, R_LAT, R_MAX };
-
-/* The k-th failed checks before the last (recheck), of every endpoint. */
-struct rep_cols {
-	struct pg_arr	 c[R_MAX];
-};
-
-struct ep_cols {
-	struct pg_arr	 c[C_MAX];	/* counted */
-	struct pg_arr	 u[U_MAX];	/* not counted */
-	struct rep_cols	*r;		/* r[k]: each endpoint's k-th */
-	size_t		 nr;
-};
-
-/* e's failed checks before its last, earliest first, into a->r. */
-static void
-add_repeats(struct ep_cols *a, const struct outcome_domain *od,
-    const struct outcome_ep *e)
-{
-	const struct check_res	*b;
-	struct pg_arr		*c;
-	size_t			 n = 0, k;
-	char			 reason[160];
-
-	for (b = e->check.before; b != NULL; b = b->before)
-		n++;
-	if (n > a->nr) {
-		a->r = xrealloc(a->r, n * sizeof(*a->r));
-		memset(&a->r[a->nr], 0, (n - a->nr) * sizeof(*a->r));
-		a->nr = n;
-	}
-	for (b = e->check.before, k = n; b != NULL; b = b->before) {
-		c = a->r[--k].c;
-		text_printable_copy(reason, sizeof(reason), b->reason);
-		pga_add(&c[R_DOMAIN], od->cfg->name);
-		pga_add(&c[R_NAME], e->cfg->name);
-		pga_add(&c[R_IP], endpoint_target(e->cfg));
-		if (b->status != 0)
-			pga_lld(&c[R_STATUS], b->status);
-		else
-			pga_add(&c[R_STATUS], NULL);
-		pga_add(&c[R_REASON], reason);
-		pga_lld(&c[R_LAT], b->latency_ms);
-	}
-}
-
-static void
-add_endpoint(struct ep_cols *a, const struct outcome_domain *od,
-    const struct outcome_ep *e)
-{
-	const struct endpoint_cfg *cfg = e->cfg;
-	char reason[160];
-
-	/* A failure the run blames on its own network is not the endpoint's. */
-	if (!e->check.counted && e->check.done) {
-		if (!e->has_state)
-			return;
-		pga_add(&a->u[U_DOMAIN], od->cfg->name);
-		pga_add(&a->u[U_NAME], cfg->name);
-		pga_lld(&a->u[U_PRIO], cfg->priority);
-		pga_lld(&a->u[U_FAIL], e->failures_before);
-		pga_lld(&a->u[U_PASS], e->passes_before);
-		pga_add(&a->u[U_REMOVED], pg_bool(e->removed_before));
-		return;
-	}
-	add_repeats(a, od, e);
-	text_printable_copy(reason, sizeof(reason), e->check.reason);
-	pga_add(&a->c[C_DOMAIN], od->cfg->name);
-	pga_add(&a->c[C_NAME], cfg->name);
-	pga_add(&a->c[C_IP], endpoint_target(cfg));
-	pga_add(&a->c[C_URL], endpoint_check(cfg));
-	pga_lld(&a->c[C_PRIO], cfg->priority);
-	pga_lld(&a->c[C_FAIL], e->failures);
-	pga_lld(&a->c[C_PASS], e->passes);
-	pga_add(&a->c[C_REMOVED], pg_bool(e->removed));
-	pga_add(&a->c[C_OK], pg_bool(e->check.ok));
-	if (e->check.status != 0)
-		pga_lld(&a->c[C_STATUS], e->check.status);
-	else
-		pga_add(&a->c[C_STATUS], NULL);
-	pga_add(&a->c[C_REASON], reason);
-	pga_lld(&a->c[C_LAT], e->check.latency_ms);
-}
 
 static void
 queue_certs(struct pgq *q, const struct outcome *o,
@@ -370,70 +242,66 @@ queue_certs(struct pgq *q, const struct outcome *o,
 		pga_free(&a[i]);
 }
 
-static void
-queue_endpoints(struct pgq *q, struct ep_cols *a, long long now)
-{
-	const char *p[C_MAX + 1];
-	char buf[32];
-	size_t k;
-	int i;
+/* The domains' rows and published sets, columns of arrays. */
+enum { D_NAME, D_PROVIDER, D_TTL, D_TIER, D_RANK, D_LOCATION, D_CHANGE,
+	D_ERROR, D_UNHEALTHY, D_UNSURE, D_MAX };
+enum { P_DOMAIN, P_TYPE, P_TTL, P_ADDRESSES, P_PROXIED, P_MAX };
 
-	p[0] = pg_lld(buf, now);
-	for (k = 0; k < a->nr; k++) {
-		for (i = 0; i < R_MAX; i++)
-			p[i + 1] = pga_text(&a->r[k].c[i]);
-		pgq_add(q, "cannot save the endpoints", sql_repeat, R_MAX + 1,
-		    p);
-		for (i = 0; i < R_MAX; i++)
-			pga_free(&a->r[k].c[i]);
-	}
-	free(a->r);
-	a->r = NULL;
-	a->nr = 0;
-	if (a->c[C_DOMAIN].n > 0) {
-		for (i = 0; i < C_MAX; i++)
-			p[i + 1] = pga_text(&a->c[i]);
-		pgq_add(q, "cannot save the endpoints", sql_counted, C_MAX + 1,
-		    p);
-	}
-	if (a->u[U_DOMAIN].n > 0) {
-		for (i = 0; i < U_MAX; i++)
-			p[i + 1] = pga_text(&a->u[i]);
-		pgq_add(q, "cannot save the endpoints", sql_uncounted,
-		    U_MAX + 1, p);
-	}
-	for (i = 0; i < C_MAX; i++)
-		pga_free(&a->c[i]);
-	for (i = 0; i < U_MAX; i++)
-		pga_free(&a->u[i]);
-}
+struct dom_cols {
+	struct pg_arr	 d[D_MAX];
+	struct pg_arr	 p[P_MAX];
+};
 
 static void
-queue_domain_row(struct pgq *q, const struct outcome_domain *od)
+add_domain_row(struct dom_cols *a, const struct outcome_domain *od)
 {
-	const char *p[10];
-	char b[4][32], err[512];
+	char err[512];
 	/* The fallback addresses are no tier's (ddup_failover says so). */
 	int has_tier = od->has_tier && !od->tier.fallback;
 
-	p[0] = od->cfg->name;
-	p[1] = od->cfg->provider->name;
-	p[2] = pg_lld(b[0], od->cfg->pol.ttl);
-	p[3] = has_tier ? pg_lld(b[1], od->tier.priority) : NULL;
-	p[4] = has_tier && od->tier.located && od->tier.rank >= 0 ?
-	    pg_lld(b[2], od->tier.rank) : NULL;
-	p[5] = has_tier && od->tier.location != NULL &&
-	    od->tier.location[0] != '\0' ? od->tier.location : NULL;
-	p[6] = pg_lld(b[3], od->last_change);
-	p[7] = NULL;
-	if (od->last_error != NULL) {
+	pga_add(&a->d[D_NAME], od->cfg->name);
+	pga_add(&a->d[D_PROVIDER], od->cfg->provider->name);
+	pga_lld(&a->d[D_TTL], od->cfg->pol.ttl);
+	if (has_tier)
+		pga_lld(&a->d[D_TIER], od->tier.priority);
+	else
+		pga_add(&a->d[D_TIER], NULL);
+	if (has_tier && od->tier.located && od->tier.rank >= 0)
+		pga_lld(&a->d[D_RANK], od->tier.rank);
+	else
+		pga_add(&a->d[D_RANK], NULL);
+	pga_add(&a->d[D_LOCATION], has_tier && od->tier.location != NULL &&
+	    od->tier.location[0] != '\0' ? od->tier.location : NULL);
+	pga_lld(&a->d[D_CHANGE], od->last_change);
+	err[0] = '\0';
+	if (od->last_error != NULL)
 		text_printable_copy(err, sizeof(err), od->last_error);
-		if (err[0] != '\0')
-			p[7] = err;
+	pga_add(&a->d[D_ERROR], err[0] != '\0' ? err : NULL);
+	pga_add(&a->d[D_UNHEALTHY], pg_bool(od->unhealthy));
+	pga_add(&a->d[D_UNSURE], pg_bool(od->unsure));
+}
+
+static void
+queue_domain_cols(struct pgq *q, struct dom_cols *a)
+{
+	const char *p[D_MAX];
+	int i;
+
+	if (a->d[D_NAME].n > 0) {
+		for (i = 0; i < D_MAX; i++)
+			p[i] = pga_text(&a->d[i]);
+		pgq_add(q, "cannot save the domains", sql_domain, D_MAX, p);
 	}
-	p[8] = pg_bool(od->unhealthy);
-	p[9] = pg_bool(od->unsure);
-	pgq_add(q, "cannot save the domain", sql_domain, 10, p);
+	if (a->p[P_DOMAIN].n > 0) {
+		for (i = 0; i < P_MAX; i++)
+			p[i] = pga_text(&a->p[i]);
+		pgq_add(q, "cannot save the published sets", sql_published,
+		    P_MAX, p);
+	}
+	for (i = 0; i < D_MAX; i++)
+		pga_free(&a->d[i]);
+	for (i = 0; i < P_MAX; i++)
+		pga_free(&a->p[i]);
 }
 
 static void
@@ -456,14 +324,15 @@ queue_failover(struct pgq *q, const struct outcome_domain *od)
 }
 
 static void
-queue_domain(struct pgq *q, long long now, const struct outcome_domain *od)
+queue_domain(struct pgq *q, struct dom_cols *a, long long now,
+    const struct outcome_domain *od)
 {
 	const struct publication *p = od->pub;
 	const char *v[11];
 	char b[5][32], *list;
 	size_t k;
 
-	queue_domain_row(q, od);
+	add_domain_row(a, od);
 	/* Written as it begins or ends: a steady run writes nothing. */
 	if (od->failover_since != od->failover_since_before ||
 	    od->fail_open != od->fail_open_before)
@@ -473,13 +342,11 @@ queue_domain(struct pgq *q, long long now, const struct outcome_domain *od)
 			if (!p->managed[k])
 				continue;
 			list = rrset_join(&p->want[k]);
-			v[0] = od->cfg->name;
-			v[1] = rrtype_str(p->want[k].type);
-			v[2] = pg_lld(b[0], p->want[k].ttl);
-			v[3] = list;
-			v[4] = pg_bool(p->want[k].proxied);
-			pgq_add(q, "cannot save the published set",
-			    sql_published, 5, v);
+			pga_add(&a->p[P_DOMAIN], od->cfg->name);
+			pga_add(&a->p[P_TYPE], rrtype_str(p->want[k].type));
+			pga_lld(&a->p[P_TTL], p->want[k].ttl);
+			pga_add(&a->p[P_ADDRESSES], list);
+			pga_add(&a->p[P_PROXIED], pg_bool(p->want[k].proxied));
 			free(list);
 		}
 	/* For metricsFile: a counter that only grows, written on events. */
@@ -650,28 +517,30 @@ pgd_save_queue(struct pg_state *st, struct pgq *q, const struct config *c,
     const struct outcome *o, const unsigned char *decided)
 {
 	struct event_arg ea;
-	struct ep_cols a;
-	const char *p[1];
+	struct dom_cols dc;
+	struct pg_arr dom;
+	const char *p[2];
 	char buf[32];
 	long long now = outcome_time(o);
-	size_t i, j, n = outcome_ndomains(o);
+	size_t i, n = outcome_ndomains(o);
 	int any = 0;
 
-	memset(&a, 0, sizeof(a));
+	memset(&dom, 0, sizeof(dom));
 	for (i = 0; i < n; i++) {
 		const struct outcome_domain *od = outcome_domain(o, i);
 
 		if (!decided[i])
 			continue;
 		any = 1;
-		for (j = 0; j < od->neps; j++)
-			add_endpoint(&a, od, &od->eps[j]);
+		pga_add(&dom, od->cfg->name);
 	}
-	queue_endpoints(q, &a, now);
+	pgd_save_endpoints(q, o, decided);
 	queue_certs(q, o, decided);
+	memset(&dc, 0, sizeof(dc));
 	for (i = 0; i < n; i++)
 		if (decided[i])
-			queue_domain(q, now, outcome_domain(o, i));
+			queue_domain(q, &dc, now, outcome_domain(o, i));
+	queue_domain_cols(q, &dc);
 	/* Before anything is sent: none is lost to a run killed then. */
 	ea.q = q;
 	ea.o = o;
@@ -686,5 +555,10 @@ pgd_save_queue(struct pg_state *st, struct pgq *q, const struct config *c,
 	queue_control(st, q, c, o);
 	/* Last: the rows every run writes are held the shortest. */
 	p[0] = pg_lld(buf, now);
+	if (any) {
+		p[1] = pga_text(&dom);
+		pgq_add(q, "cannot count the saves", sql_tick, 2, p);
+	}
 	pgq_add(q, "cannot record the run", sql_meta, 1, p);
+	pga_free(&dom);
 }

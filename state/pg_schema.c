@@ -236,6 +236,92 @@ const char *const pg_migrations[] = {
 	"  RETURN NULL; END $$;"
 	"CREATE TRIGGER ddup_drain_ended AFTER UPDATE ON ddup_drain"
 	"  FOR EACH ROW EXECUTE FUNCTION ddup_drain_ended()",
+	/*
+	 * 8: a steady round writes what changed, not every endpoint, as
+	 * the SQLite file does.  ddup_tick counts each domain's saved
+	 * rounds (saves, the latest at saved); an endpoint's row and its
+	 * open streak hold their counters as of save upto, and a save
+	 * whose check goes on as the last one did writes neither: the
+	 * views ddup_endpoint and ddup_streak, named and shaped as the
+	 * tables of version 2 were, add the saves since (an open streak's
+	 * upto is NULL once it ends).  A streak's mean latency is a sample
+	 * (latency_samples checks of it, state/pg_save.c).
+	 */
+	"ALTER TABLE ddup_endpoint RENAME TO ddup_endpoint_base;"
+	"ALTER TABLE ddup_endpoint_base ADD COLUMN upto bigint NOT NULL"
+	"  DEFAULT 0;"
+	"ALTER TABLE ddup_streak RENAME TO ddup_streak_base;"
+	"ALTER TABLE ddup_streak_base ADD COLUMN upto bigint,"
+	"  ADD COLUMN latency_samples integer NOT NULL DEFAULT 1;"
+	"UPDATE ddup_streak_base SET latency_samples = checks;"
+	/* No tick yet: the open streaks and their endpoints as stored. */
+	"UPDATE ddup_streak_base s SET upto = 0 WHERE EXISTS (SELECT 1"
+	"  FROM ddup_endpoint_base e WHERE e.streak = s.id);"
+	"CREATE TABLE ddup_tick (domain text PRIMARY KEY,"
+	"  saves bigint NOT NULL, saved timestamptz NOT NULL)"
+	"  WITH (fillfactor = 20);"
+	/*
+	 * Room in a page for the new version of a row rewritten in place
+	 * (a heap-only update: no index entry, a small WAL record): the
+	 * rounds and ticks every save, a streak whose range widens.
+	 */
+	"ALTER TABLE ddup_round SET (fillfactor = 20);"
+	"ALTER TABLE ddup_streak_base SET (fillfactor = 70);"
+	"CREATE VIEW ddup_endpoint AS"
+	" SELECT e.domain, e.name, e.ip, e.url, e.priority,"
+	"  (e.failures + CASE WHEN e.streak IS NOT NULL AND NOT e.last_ok"
+	"   THEN coalesce(t.saves - e.upto, 0) ELSE 0 END)::integer"
+	"   AS failures,"
+	"  (e.passes + CASE WHEN e.streak IS NOT NULL AND e.last_ok"
+	"   THEN coalesce(t.saves - e.upto, 0) ELSE 0 END)::integer AS passes,"
+	"  e.removed,"
+	"  CASE WHEN e.streak IS NOT NULL AND t.saves > e.upto THEN t.saved"
+	"   ELSE e.last_check END AS last_check,"
+	"  e.last_ok, e.last_status, e.latency_ms, e.last_result, e.streak"
+	" FROM ddup_endpoint_base e LEFT JOIN ddup_tick t"
+	"  ON t.domain = e.domain;"
+	"CREATE VIEW ddup_streak AS"
+	" SELECT s.id, s.domain, s.endpoint, s.ip, s.first,"
+	"  CASE WHEN t.saves > s.upto THEN t.saved ELSE s.last END AS last,"
+	"  (s.checks + coalesce(t.saves - s.upto, 0))::integer AS checks,"
+	"  s.ok, s.status, s.reason, s.latency_min, s.latency_mean,"
+	"  s.latency_max"
+	" FROM ddup_streak_base s LEFT JOIN ddup_tick t"
+	"  ON s.upto IS NOT NULL AND t.domain = s.domain;"
+	/* Version 3's views, now over the two above. */
+	"CREATE OR REPLACE VIEW ddup_current AS"
+	" SELECT e.domain, e.name AS endpoint, e.ip, e.priority,"
+	"  CASE WHEN e.last_check IS NULL THEN 'unknown'"
+	"   WHEN e.removed THEN 'removed' WHEN e.last_ok THEN 'ok'"
+	"   ELSE 'failing' END AS health,"
+	"  coalesce(position(' ' || e.ip || ' ' IN ' ' || p.addresses || ' ')"
+	"   > 0, false) AS published,"
+	"  e.failures, e.passes, e.last_check, e.last_status AS status,"
+	"  e.last_result, s.first AS since, s.checks AS streak_checks,"
+	"  round(s.latency_mean)::integer AS latency_mean"
+	" FROM ddup_endpoint e LEFT JOIN ddup_streak s ON s.id = e.streak"
+	" LEFT JOIN ddup_published p ON p.domain = e.domain"
+	"  AND p.type = CASE WHEN e.ip LIKE '%:%' THEN 'AAAA'"
+	"   WHEN e.ip ~ '[^0-9.]' THEN 'CNAME' ELSE 'A' END;"
+	"CREATE OR REPLACE VIEW ddup_failures AS"
+	" SELECT s.domain, s.endpoint, s.ip, s.first, s.last, s.checks,"
+	"  s.status, s.reason, round(s.latency_mean)::integer AS latency_mean,"
+	"  EXISTS (SELECT 1 FROM ddup_endpoint e WHERE e.streak = s.id) AS open"
+	" FROM ddup_streak s WHERE NOT s.ok ORDER BY s.first DESC, s.id DESC;"
+	"CREATE OR REPLACE VIEW ddup_uptime_24h AS"
+	" WITH m AS (SELECT value::timestamptz AS now FROM ddup_meta"
+	"  WHERE key = 'last_run'),"
+	" share AS (SELECT s.domain, s.endpoint, s.ok,"
+	"  CASE WHEN s.last <= s.first THEN s.checks::float8"
+	"  ELSE s.checks * extract(epoch FROM least(s.last, m.now)"
+	"   - greatest(s.first, m.now - interval '1 day'))::float8"
+	"   / extract(epoch FROM s.last - s.first)::float8 END AS n"
+	"  FROM ddup_streak s, m WHERE s.last >= m.now - interval '1 day')"
+	" SELECT domain, endpoint, round(sum(n))::bigint AS checks,"
+	"  round(coalesce(sum(n) FILTER (WHERE ok), 0))::bigint AS passed,"
+	"  round((100 * coalesce(sum(n) FILTER (WHERE ok), 0)"
+	"   / nullif(sum(n), 0))::numeric, 3) AS uptime_pct"
+	" FROM share GROUP BY domain, endpoint",
 };
 
 const int pg_schema_version =

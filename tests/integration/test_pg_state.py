@@ -306,11 +306,93 @@ def test_views_answer_the_operators_questions(pgd, bind_server, http_server, pg_
         [["dns_updated", "ops", "t"], ["dns_updated", "ops", "f"]]
 
 
+# Version 7 from this version's schema: ddup_endpoint and ddup_streak tables again,
+# their rows as version 7 kept them (each counter and streak written by every check),
+# no ddup_tick, version 3's views over the tables.
+AS_VERSION_7 = """DO $$
+DECLARE cur text := pg_get_viewdef('ddup_current');
+  fai text := pg_get_viewdef('ddup_failures');
+  upt text := pg_get_viewdef('ddup_uptime_24h');
+BEGIN
+  CREATE TEMP TABLE e7 AS SELECT domain, name, ip, url, priority, failures, passes,
+    removed, last_check, last_ok, last_status, latency_ms, last_result, streak
+    FROM ddup_endpoint;
+  CREATE TEMP TABLE s7 AS SELECT id, domain, endpoint, ip, first, last, checks, ok,
+    status, reason, latency_min, latency_mean, latency_max FROM ddup_streak;
+  DROP VIEW ddup_current, ddup_failures, ddup_uptime_24h, ddup_endpoint, ddup_streak;
+  ALTER TABLE ddup_endpoint_base DROP COLUMN upto;
+  DELETE FROM ddup_endpoint_base;
+  INSERT INTO ddup_endpoint_base SELECT * FROM e7;
+  ALTER TABLE ddup_endpoint_base RENAME TO ddup_endpoint;
+  ALTER TABLE ddup_streak_base DROP COLUMN upto, DROP COLUMN latency_samples;
+  DELETE FROM ddup_streak_base;
+  INSERT INTO ddup_streak_base SELECT * FROM s7;
+  ALTER TABLE ddup_streak_base RENAME TO ddup_streak;
+  DROP TABLE ddup_tick, e7, s7;
+  EXECUTE 'CREATE VIEW ddup_current AS ' || cur;
+  EXECUTE 'CREATE VIEW ddup_failures AS ' || fai;
+  EXECUTE 'CREATE VIEW ddup_uptime_24h AS ' || upt;
+  UPDATE ddup_meta SET value = '7' WHERE key = 'schema_version';
+END $$"""
+
+
+def test_schema_upgraded_from_version_7(pgd, bind_server, http_server, pg_server):
+    """Version 7's rows, up to date after every check: the upgrade keeps their counters
+    and streaks, and the checks after it go on counting from them."""
+    p, _ = two(pgd, bind_server, http_server, "attempts = 3\n")
+    for _ in range(2):
+        assert pgd.run().rc == 0
+    pg_server.psql(AS_VERSION_7, user="ddup")
+    assert pg_server.psql("SELECT name, passes FROM ddup_endpoint ORDER BY name") == \
+        [["backup", "2"], ["primary", "2"]]
+    assert pg_server.psql("SELECT count(*) FROM pg_tables WHERE tablename = 'ddup_tick'") == \
+        [["0"]]
+    assert pgd.run().rc == 0
+    assert pg_server.psql("SELECT value FROM ddup_meta WHERE key = 'schema_version'") == \
+        [["8"]]
+    assert endpoint_row(pg_server, "primary") == [["0", "3", "f", "t", "ok"]]
+    assert streaks(pg_server, "primary") == [["3", "t", "200", "ok", "t"]]
+    p.set(status=503)
+    assert pgd.run().rc == 0
+    assert pgd.run().rc == 0
+    assert streaks(pg_server, "primary") == [["3", "t", "200", "ok", "t"],
+                                             ["2", "f", "503", "HTTP 503", "t"]]
+    assert endpoint_row(pg_server, "primary") == [["2", "0", "f", "t", "HTTP 503"]]
+    assert streaks(pg_server, "backup") == [["5", "t", "200", "ok", "t"]]
+    assert pg_server.psql("SELECT endpoint, health, passes, streak_checks FROM ddup_current"
+                          " ORDER BY priority") == [["primary", "failing", "0", "2"],
+                                                    ["backup", "ok", "5", "5"]]
+
+
+def test_a_steady_run_rewrites_no_endpoint(pgd, bind_server, http_server, pg_server):
+    """A run whose checks go on as the last ones did writes no endpoint, vote or streak
+    row (its latency range made wide enough and no mean sampled in that save): the
+    views count its checks from the domain's saves, its time the last check's."""
+    two(pgd, bind_server, http_server)
+    for _ in range(3):
+        assert pgd.run().rc == 0
+    pg_server.psql("UPDATE ddup_streak_base SET latency_min = 0, latency_max = 1000000")
+    rows = ("SELECT 'endpoint', ctid::text, xmin::text FROM ddup_endpoint_base UNION ALL"
+            " SELECT 'streak', ctid::text, xmin::text FROM ddup_streak_base UNION ALL"
+            " SELECT 'vote', ctid::text, xmin::text FROM ddup_vote ORDER BY 1, 2")
+    before = pg_server.psql(rows)
+    assert [r[0] for r in before] == ["endpoint"] * 2 + ["streak"] * 2 + ["vote"] * 2
+    assert pgd.run().rc == 0
+    assert pg_server.psql(rows) == before
+    assert pg_server.psql("SELECT name, passes, last_check = (SELECT value::timestamptz"
+                          " FROM ddup_meta WHERE key = 'last_run') FROM ddup_endpoint"
+                          " ORDER BY name") == [["backup", "4", "t"], ["primary", "4", "t"]]
+    assert pg_server.psql("SELECT endpoint, checks FROM ddup_streak ORDER BY endpoint") == \
+        [["backup", "4"], ["primary", "4"]]
+    assert pgd.status()["domains"][0]["endpoints"][0]["passes"] == 4
+
+
 def test_schema_upgraded_from_version_2(pgd, bind_server, http_server, pg_server):
     """Version 2 with its rows (a run of this version, its views and the certificates
     table taken away): the next run adds them and keeps the rows."""
     two(pgd, bind_server, http_server)
     assert pgd.run().rc == 0
+    pg_server.psql(AS_VERSION_7, user="ddup")
     for view in ("current", "last_changes", "failures", "uptime_24h", "undelivered"):
         pg_server.psql(f"DROP VIEW ddup_{view}", user="ddup")
     pg_server.psql("DROP TABLE ddup_cert", user="ddup")     # version 4's
@@ -320,7 +402,7 @@ def test_schema_upgraded_from_version_2(pgd, bind_server, http_server, pg_server
     pg_server.psql("UPDATE ddup_meta SET value = '2' WHERE key = 'schema_version'", user="ddup")
     assert pgd.run().rc == 0
     assert pg_server.psql("SELECT value FROM ddup_meta WHERE key = 'schema_version'") == \
-        [["7"]]
+        [["8"]]
     assert pg_server.psql("SELECT endpoint, health, passes FROM ddup_current"
                           " ORDER BY priority") == [["primary", "ok", "2"],
                                                     ["backup", "ok", "2"]]
