@@ -438,6 +438,40 @@ out:
 }
 
 /*
+ * The votes the round read, for its commit to leave those unchanged
+ * alone without sending them: the round's transaction holds its
+ * domains' locks from before that read to the commit, and only a
+ * run holding them writes a domain's votes.
+ */
+static void
+pg_keep_votes(struct pg_state *pg, const struct config *c,
+    const struct st_snapshot *snap)
+{
+	size_t	 i, n = 0;
+
+	for (i = 0; i < c->ndomains; i++)
+		n += c->domains[i].neps;
+	free(pg->votes);
+	pg->votes = xcalloc(n + 1, sizeof(*pg->votes));
+	for (i = 0; i < n; i++) {
+		const struct st_ep_snap *e = &snap->eps[i];
+
+		pg->votes[i].has = e->has_votes;
+		pg->votes[i].npass = e->votes_pass;
+		pg->votes[i].nfail = e->votes_fail;
+		pg->votes[i].verdict = e->verdict;
+	}
+}
+
+/* The vote as stored: nothing to send. */
+static int
+pg_vote_same(const struct pg_vote *s, const struct vote_ep *v)
+{
+	return s->has && s->npass == (long)v->npass &&
+	    s->nfail == (long)v->nfail && s->verdict == v->verdict;
+}
+
+/*
  * The window's reports for the vote, from the checkers' latest; a dry
  * run's own results count as this checker's report of this slot.
  */
@@ -492,6 +526,8 @@ pg_round_begin(struct state *st, const struct config *c,
 	int		 rc = -1, row, takes;
 
 	rd->shared = 1;
+	free(pg->votes);
+	pg->votes = NULL;	/* until this round's are read */
 	takes = !in->dry_run && !in->control_failed;
 	pg_lld(ival, c->interval_ms);
 	/* Only a fleet compares digests: a SQLite run never computes one. */
@@ -552,6 +588,7 @@ pg_round_begin(struct state *st, const struct config *c,
 	free(pg->marked);
 	pg->decided = xcalloc(c->ndomains + 1, 1);
 	pg->marked = xcalloc(c->ndomains + 1, 1);
+	pg_keep_votes(pg, c, out);
 	rc = 0;
 out:
 	free(doms);
@@ -576,11 +613,11 @@ pg_round_commit(struct state *st, const struct config *c,
 			 vv = { 0 }, rn = { 0 }, rh = { 0 }, rv = { 0 },
 			 rp = { 0 };
 	char		 slot[32];
-	size_t		 i, j;
+	size_t		 i, j, k;
 	int		 rc = -1;
 
 	pg_lld(slot, rd->slot);
-	for (i = 0; i < c->ndomains; i++) {
+	for (i = 0, k = 0; i < c->ndomains; k += c->domains[i++].neps) {
 		const struct domain_cfg *d = &c->domains[i];
 
 		if (!doms[i].decides)
@@ -590,6 +627,9 @@ pg_round_commit(struct state *st, const struct config *c,
 		pga_add(&rv, pg_bool(doms[i].void_all));
 		pga_add(&rp, doms[i].pending);
 		for (j = 0; doms[i].votes != NULL && j < d->neps; j++) {
+			if (pg->votes != NULL && pg_vote_same(&pg->votes[k + j],
+			    &doms[i].votes[j]))
+				continue;
 			pga_add(&vd, d->name);
 			pga_add(&ve, d->eps[j].name);
 			pga_lld(&vp, (long long)doms[i].votes[j].npass);
@@ -626,9 +666,10 @@ pg_round_commit(struct state *st, const struct config *c,
 		    "domain FROM u)", 6, p);
 	}
 	/*
-	 * Every vote of the round in one statement, whatever N is; only
-	 * those that differ from the stored ones are written (a row's slot
-	 * is that of its last change), so a steady round writes none.
+	 * The round's votes that differ from those it read, in one
+	 * statement whatever N is; the server compares them again with the
+	 * stored ones (a row's slot is that of its last change), so a
+	 * steady round sends and writes none.
 	 */
 	if (vd.n > 0) {
 		p[0] = pga_text(&vd);
@@ -837,6 +878,7 @@ pg_close(struct state *st)
 	free(pg->checker);
 	free(pg->decided);
 	free(pg->marked);
+	free(pg->votes);
 	free(pg);
 }
 

@@ -30,6 +30,13 @@ struct outcome;
 struct st_snapshot;
 
 /* A PostgreSQL open: struct state first (state/backend.h). */
+/* An endpoint's stored vote, read under the round's lock (has 0: none). */
+struct pg_vote {
+	long		 npass, nfail;
+	int		 verdict;
+	int		 has;
+};
+
 struct pg_state {
 	struct state	 base;
 	PGconn		*conn;
@@ -45,6 +52,7 @@ struct pg_state {
 	size_t		 ndomains;
 	unsigned char	*decided;	/* this run took the domain's round */
 	unsigned char	*marked;	/* recorded unsure in the round's commit */
+	struct pg_vote	*votes;		/* per endpoint of cfg, as the round read them */
 };
 
 /*
@@ -56,7 +64,8 @@ struct pg_state	*pg_of(struct state *st);
 
 /*
  * A batch: statements sent in one go, each with text parameters (NULL:
- * SQL NULL, copied when added), results kept in order until freed.
+ * SQL NULL, copied when added and freed once sent), results kept in
+ * order until freed.
  */
 struct pgq;
 

@@ -27,12 +27,18 @@
 
 /* Statements added between two flushes while a batch goes out. */
 #define PGQ_FLUSH_EVERY	64
+/*
+ * A statement whose parameters are this long goes out at once, so that
+ * libpq's buffer holds one such statement, not the batch's.
+ */
+#define PGQ_FLUSH_BYTES	65536
 
 struct pgq_stmt {
 	char		*what;
 	char		*sql;
 	int		 nparams;
 	char		**params;	/* NULL entries are SQL NULL */
+	size_t		 bytes;		/* of the parameters */
 	PGresult	*res;
 };
 
@@ -174,17 +180,33 @@ pgq_new(struct pg_state *st)
 	return q;
 }
 
+/*
+ * Statement i's parameters, once libpq has them or the batch is freed:
+ * one the next statement shares (pgq_add()) is left to it.
+ */
+static void
+pgq_drop_params(struct pgq *q, size_t i)
+{
+	struct pgq_stmt *s = &q->s[i], *next = i + 1 < q->n ? s + 1 : NULL;
+	int j;
+
+	for (j = 0; j < s->nparams; j++) {
+		if (next == NULL || j >= next->nparams ||
+		    next->params[j] != s->params[j])
+			free(s->params[j]);
+		s->params[j] = NULL;
+	}
+}
+
 void
 pgq_free(struct pgq *q)
 {
 	size_t i;
-	int j;
 
 	if (q == NULL)
 		return;
 	for (i = 0; i < q->n; i++) {
-		for (j = 0; j < q->s[i].nparams; j++)
-			free(q->s[i].params[j]);
+		pgq_drop_params(q, i);
 		free(q->s[i].params);
 		free(q->s[i].what);
 		free(q->s[i].sql);
@@ -198,7 +220,7 @@ void
 pgq_add(struct pgq *q, const char *what, const char *sql, int nparams,
     const char *const *params)
 {
-	struct pgq_stmt *s;
+	struct pgq_stmt *s, *prev;
 	int j;
 
 	if (q->n == q->cap) {
@@ -211,8 +233,24 @@ pgq_add(struct pgq *q, const char *what, const char *sql, int nparams,
 	s->nparams = nparams;
 	s->params = nparams > 0 ? xcalloc((size_t)nparams,
 	    sizeof(*s->params)) : NULL;
-	for (j = 0; j < nparams; j++)
-		s->params[j] = params[j] != NULL ? xstrdup(params[j]) : NULL;
+	/*
+	 * A parameter the previous statement has in the same place, as the
+	 * prunes' lists of every configured endpoint, is shared, not copied
+	 * again (an unsent one's parameters are all there).
+	 */
+	prev = q->n > q->sent + 1 ? s - 1 : NULL;
+	s->bytes = 0;
+	for (j = 0; j < nparams; j++) {
+		if (params[j] == NULL)
+			s->params[j] = NULL;
+		else if (prev != NULL && j < prev->nparams &&
+		    prev->params[j] != NULL &&
+		    strcmp(prev->params[j], params[j]) == 0)
+			s->params[j] = prev->params[j];
+		else
+			s->params[j] = xstrdup(params[j]);
+		s->bytes += params[j] != NULL ? strlen(params[j]) : 0;
+	}
 	s->res = NULL;
 }
 
@@ -269,8 +307,10 @@ pgq_send(struct pgq *q, PGconn *c)
 			pg_set_err(q->st, s->what, PQerrorMessage(c));
 			return -1;
 		}
-		if ((i - q->sent) % PGQ_FLUSH_EVERY == PGQ_FLUSH_EVERY - 1 &&
-		    pgq_push(c) == -1) {
+		/* libpq has copied them. */
+		pgq_drop_params(q, i);
+		if (((i - q->sent) % PGQ_FLUSH_EVERY == PGQ_FLUSH_EVERY - 1 ||
+		    s->bytes >= PGQ_FLUSH_BYTES) && pgq_push(c) == -1) {
 			pg_set_err(q->st, s->what, PQerrorMessage(c));
 			return -1;
 		}
