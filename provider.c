@@ -113,30 +113,6 @@ provider_lower(char *s)
 		*s = (char)tolower((unsigned char)*s);
 }
 
-int
-provider_host_canon(char *s)
-{
-	const char	*p, *dot;
-	size_t		 n;
-
-	provider_lower(s);
-	n = strlen(s);
-	if (n > 1 && s[n - 1] == '.')
-		s[--n] = '\0';
-	if (n == 0 || n > 253 || strspn(s,
-	    "abcdefghijklmnopqrstuvwxyz0123456789-._") != n)
-		return 0;
-	/* Every label 1 to 63 bytes: no "a..b", no ".a", no "a.." */
-	for (p = s; ; p = dot + 1) {
-		dot = strchr(p, '.');
-		n = dot != NULL ? (size_t)(dot - p) : strlen(p);
-		if (n == 0 || n > 63)
-			return 0;
-		if (dot == NULL)
-			return 1;
-	}
-}
-
 char *
 provider_zone_name(const char *zone)
 {

@@ -166,13 +166,6 @@ int		 provider_check_zone(const struct provider_cfg *pc,
 		    size_t errlen);
 /* Lower-cases s in place (ASCII: DNS names compare so). */
 void		 provider_lower(char *s);
-/*
- * A host name (a CNAME's target) as struct rrset holds it, in place:
- * lower case, without a final dot.  0 when s is no host name (empty,
- * over 253 bytes, an empty label or one over 63 bytes, a byte outside
- * [a-z0-9._-]).
- */
-int		 provider_host_canon(char *s);
 /* The zone as the APIs name it: lower case, without its final dot. */
 char		*provider_zone_name(const char *zone);
 

@@ -193,6 +193,31 @@ rrset_clear(struct rrset *rs)
 	rs->proxied = 0;
 }
 
+int
+rrset_host_canon(char *s)
+{
+	const char	*p, *dot;
+	size_t		 n;
+
+	for (n = 0; s[n] != '\0'; n++)
+		if (s[n] >= 'A' && s[n] <= 'Z')
+			s[n] = (char)(s[n] - 'A' + 'a');
+	if (n > 1 && s[n - 1] == '.')
+		s[--n] = '\0';
+	if (n == 0 || n > 253 || strspn(s,
+	    "abcdefghijklmnopqrstuvwxyz0123456789-._") != n)
+		return 0;
+	/* Every label 1 to 63 bytes: no "a..b", no ".a", no "a.." */
+	for (p = s; ; p = dot + 1) {
+		dot = strchr(p, '.');
+		n = dot != NULL ? (size_t)(dot - p) : strlen(p);
+		if (n == 0 || n > 63)
+			return 0;
+		if (dot == NULL)
+			return 1;
+	}
+}
+
 /*
  * A CNAME record as an API writes it, into set->target: lower case,
  * without its final dot, relative names completed with origin.  -1 if
@@ -202,21 +227,14 @@ static int
 json_target(const char *v, const char *origin, struct rrset *set)
 {
 	char	*s;
-	size_t	 n, i;
+	size_t	 n;
 
 	n = strlen(v);
 	if (origin != NULL && origin[0] != '\0' && n > 0 && v[n - 1] != '.')
 		s = xconcat(v, ".", origin, "", "");
 	else
 		s = xstrdup(v);
-	n = strlen(s);
-	if (n > 1 && s[n - 1] == '.')
-		s[--n] = '\0';
-	for (i = 0; i < n; i++)
-		if (s[i] >= 'A' && s[i] <= 'Z')
-			s[i] = (char)(s[i] - 'A' + 'a');
-	if (n == 0 || n > 253 || s[0] == '.' || strstr(s, "..") != NULL ||
-	    strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789-._") != n) {
+	if (!rrset_host_canon(s)) {
 		free(s);
 		return -1;
 	}

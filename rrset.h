@@ -53,6 +53,13 @@ char		*rrset_join(const struct rrset *rs);
 int		 rrset_parse(struct rrset *rs, const char *text);
 /* Frees the records; type stays, the rest is zeroed. */
 void		 rrset_clear(struct rrset *rs);
+/*
+ * A host name (a CNAME's target) as struct rrset holds it, in place:
+ * lower case, without a final dot.  0 when s is no host name (empty,
+ * over 253 bytes, an empty label or one over 63 bytes, a byte outside
+ * [a-z0-9._-]).
+ */
+int		 rrset_host_canon(char *s);
 
 /*
  * Reading records as an API lists them: in its own order, maybe with

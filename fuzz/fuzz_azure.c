@@ -44,7 +44,7 @@ cname(struct rrset *set)
 	if (set->target == NULL)
 		return;
 	again = xstrdup(set->target);
-	fuzz_check(provider_host_canon(again) && strcmp(again, set->target) ==
+	fuzz_check(rrset_host_canon(again) && strcmp(again, set->target) ==
 	    0, "recordset: CNAME target not canonical", set->target);
 	free(again);
 	rrset_clear(set);

@@ -51,7 +51,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			    l.v[i].id > 0, "zone: type, id or ttl", "");
 			if (t == RR_CNAME)
 				fuzz_check(fuzz_printable(l.v[i].value) &&
-				    provider_host_canon(l.v[i].value),
+				    rrset_host_canon(l.v[i].value),
 				    "zone: host name", l.v[i].value);
 			else
 				fuzz_check(addr_parse(l.v[i].value, &a) == 0 &&

@@ -55,7 +55,7 @@ record(const char *buf, size_t len, enum rrtype t)
 	}
 	if (t == RR_CNAME) {
 		snprintf(canon, sizeof(canon), "%s", r.target);
-		fuzz_check(provider_host_canon(canon) &&
+		fuzz_check(rrset_host_canon(canon) &&
 		    strcmp(canon, r.target) == 0, "record: target not "
 		    "canonical", r.target);
 	} else

@@ -50,7 +50,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			    "id or ttl", l.v[i].id);
 			if (t == RR_CNAME)
 				fuzz_check(fuzz_printable(l.v[i].content) &&
-				    provider_host_canon(l.v[i].content),
+				    rrset_host_canon(l.v[i].content),
 				    "records: host name", l.v[i].content);
 			else
 				fuzz_check(addr_parse(l.v[i].content, &a) == 0 &&

@@ -181,7 +181,7 @@ parse_cname(json_t *rec, struct rrset *set, char *err, size_t errlen)
 	if (c == NULL)
 		return 0;
 	set->target = xstrdup(json_string_value(c));
-	if (!provider_host_canon(set->target)) {
+	if (!rrset_host_canon(set->target)) {
 		snprintf(err, errlen, "CNAMERecord: cname is not a host name");
 		free(set->target);
 		set->target = NULL;

@@ -151,7 +151,7 @@ parse_zone(const char *buf, size_t len, const char *rel, enum rrtype t,
 		}
 		free(c);
 		c = xstrdup(json_string_value(jv));
-		if (t == RR_CNAME ? !provider_host_canon(c) :
+		if (t == RR_CNAME ? !rrset_host_canon(c) :
 		    (addr_parse(c, &a) == -1 ||
 		    a.family != (t == RR_A ? 4 : 6))) {
 			snprintf(err, errlen, "Records[%zu]: Value is not %s",
@@ -176,7 +176,7 @@ parse_zone(const char *buf, size_t len, const char *rel, enum rrtype t,
 	}
 	if (domain != NULL) {
 		*domain = xstrdup(json_string_value(jd));
-		(void)provider_host_canon(*domain);
+		(void)rrset_host_canon(*domain);
 	}
 	rv = 0;
 out:
@@ -216,7 +216,7 @@ parse_search(const char *buf, size_t len, const char *zone, long long *id,
 		}
 		free(d);
 		d = xstrdup(json_string_value(jd));
-		(void)provider_host_canon(d);
+		(void)rrset_host_canon(d);
 		if (strcmp(d, zone) == 0 && *id == 0)
 			*id = (long long)json_integer_value(jid);
 	}
@@ -535,7 +535,7 @@ bunny_replace(void *priv, const char *fqdn, const struct rrset *sets,
 			ttl = sets[k].ttl;
 		if (sets[k].type == RR_CNAME && sets[k].target != NULL) {
 			target = xstrdup(sets[k].target);
-			(void)provider_host_canon(target);
+			(void)rrset_host_canon(target);
 			to_cname = 1;
 		}
 	}

@@ -99,7 +99,7 @@ parse_cname(json_t *recs, size_t i, struct rrset *set, char *err,
 		return -1;
 	}
 	s = xstrdup(json_string_value(jv));
-	if (!provider_host_canon(s)) {
+	if (!rrset_host_canon(s)) {
 		free(s);
 		snprintf(err, errlen, "rrsets[%zu].records[0] is not a host "
 		    "name", i);

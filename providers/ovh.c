@@ -78,7 +78,7 @@ static const struct {
 struct orec {
 	long long	 id;
 	struct addr	 a;		/* A, AAAA */
-	char		 target[254];	/* CNAME: canonical (provider_host_canon) */
+	char		 target[254];	/* CNAME: canonical (rrset_host_canon) */
 	long		 ttl;
 	int		 keep;
 };
@@ -177,7 +177,7 @@ ovh_cname_target(const char *v, const char *zone, char *out, size_t outlen)
 		w = snprintf(out, outlen, "%s", zone);
 	else
 		w = snprintf(out, outlen, "%s.%s", v, zone);
-	if (w < 0 || (size_t)w >= outlen || !provider_host_canon(out))
+	if (w < 0 || (size_t)w >= outlen || !rrset_host_canon(out))
 		return -1;
 	/* No empty label ("a..b", "a.."). */
 	n = strlen(out);

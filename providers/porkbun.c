@@ -177,7 +177,7 @@ parse_records(const char *buf, size_t len, const char *fqdn, enum rrtype t,
 		}
 		free(c);
 		c = xstrdup(json_string_value(jc));
-		if (t == RR_CNAME ? !provider_host_canon(c) :
+		if (t == RR_CNAME ? !rrset_host_canon(c) :
 		    (addr_parse(c, &a) == -1 ||
 		    a.family != (t == RR_A ? 4 : 6))) {
 			snprintf(err, errlen, "records[%zu]: content is not %s",
@@ -544,7 +544,7 @@ porkbun_replace(void *priv, const char *fqdn, const struct rrset *sets,
 		if (s->type == RR_CNAME && s->target != NULL) {
 			free(target);
 			target = xstrdup(s->target);
-			(void)provider_host_canon(target);
+			(void)rrset_host_canon(target);
 			to_cname = 1;
 		}
 		for (j = 0; j < n; j++) {

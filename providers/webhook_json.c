@@ -175,7 +175,7 @@ parse_targets(json_t *o, size_t i, struct rrset *s, char *err,
 		v = json_array_get(tg, 0);
 		c = json_is_string(v) ? xstrdup(json_string_value(v)) : NULL;
 		if (json_array_size(tg) != 1 || c == NULL ||
-		    !provider_host_canon(c)) {
+		    !rrset_host_canon(c)) {
 			free(c);
 			snprintf(err, errlen, "endpoint %zu: a CNAME of more "
 			    "than one target, or not of a host name", i);
