@@ -46,6 +46,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	else {
 		fuzz_check(domain != NULL && fuzz_printable(domain), "zone: "
 		    "domain", domain != NULL ? domain : "(null)");
+		snprintf(text, sizeof(text), "%s", domain);
+		fuzz_check(strlen(domain) < sizeof(text) &&
+		    rrset_host_canon(text) && strcmp(text, domain) == 0,
+		    "zone: domain not canonical", domain);
 		for (i = 0; i < l.n; i++) {
 			fuzz_check(l.v[i].type == t && l.v[i].ttl >= 0 &&
 			    l.v[i].id > 0, "zone: type, id or ttl", "");

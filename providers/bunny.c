@@ -112,7 +112,7 @@ parse_zone(const char *buf, size_t len, const char *rel, enum rrtype t,
 	json_t *root, *recs, *r, *jid, *jt, *jn, *jv, *jttl, *jd;
 	struct bnrec *p;
 	struct addr a;
-	char *c = NULL;
+	char *c = NULL, *d = NULL;
 	size_t i, nt = 0;
 	int rv = -1;
 
@@ -123,6 +123,12 @@ parse_zone(const char *buf, size_t len, const char *rel, enum rrtype t,
 	jd = json_object_get(root, "Domain");
 	if (!json_is_string(jd) || json_string_length(jd) == 0) {
 		snprintf(err, errlen, "no Domain string");
+		goto out;
+	}
+	/* The records' names are relative to it: a junk one is no zone. */
+	d = xstrdup(json_string_value(jd));
+	if (!rrset_host_canon(d)) {
+		snprintf(err, errlen, "Domain is not a DNS name");
 		goto out;
 	}
 	if ((recs = api_json_array(root, "Records", err, errlen)) == NULL)
@@ -175,14 +181,15 @@ parse_zone(const char *buf, size_t len, const char *rel, enum rrtype t,
 		p->keep = 0;
 	}
 	if (domain != NULL) {
-		*domain = xstrdup(json_string_value(jd));
-		(void)rrset_host_canon(*domain);
+		*domain = d;
+		d = NULL;
 	}
 	rv = 0;
 out:
 	if (rv == -1)
 		text_printable(err);
 	free(c);
+	free(d);
 	json_decref(root);
 	return rv;
 }
