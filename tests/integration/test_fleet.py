@@ -347,6 +347,18 @@ def lock_tables(pg, but=()):
         " IN ACCESS EXCLUSIVE MODE;"
 
 
+def run_while_locked(f, pg, name, but=()):
+    """Checker name's run while another session holds ddup's tables (but
+    those named): (its result, how long it took)."""
+    holder = LockHolder(pg, lock_tables(pg, but=but))
+    try:
+        t = time.monotonic()
+        r = f.run(name)
+        return r, time.monotonic() - t
+    finally:
+        holder.release()
+
+
 @pytest.mark.parametrize("moment", MOMENTS)
 def test_decider_killed(fleet, pair, prov, pg_server, tmp_path, moment):
     """The primary fails for every checker; a takes the round that fails

@@ -12,9 +12,9 @@ import time
 import pytest
 
 from conftest import TIME_SCALE
-from fleetfix import LockHolder, NAME
+from fleetfix import NAME
 from pgfix import PG_PASSWORD
-from test_fleet import B, P, eps, fleet, pair, settle, lock_tables  # noqa: F401 (fixtures)
+from test_fleet import B, P, eps, fleet, pair, settle, run_while_locked  # noqa: F401 (fixtures)
 
 LOCK_TIMEOUT = 5
 SLACK = 3 * TIME_SCALE
@@ -45,13 +45,7 @@ def test_lock_held_longer_than_a_run(fleet, pair, pg_server, bind_server, where)
     slot = about_to_fail_over(f, pair[0])
     serial, before = bind_server.serial(), f.tables()
     but = () if where == "open" else ("ddup_meta", "ddup_report")
-    holder = LockHolder(pg_server, lock_tables(pg_server, but=but))
-    try:
-        t = time.monotonic()
-        r = f.run("a")
-        took = time.monotonic() - t
-    finally:
-        holder.release()
+    r, took = run_while_locked(f, pg_server, "a", but=but)
     assert r.rc == 4, r
     assert "canceling statement due to lock timeout" in r.err and PG_PASSWORD not in r.err, r
     assert LOCK_TIMEOUT - 0.5 <= took <= LOCK_TIMEOUT + SLACK, took
@@ -162,13 +156,7 @@ def test_the_roles_own_lock_timeout_wins(fleet, pair, pg_server, bind_server):
     about_to_fail_over(f, pair[0])
     pg_server.psql("ALTER ROLE ddup IN DATABASE ddup SET lock_timeout = '1s'", db="postgres")
     try:
-        holder = LockHolder(pg_server, lock_tables(pg_server))
-        try:
-            t = time.monotonic()
-            r = f.run("a")
-            took = time.monotonic() - t
-        finally:
-            holder.release()
+        r, took = run_while_locked(f, pg_server, "a")
     finally:
         pg_server.psql("ALTER ROLE ddup IN DATABASE ddup RESET lock_timeout", db="postgres")
     assert r.rc == 4, r

@@ -19,12 +19,12 @@ import time
 import pytest
 
 from conftest import TIME_SCALE
-from fleetfix import Fleet, LockHolder, wait_for
+from fleetfix import Fleet, wait_for
 from httpfix import free_port
 from pgfix import PG_PASSWORD
 from pgnetfix import Current
 from procfix import die_with_parent
-from test_fleet import B, P, eps, pair, settle, lock_tables  # noqa: F401 (fixtures)
+from test_fleet import B, P, eps, pair, settle, run_while_locked  # noqa: F401 (fixtures)
 
 PGBOUNCER = shutil.which("pgbouncer") or "/usr/sbin/pgbouncer"
 pytestmark = pytest.mark.skipif(not os.access(PGBOUNCER, os.X_OK),
@@ -81,13 +81,7 @@ def test_fleet_through_pgbouncer_in_session_mode(tmp_path, pg_server, bind_serve
     f.next_slot()
     f.round()
     f.next_slot()
-    holder = LockHolder(pg_server, lock_tables(pg_server))
-    try:
-        t = time.monotonic()
-        r = f.run("a")
-        took = time.monotonic() - t
-    finally:
-        holder.release()
+    r, took = run_while_locked(f, pg_server, "a")
     assert r.rc == 4, r
     assert "canceling statement due to lock timeout" in r.err and PG_PASSWORD not in r.err, r
     assert 4.5 <= took <= 5 + 3 * TIME_SCALE, took
