@@ -28,7 +28,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-__all__ = ["ApiFake", "ApiRequest", "WRITE_METHODS", "fake_fixture"]
+__all__ = ["ApiFake", "ApiRequest", "QuietServer", "WRITE_METHODS", "fake_fixture"]
 
 WRITE_METHODS = ("POST", "PUT", "PATCH", "DELETE")
 
@@ -112,7 +112,10 @@ class _Handler(BaseHTTPRequestHandler):
     do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = _handle
 
 
-class _Server(ThreadingHTTPServer):
+class QuietServer(ThreadingHTTPServer):
+    """A loopback server in threads that keeps quiet about clients that
+    hang up (a fake's, and prismfix.py's relay)."""
+
     daemon_threads = True
 
     def handle_error(self, request, client_address):
@@ -129,7 +132,7 @@ class ApiFake:
         self.requests = []
         self._failures = []
         self._stopping = threading.Event()
-        self._srv = _Server(("127.0.0.1", 0), _Handler)
+        self._srv = QuietServer(("127.0.0.1", 0), _Handler)
         self._srv.fake = self
         self.port = self._srv.server_address[1]
         self._thread = threading.Thread(target=self._srv.serve_forever,

@@ -28,10 +28,11 @@ import subprocess
 import threading
 import time
 import urllib.parse
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import pytest
 
+from apifix import QuietServer
 from procfix import die_with_parent
 
 __all__ = ["Prism", "prism_bin", "violations", "prism_fixture", "READY_PROBE"]
@@ -171,18 +172,11 @@ class _RelayHandler(BaseHTTPRequestHandler):
     do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = _handle
 
 
-class _Relay(ThreadingHTTPServer):
-    daemon_threads = True
-
-    def handle_error(self, request, client_address):
-        pass
-
-
 class _Session:
     """A relay and the Prism in front of it, for one document."""
 
     def __init__(self, schema, tmp):
-        self.relay = _Relay(("127.0.0.1", 0), _RelayHandler)
+        self.relay = QuietServer(("127.0.0.1", 0), _RelayHandler)
         self.relay.target = None
         self.thread = threading.Thread(target=self.relay.serve_forever,
                                        kwargs={"poll_interval": 0.05}, daemon=True)
