@@ -305,30 +305,66 @@ pg_checker_index(const struct config *c, const char *s)
 	return (size_t)-1;
 }
 
+/* What votes_sink() fills in, as the votes' answer arrives. */
+struct votes_sink {
+	const struct config	*c;
+	struct st_snapshot	*out;
+};
+
+/* Each endpoint's last votes, from rows in byte order of their keys. */
+static void
+votes_sink(const PGresult *r, void *arg)
+{
+	const struct votes_sink	*a = arg;
+	size_t			 i, j, k = 0;
+	int			 row;
+
+	for (i = 0; i < a->c->ndomains; i++) {
+		const struct domain_cfg *d = &a->c->domains[i];
+
+		for (j = 0; j < d->neps; j++, k++) {
+			struct st_ep_snap *e = &a->out->eps[k];
+
+			if ((row = pg_row_find(r, d->name, d->eps[j].name)) < 0)
+				continue;
+			e->has_votes = 1;
+			e->votes_pass = (long)pg_getlld(r, row, 2);
+			e->votes_fail = (long)pg_getlld(r, row, 3);
+			e->verdict = (int)pg_getlld(r, row, 4);
+		}
+	}
+}
+
 /*
  * Appends the reads of the fleet: each checker's latest report (a
  * checker's latest is in the window exactly when any of its reports
  * is, slots only growing), each domain's last round and each endpoint's
- * last votes.  Returns the index of the first.
+ * last votes, those straight into out.  Returns the index of the first.
  */
 static size_t
-pg_fleet_queue(struct pgq *q, const struct config *c, const char *doms)
+pg_fleet_queue(struct pgq *q, const struct config *c, const char *doms,
+    struct st_snapshot *out)
 {
-	const char	*p[1];
-	size_t		 first = pgq_count(q);
+	struct votes_sink	*sink = xcalloc(1, sizeof(*sink));
+	const char		*p[1];
+	size_t			 first = pgq_count(q);
 
 	pgq_add(q, "cannot read the reports", "SELECT DISTINCT ON (checker) "
 	    "checker, seq, slot, digest, results, floor(extract(epoch FROM "
 	    "at) * 1000)::bigint FROM ddup_report ORDER BY checker, seq DESC",
 	    0, NULL);
 	p[0] = doms;
+	/* Rows in byte order, as pg_row_find() expects. */
 	pgq_add(q, "cannot read the rounds", "SELECT domain, slot, floor("
 	    "extract(epoch FROM at) * 1000)::bigint, checker, heard, void_all "
-	    "FROM ddup_round WHERE domain = ANY($1::text[])", 1, p);
+	    "FROM ddup_round WHERE domain = ANY($1::text[]) ORDER BY domain "
+	    "COLLATE \"C\"", 1, p);
 	pgq_add(q, "cannot read the votes", "SELECT domain, endpoint, npass, "
-	    "nfail, verdict FROM ddup_vote WHERE domain = ANY($1::text[])", 1,
-	    p);
-	(void)c;
+	    "nfail, verdict FROM ddup_vote WHERE domain = ANY($1::text[]) "
+	    "ORDER BY domain COLLATE \"C\", endpoint COLLATE \"C\"", 1, p);
+	sink->c = c;
+	sink->out = out;
+	pgq_sink(q, votes_sink, sink);
 	return first;
 }
 
@@ -356,14 +392,14 @@ pg_fleet_checkers(const PGresult *r, const struct config *c,
 	}
 }
 
-/* The fleet of the snapshot: checkers, rounds, votes into out. */
+/* The fleet of the snapshot: checkers and rounds into out. */
 static void
 pg_fleet_parse(const struct pgq *q, size_t first, const struct config *c,
     const char *digest, struct st_snapshot *out)
 {
 	const PGresult	*r;
 	struct st_fleet	*f;
-	size_t		 i, j, k, base;
+	size_t		 i;
 	int		 row;
 
 	f = xcalloc(1, sizeof(*f));
@@ -372,38 +408,17 @@ pg_fleet_parse(const struct pgq *q, size_t first, const struct config *c,
 	f->rounds = xcalloc(c->ndomains + 1, sizeof(*f->rounds));
 	pg_fleet_checkers(pgq_result(q, first), c, digest, f->checkers);
 	r = pgq_result(q, first + 1);
-	for (row = 0; r != NULL && row < PQntuples(r); row++) {
-		struct st_last_round *lr;
+	for (i = 0; r != NULL && i < c->ndomains; i++) {
+		struct st_last_round *lr = &f->rounds[i];
 
-		if ((i = pg_domain_index(c, pg_getstr(r, row, 0))) ==
-		    (size_t)-1)
+		if ((row = pg_row_find(r, c->domains[i].name, NULL)) < 0)
 			continue;
-		lr = &f->rounds[i];
 		lr->slot = pg_getlld(r, row, 1);
 		lr->at = pg_getlld(r, row, 2);
 		snprintf(lr->checker, sizeof(lr->checker), "%s",
 		    pg_getstr(r, row, 3));
 		lr->heard = (long)pg_getlld(r, row, 4);
 		lr->void_all = pg_getbool(r, row, 5);
-	}
-	r = pgq_result(q, first + 2);
-	for (row = 0; r != NULL && row < PQntuples(r); row++) {
-		if ((i = pg_domain_index(c, pg_getstr(r, row, 0))) ==
-		    (size_t)-1)
-			continue;
-		for (base = 0, k = 0; k < i; k++)
-			base += c->domains[k].neps;
-		for (j = 0; j < c->domains[i].neps; j++) {
-			struct st_ep_snap *e = &out->eps[base + j];
-
-			if (strcmp(c->domains[i].eps[j].name,
-			    pg_getstr(r, row, 1)) != 0)
-				continue;
-			e->has_votes = 1;
-			e->votes_pass = (long)pg_getlld(r, row, 2);
-			e->votes_fail = (long)pg_getlld(r, row, 3);
-			e->verdict = (int)pg_getlld(r, row, 4);
-		}
 	}
 	out->fleet = f;
 }
@@ -421,12 +436,12 @@ pg_load(struct state *st, const struct config *c, int results,
 
 	pgq_add(q, "cannot begin", "BEGIN ISOLATION LEVEL REPEATABLE READ "
 	    "READ ONLY", 0, NULL);
-	first = pgd_load_queue(q, c, results, now);
-	fleet = pg_fleet_queue(q, c, doms);
+	first = pgd_load_queue(q, c, results, now, out);
+	fleet = pg_fleet_queue(q, c, doms, out);
 	pgq_add(q, "cannot end", "COMMIT", 0, NULL);
 	if (pgq_run(q) == -1)
 		goto out;
-	if (pgd_load_parse(pg, q, first, c, results, now, out) == -1)
+	if (pgd_load_parse(pg, q, first, c, out) == -1)
 		goto out;
 	config_decision_digest(c, digest);
 	pg_fleet_parse(q, fleet, c, digest, out);
@@ -561,13 +576,13 @@ pg_round_begin(struct state *st, const struct config *c,
 	taken = pgq_count(q);
 	pgq_add(q, "cannot read the rounds", "SELECT domain, slot FROM "
 	    "ddup_round WHERE domain = ANY($1::text[])", 1, p);
-	first = pgd_load_queue(q, c, in->dry_run, now_ms());
-	fleet = pg_fleet_queue(q, c, doms);
+	first = pgd_load_queue(q, c, in->dry_run, now_ms(), out);
+	fleet = pg_fleet_queue(q, c, doms, out);
 	if (pgq_run(q) == -1)
 		goto out;
 	r = pgq_result(q, slotq);
 	rd->slot = pg->slot = pg_getlld(r, 0, 0);
-	if (pgd_load_parse(pg, q, first, c, in->dry_run, now_ms(), out) == -1)
+	if (pgd_load_parse(pg, q, first, c, out) == -1)
 		goto out;
 	pg_fleet_parse(q, fleet, c, digest, out);
 	/* The round's view of the fleet: the same reports as the status's. */

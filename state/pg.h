@@ -85,6 +85,19 @@ size_t		 pgq_count(const struct pgq *q);
 int		 pgq_run(struct pgq *q);
 /* The answer to statement i (0: the first added), NULL if not run. */
 PGresult	*pgq_result(const struct pgq *q, size_t i);
+/* Statement i ran (its answer may have gone to a sink). */
+int		 pgq_ok(const struct pgq *q, size_t i);
+/*
+ * The answer to the statement added last goes to fn(answer, arg) as it
+ * arrives, and is freed at once (pgq_result() of it is NULL): a batch
+ * holds one large answer at a time, not all of them until its end.
+ * arg, from malloc(), is freed with the batch.
+ */
+typedef void	 pgq_sink_fn(const PGresult *r, void *arg);
+void		 pgq_sink(struct pgq *q, pgq_sink_fn *fn, void *arg);
+/* The row of (k0, k1) in r sorted by them in byte order, -1 if none. */
+int		 pg_row_find(const PGresult *r, const char *k0,
+		    const char *k1);
 
 /* Numbers and booleans as parameters: into buf, which is returned. */
 const char	*pg_lld(char buf[32], long long v);
@@ -130,15 +143,16 @@ void		 pg_format_err(char *err, size_t errlen, const char *where,
  * (state/pg_schema.c).
  *
  * pgd_load_queue() appends the reads of a snapshot of c to q and
- * returns the index of its first statement; after pgq_run(),
- * pgd_load_parse() fills out from those results (as state_load()
- * would), -1 with st->base.err on a malformed answer.
+ * returns the index of its first statement; pgq_run() fills out's
+ * endpoints as their rows arrive, and pgd_load_parse() the rest from
+ * the other results (as state_load() would), -1 with st->base.err on a
+ * malformed answer.
  */
 size_t		 pgd_load_queue(struct pgq *q, const struct config *c,
-		    int results, long long now);
+		    int results, long long now, struct st_snapshot *out);
 int		 pgd_load_parse(struct pg_state *st, const struct pgq *q,
-		    size_t first, const struct config *c, int results,
-		    long long now, struct st_snapshot *out);
+		    size_t first, const struct config *c,
+		    struct st_snapshot *out);
 /*
  * Appends the writes of what the run learnt of the domains it decided
  * (decided[i] for c->domains[i]; the others belong to another run of

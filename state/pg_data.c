@@ -80,38 +80,6 @@ static const char *const load_sql[L_MAX] = {
 	    " ORDER BY domain COLLATE \"C\", endpoint COLLATE \"C\"",
 };
 
-size_t
-pgd_load_queue(struct pgq *q, const struct config *c, int results,
-    long long now)
-{
-	struct pg_arr names;
-	const char *p[2];
-	char buf[32];
-	size_t first = pgq_count(q), i;
-
-	memset(&names, 0, sizeof(names));
-	for (i = 0; i < c->ndomains; i++)
-		pga_add(&names, c->domains[i].name);
-	pgq_add(q, "cannot read the runs", load_sql[L_META], 0, NULL);
-	p[0] = pga_text(&names);
-	pgq_add(q, "cannot read the domains", load_sql[L_DOMAINS], 1, p);
-	pgq_add(q, "cannot read the published sets", load_sql[L_PUBLISHED], 1,
-	    p);
-	p[1] = pg_bool(results);
-	pgq_add(q, "cannot read the endpoints", load_sql[L_ENDPOINTS], 2, p);
-	p[0] = pg_lld(buf, now);
-	pgq_add(q, "cannot read the drains", load_sql[L_DRAINS], 1, p);
-	pgq_add(q, "cannot read the failbacks", load_sql[L_FAILBACKS], 0,
-	    NULL);
-	p[0] = c->checker != NULL ? c->checker : "";
-	pgq_add(q, "cannot read the controlUrl's state", load_sql[L_CONTROL],
-	    1, p);
-	p[0] = pga_text(&names);
-	pgq_add(q, "cannot read the certificates", load_sql[L_CERTS], 1, p);
-	pga_free(&names);
-	return first;
-}
-
 /*
  * The first row of r (in byte order of columns 0 and 1) not before
  * (k0, k1); k1 NULL: by column 0 alone.
@@ -134,9 +102,8 @@ row_lower(const PGresult *r, const char *k0, const char *k1)
 	return lo;
 }
 
-/* The row of (k0, k1) in r, -1 if none. */
-static int
-row_find(const PGresult *r, const char *k0, const char *k1)
+int
+pg_row_find(const PGresult *r, const char *k0, const char *k1)
 {
 	int i = row_lower(r, k0, k1);
 
@@ -156,7 +123,7 @@ parse_domain(const PGresult *dr, const PGresult *pr, const char *name,
 
 	for (i = 0; i < RR_NTYPES; i++)
 		d->pub[i].type = (enum rrtype)i;
-	if ((i = row_find(dr, name, NULL)) >= 0) {
+	if ((i = pg_row_find(dr, name, NULL)) >= 0) {
 		d->found = 1;
 		d->has_tier = !PQgetisnull(dr, i, 1);
 		d->tier = (long)pg_getlld(dr, i, 1);
@@ -190,11 +157,21 @@ parse_domain(const PGresult *dr, const PGresult *pr, const char *name,
 	}
 }
 
+/* What parse_endpoints() fills in, as the endpoints' answer arrives. */
+struct ep_sink {
+	const struct config	*c;
+	int			 results;
+	struct st_snapshot	*out;
+};
+
 /* The last round's votes are the fleet's (state/pg.c reads them). */
 static void
-parse_endpoints(const PGresult *er, const struct config *c, int results,
-    struct st_snapshot *out)
+parse_endpoints(const PGresult *er, void *arg)
 {
+	const struct ep_sink *a = arg;
+	const struct config *c = a->c;
+	struct st_snapshot *out = a->out;
+	int results = a->results;
 	size_t i, j, k = 0;
 	int r;
 
@@ -206,7 +183,7 @@ parse_endpoints(const PGresult *er, const struct config *c, int results,
 			struct st_ep_snap *o = &out->eps[k];
 
 			/* Another address or URL: someone else's counters. */
-			if ((r = row_find(er, d->name, e->name)) < 0 ||
+			if ((r = pg_row_find(er, d->name, e->name)) < 0 ||
 			    strcmp(PQgetvalue(er, r, 2), endpoint_target(e))
 			    != 0 || strcmp(PQgetvalue(er, r, 3),
 			    endpoint_check(e)) != 0)
@@ -226,6 +203,43 @@ parse_endpoints(const PGresult *er, const struct config *c, int results,
 	}
 }
 
+size_t
+pgd_load_queue(struct pgq *q, const struct config *c, int results,
+    long long now, struct st_snapshot *out)
+{
+	struct ep_sink *sink = xcalloc(1, sizeof(*sink));
+	struct pg_arr names;
+	const char *p[2];
+	char buf[32];
+	size_t first = pgq_count(q), i;
+
+	memset(&names, 0, sizeof(names));
+	for (i = 0; i < c->ndomains; i++)
+		pga_add(&names, c->domains[i].name);
+	pgq_add(q, "cannot read the runs", load_sql[L_META], 0, NULL);
+	p[0] = pga_text(&names);
+	pgq_add(q, "cannot read the domains", load_sql[L_DOMAINS], 1, p);
+	pgq_add(q, "cannot read the published sets", load_sql[L_PUBLISHED], 1,
+	    p);
+	p[1] = pg_bool(results);
+	pgq_add(q, "cannot read the endpoints", load_sql[L_ENDPOINTS], 2, p);
+	sink->c = c;
+	sink->results = results;
+	sink->out = out;
+	pgq_sink(q, parse_endpoints, sink);
+	p[0] = pg_lld(buf, now);
+	pgq_add(q, "cannot read the drains", load_sql[L_DRAINS], 1, p);
+	pgq_add(q, "cannot read the failbacks", load_sql[L_FAILBACKS], 0,
+	    NULL);
+	p[0] = c->checker != NULL ? c->checker : "";
+	pgq_add(q, "cannot read the controlUrl's state", load_sql[L_CONTROL],
+	    1, p);
+	p[0] = pga_text(&names);
+	pgq_add(q, "cannot read the certificates", load_sql[L_CERTS], 1, p);
+	pga_free(&names);
+	return first;
+}
+
 /* Each endpoint's certificate, found or not (its counters may be gone). */
 static void
 parse_certs(const PGresult *cr, const struct config *c,
@@ -236,7 +250,7 @@ parse_certs(const PGresult *cr, const struct config *c,
 
 	for (i = 0; i < c->ndomains; i++)
 		for (j = 0; j < c->domains[i].neps; j++, k++)
-			if ((r = row_find(cr, c->domains[i].name,
+			if ((r = pg_row_find(cr, c->domains[i].name,
 			    c->domains[i].eps[j].name)) >= 0)
 				out->eps[k].cert_expires = pg_getlld(cr, r, 2);
 }
@@ -271,17 +285,16 @@ parse_requests(const PGresult *dr, const PGresult *fr, const PGresult *cr,
 
 int
 pgd_load_parse(struct pg_state *st, const struct pgq *q, size_t first,
-    const struct config *c, int results, long long now,
-    struct st_snapshot *out)
+    const struct config *c, struct st_snapshot *out)
 {
 	const PGresult *r[L_MAX];
 	size_t i;
 	int rc = 0;
 
-	(void)now;
 	for (i = 0; i < L_MAX; i++)
-		if ((r[i] = pgq_result(q, first + i)) == NULL ||
-		    PQresultStatus(r[i]) != PGRES_TUPLES_OK) {
+		if (!pgq_ok(q, first + i) || ((r[i] = pgq_result(q,
+		    first + i)) != NULL &&
+		    PQresultStatus(r[i]) != PGRES_TUPLES_OK)) {
 			pg_set_err(st, "cannot read the state", "no answer");
 			return -1;
 		}
@@ -293,7 +306,6 @@ pgd_load_parse(struct pg_state *st, const struct pgq *q, size_t first,
 	for (i = 0; i < c->ndomains; i++)
 		parse_domain(r[L_DOMAINS], r[L_PUBLISHED], c->domains[i].name,
 		    &out->doms[i], st, &rc);
-	parse_endpoints(r[L_ENDPOINTS], c, results, out);
 	parse_certs(r[L_CERTS], c, out);
 	parse_requests(r[L_DRAINS], r[L_FAILBACKS], r[L_CONTROL], out->req);
 	return rc;

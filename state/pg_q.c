@@ -40,6 +40,9 @@ struct pgq_stmt {
 	char		**params;	/* NULL entries are SQL NULL */
 	size_t		 bytes;		/* of the parameters */
 	PGresult	*res;
+	int		 ok;		/* it ran */
+	pgq_sink_fn	*sink;		/* takes the answer as it comes */
+	void		*arg;		/* the sink's, freed with the batch */
 };
 
 struct pgq {
@@ -210,6 +213,7 @@ pgq_free(struct pgq *q)
 		free(q->s[i].params);
 		free(q->s[i].what);
 		free(q->s[i].sql);
+		free(q->s[i].arg);
 		PQclear(q->s[i].res);
 	}
 	free(q->s);
@@ -252,6 +256,25 @@ pgq_add(struct pgq *q, const char *what, const char *sql, int nparams,
 		s->bytes += params[j] != NULL ? strlen(params[j]) : 0;
 	}
 	s->res = NULL;
+	s->ok = 0;
+	s->sink = NULL;
+	s->arg = NULL;
+}
+
+void
+pgq_sink(struct pgq *q, pgq_sink_fn *fn, void *arg)
+{
+	struct pgq_stmt *s = &q->s[q->n - 1];
+
+	free(s->arg);
+	s->sink = fn;
+	s->arg = arg;
+}
+
+int
+pgq_ok(const struct pgq *q, size_t i)
+{
+	return i < q->n && q->s[i].ok;
 }
 
 size_t
@@ -347,9 +370,21 @@ pgq_read(struct pgq *q, PGconn *c)
 			PQclear(r);
 			r = NULL;
 		} else if (status != PGRES_COMMAND_OK &&
-		    status != PGRES_TUPLES_OK && rc == 0) {
-			pg_set_err(q->st, s->what, PQresultErrorMessage(r));
+		    status != PGRES_TUPLES_OK) {
+			if (rc == 0)
+				pg_set_err(q->st, s->what,
+				    PQresultErrorMessage(r));
 			rc = -1;
+		} else
+			s->ok = 1;
+		/*
+		 * Taken and freed before the next answer is read: the
+		 * snapshot's rows of every endpoint are not all held at once.
+		 */
+		if (s->ok && s->sink != NULL) {
+			s->sink(r, s->arg);
+			PQclear(r);
+			r = NULL;
 		}
 		s->res = r;
 		/* The end of this statement's answers. */
