@@ -1,7 +1,8 @@
 /*
  * The endpoints of a PostgreSQL save (state/pg.h, pgd_save_endpoints()):
- * their rows and streaks, in three statements whatever their number
- * (columns of arrays through unnest()) and one more per recheck repeat.
+ * their rows and streaks, in three statements for each PG_EP_CHUNK of
+ * them (columns of arrays through unnest()) and one more per recheck
+ * repeat, all in the save's one batch.
  *
  * The rules are the SQLite backend's (state/sqlite_data.c): a check
  * extends the open streak when ip, url, result, status and reason are
@@ -26,6 +27,15 @@
 #include "util.h"
 
 #define PG_TS(p)	"to_timestamp(" p "::bigint / 1000.0)"
+
+/*
+ * Endpoints a statement takes at most: the columns of all N at once
+ * would be held three times over at N = 10,000 (our arrays, the batch's
+ * copy, libpq's output buffer of the whole message), some 5 MB; in
+ * statements of this many, each endpoint is still one row among
+ * thousands and the batch one round trip.
+ */
+#define PG_EP_CHUNK	2048
 
 /*
  * Endpoints whose check counted: their rows and streaks in one go.  A
@@ -302,8 +312,11 @@ pgd_save_endpoints(struct pgq *q, const struct outcome *o,
 	for (i = 0; i < outcome_ndomains(o); i++) {
 		const struct outcome_domain *od = outcome_domain(o, i);
 
-		for (j = 0; decided[i] && j < od->neps; j++)
+		for (j = 0; decided[i] && j < od->neps; j++) {
 			add_endpoint(&a, od, &od->eps[j]);
+			if (a.c[C_DOMAIN].n + a.u[U_DOMAIN].n >= PG_EP_CHUNK)
+				queue_endpoints(q, &a, outcome_time(o));
+		}
 	}
 	queue_endpoints(q, &a, outcome_time(o));
 }
