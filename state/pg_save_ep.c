@@ -153,7 +153,9 @@ static const char sql_repeat[] =
 /*
  * Endpoints whose check did not count: the counters as they were, the
  * open streak ended (the endpoint's last result stays its row's, its
- * latency the streak's mean, as it was shown).
+ * latency the streak's mean, as it was shown).  The ended streaks are
+ * joined, not looked up per endpoint: a subquery over the CTE's rows
+ * was a scan of them for each, 200 ms for 2,048 endpoints.
  */
 static const char sql_uncounted[] =
 	"WITH u AS (SELECT * FROM unnest($2::text[], $3::text[],"
@@ -165,15 +167,15 @@ static const char sql_uncounted[] =
 	"  ON e.domain = u.domain AND e.name = u.name"
 	"  LEFT JOIN ddup_tick t ON t.domain = u.domain"
 	"  WHERE s.id = e.streak AND s.upto IS NOT NULL"
-	"  RETURNING s.id, round(s.latency_mean)::integer AS lat)"
+	"  RETURNING e.domain, e.name, round(s.latency_mean)::integer AS lat)"
 	" UPDATE ddup_endpoint_base e SET priority = u.priority,"
 	" failures = u.failures, passes = u.passes, removed = u.removed,"
 	" streak = NULL, last_check = " PG_TS("$1") ","
-	" latency_ms = coalesce((SELECT f.lat FROM f WHERE f.id = e.streak),"
-	"  e.latency_ms),"
-	" upto = coalesce((SELECT t.saves FROM ddup_tick t"
-	"  WHERE t.domain = u.domain), 0) + 1"
-	" FROM u WHERE e.domain = u.domain AND e.name = u.name";
+	" latency_ms = coalesce(f.lat, e.latency_ms),"
+	" upto = coalesce(t.saves, 0) + 1"
+	" FROM u LEFT JOIN f ON f.domain = u.domain AND f.name = u.name"
+	" LEFT JOIN ddup_tick t ON t.domain = u.domain"
+	" WHERE e.domain = u.domain AND e.name = u.name";
 
 /* Columns of the endpoints' two statements. */
 enum { C_DOMAIN, C_NAME, C_IP, C_URL, C_PRIO, C_FAIL, C_PASS, C_REMOVED,
