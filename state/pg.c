@@ -537,8 +537,8 @@ pg_round_begin(struct state *st, const struct config *c,
 	const char	*p[5];
 	char		 ival[32], *doms = pg_domains(c, NULL);
 	char		 digest[CONFIG_DIGEST_LEN];
-	size_t		 first, fleet, slotq, taken, i;
-	int		 rc = -1, row, takes;
+	size_t		 first, fleet, slotq, i;
+	int		 rc = -1, takes;
 
 	rd->shared = 1;
 	free(pg->votes);
@@ -573,9 +573,7 @@ pg_round_begin(struct state *st, const struct config *c,
 	p[0] = doms;
 	if (takes)
 		pgq_add(q, "cannot lock the rounds", PG_LOCK_DOMAINS, 1, p);
-	taken = pgq_count(q);
-	pgq_add(q, "cannot read the rounds", "SELECT domain, slot FROM "
-	    "ddup_round WHERE domain = ANY($1::text[])", 1, p);
+	/* Its read of the rounds, after the locks, says which are taken. */
 	first = pgd_load_queue(q, c, in->dry_run, now_ms(), out);
 	fleet = pg_fleet_queue(q, c, doms, out);
 	if (pgq_run(q) == -1)
@@ -592,10 +590,8 @@ pg_round_begin(struct state *st, const struct config *c,
 	pg_window(c, in, rd);
 	for (i = 0; i < c->ndomains; i++)
 		rd->decides[i] = (unsigned char)(takes || in->dry_run);
-	r = pgq_result(q, taken);
-	for (row = 0; takes && r != NULL && row < PQntuples(r); row++)
-		if ((i = pg_domain_index(c, pg_getstr(r, row, 0))) !=
-		    (size_t)-1 && pg_getlld(r, row, 1) >= rd->slot)
+	for (i = 0; takes && i < c->ndomains; i++)
+		if (out->fleet->rounds[i].slot >= rd->slot)
 			rd->decides[i] = 0;	/* another run's, this slot */
 	pg->cfg = c;
 	pg->ndomains = c->ndomains;
