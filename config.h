@@ -217,6 +217,13 @@ void		 config_free(struct config *c);
 #define CONFIG_DIGEST_LEN	65
 void		 config_decision_digest(const struct config *c,
 		    char buf[CONFIG_DIGEST_LEN]);
+/*
+ * The same of the names a state keeps rows under: each domain with the
+ * record types it manages, and its endpoints.  A store last pruned to
+ * this digest holds no other (state/pg_save.c).
+ */
+void		 config_names_digest(const struct config *c,
+		    char buf[CONFIG_DIGEST_LEN]);
 
 /*
  * A redactor (redact.h) that holds every secret value of c: the keys

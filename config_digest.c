@@ -10,6 +10,10 @@
  * lower case, defaults filled in), so spelling a value another way
  * changes nothing; the order of domains and endpoints is kept, as
  * `publish = one` depends on it.
+ *
+ * The names' digest is another, of the names alone under which a state
+ * keeps rows: a PostgreSQL store prunes what is no longer configured
+ * only when it changes (state/pg_save.c).
  */
 
 #include <stdio.h>
@@ -154,20 +158,11 @@ feed_endpoint(EVP_MD_CTX *md, const struct endpoint_cfg *e)
 	feed(md, "location", e->location);
 }
 
-void
-config_decision_digest(const struct config *c, char buf[CONFIG_DIGEST_LEN])
+static void
+feed_decision(EVP_MD_CTX *md, const struct config *c)
 {
-	static const char hex[] = "0123456789abcdef";
-	unsigned char out[EVP_MAX_MD_SIZE];
-	unsigned int n = 0;
-	EVP_MD_CTX *md;
-	size_t i, j, k;
+	size_t j, k;
 
-	buf[0] = '\0';
-	if ((md = EVP_MD_CTX_new()) == NULL)
-		return;
-	if (EVP_DigestInit_ex(md, EVP_sha256(), NULL) != 1)
-		goto out;
 	feed(md, "ddup", "1");
 	feed_num(md, "interval", c->interval_ms);
 	feed_fleet(md, c);
@@ -183,6 +178,41 @@ config_decision_digest(const struct config *c, char buf[CONFIG_DIGEST_LEN])
 		for (k = 0; k < d->neps; k++)
 			feed_endpoint(md, &d->eps[k]);
 	}
+}
+
+static void
+feed_names(EVP_MD_CTX *md, const struct config *c)
+{
+	size_t j, k;
+
+	feed(md, "ddup names", "1");
+	for (j = 0; j < c->ndomains; j++) {
+		const struct domain_cfg *d = &c->domains[j];
+
+		feed(md, "[domain]", d->name);
+		feed_num(md, "types", d->has4 | d->has6 << 1 | d->hascname << 2);
+		for (k = 0; k < d->neps; k++)
+			feed(md, "[endpoint]", d->eps[k].name);
+	}
+}
+
+/* SHA-256 of what fn feeds, as hex into buf ("" if OpenSSL fails). */
+static void
+digest(const struct config *c, void (*fn)(EVP_MD_CTX *,
+    const struct config *), char buf[CONFIG_DIGEST_LEN])
+{
+	static const char hex[] = "0123456789abcdef";
+	unsigned char out[EVP_MAX_MD_SIZE];
+	unsigned int n = 0;
+	EVP_MD_CTX *md;
+	size_t i;
+
+	buf[0] = '\0';
+	if ((md = EVP_MD_CTX_new()) == NULL)
+		return;
+	if (EVP_DigestInit_ex(md, EVP_sha256(), NULL) != 1)
+		goto out;
+	fn(md, c);
 	if (EVP_DigestFinal_ex(md, out, &n) != 1 ||
 	    (size_t)n * 2 >= CONFIG_DIGEST_LEN)
 		goto out;
@@ -193,4 +223,16 @@ config_decision_digest(const struct config *c, char buf[CONFIG_DIGEST_LEN])
 	buf[(size_t)n * 2] = '\0';
 out:
 	EVP_MD_CTX_free(md);
+}
+
+void
+config_decision_digest(const struct config *c, char buf[CONFIG_DIGEST_LEN])
+{
+	digest(c, feed_decision, buf);
+}
+
+void
+config_names_digest(const struct config *c, char buf[CONFIG_DIGEST_LEN])
+{
+	digest(c, feed_names, buf);
 }

@@ -23,9 +23,9 @@
 
 #include <libpq-fe.h>
 
+#include "config.h"
 #include "state/backend.h"
 
-struct config;
 struct outcome;
 struct st_snapshot;
 
@@ -45,6 +45,8 @@ struct pg_state {
 	int		 rw;
 	long long	 round_trips;	/* waits for the server, for the benchmark */
 	long long	 runs, last_run;	/* meta, as last read */
+	/* config_names_digest() of the last prune ("": none, or unknown). */
+	char		 pruned[CONFIG_DIGEST_LEN];
 
 	/* The round this run took (state/pg.c), per domain of the config. */
 	const struct config *cfg;	/* of the round */
@@ -182,6 +184,12 @@ void		 pgd_save_endpoints(struct pgq *q, const struct outcome *o,
 	"checks = " s ".checks + coalesce(" sv " - " s ".upto, 0)," \
 	" last = CASE WHEN " sv " > " s ".upto THEN " sd " ELSE " s ".last" \
 	" END, upto = NULL"
+/*
+ * SQL: the head of a statement that writes under a name of its own
+ * file, not a round's: the next save prunes in full (state/pg_save.c).
+ */
+#define PG_UNPRUNED \
+	"WITH unpruned AS (DELETE FROM ddup_meta WHERE key = 'pruned') "
 /* Appends "the domain is unsure: an update is about to go out". */
 void		 pgd_mark_unsure_queue(struct pgq *q, const char *domain,
 		    const char *provider, long ttl);

@@ -49,7 +49,8 @@ enum {
 static const char *const load_sql[L_MAX] = {
 	[L_META] = "SELECT (SELECT value FROM ddup_meta WHERE key = 'runs'),"
 	    " (SELECT " PG_MS("value::timestamptz") " FROM ddup_meta"
-	    " WHERE key = 'last_run')",
+	    " WHERE key = 'last_run'),"
+	    " (SELECT value FROM ddup_meta WHERE key = 'pruned')",
 	[L_DOMAINS] = "SELECT d.name, d.tier, d.tier_rank, d.tier_location, "
 	    PG_MS("d.last_change") ", d.last_error, d.unhealthy, d.unsure, "
 	    PG_MS("f.since") ", f.reason, f.all_down"
@@ -301,6 +302,8 @@ pgd_load_parse(struct pg_state *st, const struct pgq *q, size_t first,
 	if (PQntuples(r[L_META]) == 1) {
 		st->runs = pg_getlld(r[L_META], 0, 0);
 		st->last_run = pg_getlld(r[L_META], 0, 1);
+		snprintf(st->pruned, sizeof(st->pruned), "%s",
+		    pg_getstr(r[L_META], 0, 2));
 	}
 	out->last_run = st->last_run;
 	for (i = 0; i < c->ndomains; i++)

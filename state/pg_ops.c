@@ -81,9 +81,13 @@ pgd_request_drain(struct pg_state *st, const struct st_target *t, size_t n,
 	p[1] = pga_text(&ep);
 	p[2] = pg_lld(b[0], now);
 	p[3] = pg_lld(b[1], until);
-	/* One statement, so one transaction: all of them or none. */
-	rc = write1(st, "cannot record the drain", "INSERT INTO ddup_drain"
-	    " (domain, endpoint, since, until) SELECT DISTINCT d, e, "
+	/*
+	 * One statement, so one transaction: all of them or none.  A file
+	 * other than the checkers' may name an endpoint they do not: their
+	 * next save looks for what is not theirs (state/pg_save.c).
+	 */
+	rc = write1(st, "cannot record the drain", PG_UNPRUNED "INSERT INTO"
+	    " ddup_drain (domain, endpoint, since, until) SELECT DISTINCT d, e, "
 	    PG_TS("$3") ", " PG_TS0("$4") " FROM unnest($1::text[],"
 	    " $2::text[]) AS t(d, e) ON CONFLICT (domain, endpoint) DO UPDATE"
 	    " SET since = excluded.since, until = excluded.until", 4, p, err,
@@ -130,8 +134,8 @@ pgd_request_failback(struct pg_state *st, const char *domain, long long now,
 
 	p[0] = domain;
 	p[1] = pg_lld(buf, now);
-	return write1(st, "cannot record the failback", "INSERT INTO"
-	    " ddup_failback (domain, time) VALUES ($1, " PG_TS("$2") ")"
+	return write1(st, "cannot record the failback", PG_UNPRUNED
+	    "INSERT INTO ddup_failback (domain, time) VALUES ($1, " PG_TS("$2") ")"
 	    " ON CONFLICT (domain) DO UPDATE SET time = excluded.time", 2, p,
 	    err, errlen);
 }

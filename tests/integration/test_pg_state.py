@@ -126,6 +126,60 @@ def test_what_is_no_longer_configured_is_dropped(pgd, bind_server, http_server, 
                           f"'{NAME}'") == [["1"]]
 
 
+def at_slot(pg, want, interval_s=30):
+    """Moves the database's clock so that the next run, a day on, is halfway
+    through slot want of every 100 (state/pg_save.c, PRUNE_EVERY).  A day
+    is 2,880 slots of 30 s, so the runs after it are in slots want + 80,
+    want + 60, ... of every 100."""
+    t = float(pg.psql("SELECT extract(epoch FROM pg_catalog.now() + shift)"
+                      " FROM ddup_test.clock")[0][0]) + 86400
+    pg.advance(((want + 0.5 - t / interval_s) % 100) * interval_s)
+
+
+def test_what_is_gone_is_looked_for_when_the_names_change(pgd, bind_server, http_server,
+                                                          pg_server):
+    """A save looks for rows no longer configured, sending every configured
+    name, only when the names changed since it last did (ddup_meta's
+    'pruned'), after a request from a file of other names, and in one
+    slot of every 100."""
+    p, b = two(pgd, bind_server, http_server)
+    at_slot(pg_server, 50)              # no run below is in slot 0 of 100
+
+    def stray():
+        return pg_server.psql("SELECT count(*) FROM ddup_vote WHERE endpoint = 'stray'")[0][0]
+
+    def pruned():
+        return pg_server.psql("SELECT value FROM ddup_meta WHERE key = 'pruned'")
+
+    assert pgd.run().rc == 0
+    first = pruned()
+    assert re.fullmatch("[0-9a-f]{64}", first[0][0]), first
+    pg_server.psql("INSERT INTO ddup_vote (domain, endpoint, slot, npass, nfail, verdict)"
+                   f" VALUES ('{NAME}', 'stray', 1, 1, 0, 1)")
+    assert pgd.run().rc == 0
+    assert stray() == "1"               # the same names: not looked for
+    assert pruned() == first
+    # A drain by a file that names the endpoint too.
+    write_config(pgd, bind_server, [("primary", p, "192.0.2.1", 0),
+                                    ("backup", b, "192.0.2.2", 10),
+                                    ("stray", b, "192.0.2.3", 10)])
+    assert pgd.run("--drain", f"{NAME}/stray").rc == 0
+    assert pruned() == []
+    write_config(pgd, bind_server, [("primary", p, "192.0.2.1", 0),
+                                    ("backup", b, "192.0.2.2", 10)])
+    assert pgd.run().rc == 0
+    assert stray() == "0"
+    assert pg_server.psql("SELECT count(*) FROM ddup_drain") == [["0"]]
+    assert pruned() == first
+    # In slot 0 of every 100, whatever the names.
+    pg_server.psql("INSERT INTO ddup_vote (domain, endpoint, slot, npass, nfail, verdict)"
+                   f" VALUES ('{NAME}', 'stray', 1, 1, 0, 1)")
+    at_slot(pg_server, 0)
+    assert pgd.run().rc == 0
+    assert stray() == "0"
+    assert pgd.status()["domains"][0]["endpoints"][0]["state"] == "active"
+
+
 def test_counters_outlive_history(pgd, bind_server, http_server, pg_server):
     """history = 1s: streaks that ended go, their checks into the counters;
     an open streak stays whatever its age."""

@@ -404,6 +404,41 @@ test_digest_redactor(void **state)
 	assert_string_equal(d1, d4);
 }
 
+/* The names' digest: the names a state keeps rows under, and no more. */
+static void
+names_digest(const char *text, char out[CONFIG_DIGEST_LEN])
+{
+	struct config *c = good(text);
+
+	config_names_digest(c, out);
+	config_free(c);
+}
+
+static void
+test_names_digest(void **state)
+{
+	char d[5][CONFIG_DIGEST_LEN];
+
+	(void)state;
+	names_digest(PROV DOM EP, d[0]);
+	assert_int_equal(strlen(d[0]), 64);
+	/* Another URL, address or policy: the same names. */
+	names_digest(PROV DOM "ttl = 300\n[endpoint a]\n"
+	    "url = http://127.0.0.1:9090/\nip = 192.0.2.7\npriority = 5\n",
+	    d[1]);
+	assert_string_equal(d[0], d[1]);
+	/* Another endpoint, its name, or the record type managed. */
+	names_digest(PROV DOM EP "[endpoint b]\nurl = http://127.0.0.1:8080/\n"
+	    "ip = 192.0.2.2\n", d[2]);
+	assert_string_not_equal(d[0], d[2]);
+	names_digest(PROV DOM "[endpoint b]\nurl = http://127.0.0.1:8080/\n"
+	    "ip = 192.0.2.1\n", d[3]);
+	assert_string_not_equal(d[0], d[3]);
+	names_digest(PROV DOM "[endpoint a]\nurl = http://127.0.0.1:8080/\n"
+	    "ip = 2001:db8::1\n", d[4]);
+	assert_string_not_equal(d[0], d[4]);
+}
+
 int
 main(void)
 {
@@ -416,6 +451,7 @@ main(void)
 		cmocka_unit_test(test_recheck_warning),
 		cmocka_unit_test(test_send_decode),
 		cmocka_unit_test(test_digest_redactor),
+		cmocka_unit_test(test_names_digest),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
