@@ -436,7 +436,7 @@ pg_load(struct state *st, const struct config *c, int results,
 
 	pgq_add(q, "cannot begin", "BEGIN ISOLATION LEVEL REPEATABLE READ "
 	    "READ ONLY", 0, NULL);
-	first = pgd_load_queue(q, c, results, now, out);
+	first = pgd_load_queue(pg, q, c, results, now, out);
 	fleet = pg_fleet_queue(q, c, doms, out);
 	pgq_add(q, "cannot end", "COMMIT", 0, NULL);
 	if (pgq_run(q) == -1)
@@ -574,7 +574,7 @@ pg_round_begin(struct state *st, const struct config *c,
 	if (takes)
 		pgq_add(q, "cannot lock the rounds", PG_LOCK_DOMAINS, 1, p);
 	/* Its read of the rounds, after the locks, says which are taken. */
-	first = pgd_load_queue(q, c, in->dry_run, now_ms(), out);
+	first = pgd_load_queue(pg, q, c, in->dry_run, now_ms(), out);
 	fleet = pg_fleet_queue(q, c, doms, out);
 	if (pgq_run(q) == -1)
 		goto out;
@@ -883,13 +883,16 @@ pg_close(struct state *st)
 	struct pg_state *pg = pg_of(st);
 
 	logx(LOG_DEBUG, NULL, NULL, "postgresql: %lld round trips after "
-	    "connecting", pg->round_trips);
+	    "connecting, %lld endpoint rows sent", pg->round_trips,
+	    pg->sent_eps);
 	PQfinish(pg->conn);
 	free(pg->where);
 	free(pg->checker);
 	free(pg->decided);
 	free(pg->marked);
 	free(pg->votes);
+	free(pg->rows);
+	free(pg->reasons);
 	free(pg);
 }
 

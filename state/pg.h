@@ -37,6 +37,26 @@ struct pg_vote {
 	int		 has;
 };
 
+/*
+ * An endpoint's row as the round's snapshot read it (state/pg_data.c),
+ * for the save to tell a check that goes on as the last one did, which
+ * sends nothing, from one that changes the row (state/pg_save_ep.c).
+ * It stays true until the save: only the run holding a domain's round
+ * writes the domain's endpoints, and the save writes only those whose
+ * round is still its own.
+ */
+struct pg_ep_row {
+	long long	 streak;	/* the open streak's id */
+	int		 priority;
+	int		 status;	/* the last check's, 0: none */
+	int		 lat_min, lat_max;	/* the open streak's range */
+	unsigned int	 reason;	/* the last result, at reasons + reason */
+	/* A stored row whose open streak says what the row says. */
+	unsigned char	 open;
+	/* The save after the snapshot takes a latency sample of it. */
+	unsigned char	 sample;
+};
+
 struct pg_state {
 	struct state	 base;
 	PGconn		*conn;
@@ -44,6 +64,7 @@ struct pg_state {
 	char		*checker;	/* this host's name in the fleet; NULL: read only */
 	int		 rw;
 	long long	 round_trips;	/* waits for the server, for the benchmark */
+	long long	 sent_eps;	/* endpoints whose rows the saves sent */
 	long long	 runs, last_run;	/* meta, as last read */
 	/* config_names_digest() of the last prune ("": none, or unknown). */
 	char		 pruned[CONFIG_DIGEST_LEN];
@@ -55,6 +76,12 @@ struct pg_state {
 	unsigned char	*decided;	/* this run took the domain's round */
 	unsigned char	*marked;	/* recorded unsure in the round's commit */
 	struct pg_vote	*votes;		/* per endpoint of cfg, as the round read them */
+
+	/* Per endpoint of rows_cfg, as the last snapshot read them. */
+	const struct config *rows_cfg;
+	struct pg_ep_row *rows;
+	char		*reasons;	/* the rows' last results, each NUL-ended */
+	size_t		 reasons_len, reasons_cap;
 };
 
 /*
@@ -146,12 +173,13 @@ void		 pg_format_err(char *err, size_t errlen, const char *where,
  *
  * pgd_load_queue() appends the reads of a snapshot of c to q and
  * returns the index of its first statement; pgq_run() fills out's
- * endpoints as their rows arrive, and pgd_load_parse() the rest from
- * the other results (as state_load() would), -1 with st->base.err on a
- * malformed answer.
+ * endpoints (and st's rows) as their rows arrive, and pgd_load_parse()
+ * the rest from the other results (as state_load() would), -1 with
+ * st->base.err on a malformed answer.
  */
-size_t		 pgd_load_queue(struct pgq *q, const struct config *c,
-		    int results, long long now, struct st_snapshot *out);
+size_t		 pgd_load_queue(struct pg_state *st, struct pgq *q,
+		    const struct config *c, int results, long long now,
+		    struct st_snapshot *out);
 int		 pgd_load_parse(struct pg_state *st, const struct pgq *q,
 		    size_t first, const struct config *c,
 		    struct st_snapshot *out);
@@ -173,7 +201,8 @@ void		 pgd_save_queue(struct pg_state *st, struct pgq *q,
  * decided domains' endpoints and their streaks, before the saves of
  * those domains are counted (state/pg_save.c, last in the batch).
  */
-void		 pgd_save_endpoints(struct pgq *q, const struct outcome *o,
+void		 pgd_save_endpoints(struct pg_state *st, struct pgq *q,
+		    const struct config *c, const struct outcome *o,
 		    const unsigned char *decided);
 /*
  * SQL: the SET list that writes down the open streak s as it ended at

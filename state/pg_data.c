@@ -60,11 +60,23 @@ static const char *const load_sql[L_MAX] = {
 	[L_PUBLISHED] = "SELECT domain, type, ttl, addresses, proxied"
 	    " FROM ddup_published WHERE domain = ANY ($1::text[])"
 	    " ORDER BY domain COLLATE \"C\", type COLLATE \"C\"",
+	/*
+	 * With what the save needs to tell a check that goes on (struct
+	 * pg_ep_row): the open streak as stored, and whether the next
+	 * save samples its latency (one save in 16, state/pg_save_ep.c).
+	 */
 	[L_ENDPOINTS] = "SELECT e.domain, e.name, e.ip, e.url, e.failures,"
 	    " e.passes, e.removed, " PG_MS("e.last_check") ", e.last_ok,"
 	    " coalesce(round(s.latency_mean)::integer, e.latency_ms),"
-	    " CASE WHEN $2::boolean THEN e.last_result END"
-	    " FROM ddup_endpoint e LEFT JOIN ddup_streak s ON s.id = e.streak"
+	    " e.last_result, e.priority, coalesce(e.last_status, 0),"
+	    " s.latency_min, s.latency_max, s.id,"
+	    " (s.upto IS NOT NULL AND s.ip = e.ip AND s.ok = e.last_ok"
+	    " AND s.status IS NOT DISTINCT FROM e.last_status"
+	    " AND s.reason = e.last_result) IS TRUE,"
+	    " (coalesce(t.saves, 0) + 1 + s.id / 64) % 16 = 0"
+	    " FROM ddup_endpoint e"
+	    " LEFT JOIN ddup_streak_base s ON s.id = e.streak"
+	    " LEFT JOIN ddup_tick t ON t.domain = e.domain"
 	    " WHERE e.domain = ANY ($1::text[])"
 	    " ORDER BY e.domain COLLATE \"C\", e.name COLLATE \"C\"",
 	/* Those in force: one whose time ran out is back by itself. */
@@ -160,10 +172,49 @@ parse_domain(const PGresult *dr, const PGresult *pr, const char *name,
 
 /* What parse_endpoints() fills in, as the endpoints' answer arrives. */
 struct ep_sink {
+	struct pg_state		*st;
 	const struct config	*c;
 	int			 results;
 	struct st_snapshot	*out;
 };
+
+/*
+ * The offset of s among st's reasons: most are "ok", so one the same
+ * as the last added is not added again.
+ */
+static unsigned int
+add_reason(struct pg_state *st, const char *s, unsigned int *last)
+{
+	size_t n = strlen(s) + 1;
+
+	if (st->reasons_len > 0 && strcmp(st->reasons + *last, s) == 0)
+		return *last;
+	if (st->reasons_len + n > st->reasons_cap) {
+		st->reasons_cap = (st->reasons_len + n) * 2;
+		st->reasons = xrealloc(st->reasons, st->reasons_cap);
+	}
+	memcpy(st->reasons + st->reasons_len, s, n);
+	*last = (unsigned int)st->reasons_len;
+	st->reasons_len += n;
+	return *last;
+}
+
+/* Row r of er as the save compares it with a check (struct pg_ep_row). */
+static void
+parse_row(struct pg_state *st, const PGresult *er, int r,
+    struct pg_ep_row *row, unsigned int *last)
+{
+	if (PQgetisnull(er, r, 15) || !pg_getbool(er, r, 16))
+		return;
+	row->open = 1;
+	row->streak = pg_getlld(er, r, 15);
+	row->priority = (int)pg_getlld(er, r, 11);
+	row->status = (int)pg_getlld(er, r, 12);
+	row->lat_min = (int)pg_getlld(er, r, 13);
+	row->lat_max = (int)pg_getlld(er, r, 14);
+	row->sample = (unsigned char)pg_getbool(er, r, 17);
+	row->reason = add_reason(st, pg_getstr(er, r, 10), last);
+}
 
 /* The last round's votes are the fleet's (state/pg.c reads them). */
 static void
@@ -174,6 +225,7 @@ parse_endpoints(const PGresult *er, void *arg)
 	struct st_snapshot *out = a->out;
 	int results = a->results;
 	size_t i, j, k = 0;
+	unsigned int last = 0;
 	int r;
 
 	for (i = 0; i < c->ndomains; i++) {
@@ -200,30 +252,35 @@ parse_endpoints(const PGresult *er, void *arg)
 					o->last_result = xstrdup(
 					    pg_getstr(er, r, 10));
 			}
+			parse_row(a->st, er, r, &a->st->rows[k], &last);
 		}
 	}
 }
 
 size_t
-pgd_load_queue(struct pgq *q, const struct config *c, int results,
-    long long now, struct st_snapshot *out)
+pgd_load_queue(struct pg_state *st, struct pgq *q, const struct config *c,
+    int results, long long now, struct st_snapshot *out)
 {
 	struct ep_sink *sink = xcalloc(1, sizeof(*sink));
 	struct pg_arr names;
 	const char *p[2];
 	char buf[32];
-	size_t first = pgq_count(q), i;
+	size_t first = pgq_count(q), i, n;
 
 	memset(&names, 0, sizeof(names));
-	for (i = 0; i < c->ndomains; i++)
+	for (i = 0, n = 0; i < c->ndomains; n += c->domains[i++].neps)
 		pga_add(&names, c->domains[i].name);
+	free(st->rows);
+	st->rows = xcalloc(n + 1, sizeof(*st->rows));
+	st->rows_cfg = c;
+	st->reasons_len = 0;
 	pgq_add(q, "cannot read the runs", load_sql[L_META], 0, NULL);
 	p[0] = pga_text(&names);
 	pgq_add(q, "cannot read the domains", load_sql[L_DOMAINS], 1, p);
 	pgq_add(q, "cannot read the published sets", load_sql[L_PUBLISHED], 1,
 	    p);
-	p[1] = pg_bool(results);
-	pgq_add(q, "cannot read the endpoints", load_sql[L_ENDPOINTS], 2, p);
+	pgq_add(q, "cannot read the endpoints", load_sql[L_ENDPOINTS], 1, p);
+	sink->st = st;
 	sink->c = c;
 	sink->results = results;
 	sink->out = out;

@@ -575,7 +575,7 @@ pgd_save_queue(struct pg_state *st, struct pgq *q, const struct config *c,
 		any = 1;
 		pga_add(&dom, od->cfg->name);
 	}
-	pgd_save_endpoints(q, o, decided);
+	pgd_save_endpoints(st, q, c, o, decided);
 	queue_certs(q, o, decided);
 	memset(&dc, 0, sizeof(dc));
 	for (i = 0; i < n; i++)

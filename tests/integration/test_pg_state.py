@@ -443,6 +443,49 @@ def test_a_steady_run_rewrites_no_endpoint(pgd, bind_server, http_server, pg_ser
     assert pgd.status()["domains"][0]["endpoints"][0]["passes"] == 4
 
 
+def sent(pgd):
+    """A run with -v: the endpoint rows its save sent."""
+    r = pgd.run("-v")
+    assert r.rc == 0, r
+    m = re.search(r"postgresql: \d+ round trips after connecting, (\d+) endpoint rows sent",
+                  r.err)
+    assert m, r
+    return int(m.group(1))
+
+
+def test_a_check_that_goes_on_is_counted_not_sent(pgd, bind_server, http_server, pg_server):
+    """A check that goes on as the last one did is not sent at all (the snapshot says
+    so), unless its latency widens the streak's range or the save samples the mean
+    (one save in 16 a streak): then only the streak's latency is."""
+    p, b = two(pgd, bind_server, http_server)
+    for _ in range(3):
+        assert pgd.run().rc == 0
+    pg_server.psql("UPDATE ddup_streak_base SET latency_min = 0, latency_max = 1000000")
+    assert sent(pgd) == 0
+    # A range no check can fall in: the primary's next check widens it.
+    pg_server.psql("UPDATE ddup_streak_base SET latency_min = -1, latency_max = -1"
+                   " WHERE endpoint = 'primary'")
+    assert sent(pgd) == 1
+    assert pg_server.psql("SELECT latency_min, latency_max >= 0 FROM ddup_streak_base"
+                          " WHERE endpoint = 'primary'") == [["-1", "t"]]
+    pg_server.psql("UPDATE ddup_streak_base SET latency_max = 1000000")
+    samples = "SELECT endpoint, latency_samples FROM ddup_streak_base ORDER BY endpoint"
+    before = pg_server.psql(samples)
+    # Streaks 1 and 2 sample at save 16 (the tick's count, staggered by id / 64).
+    saves = int(pg_server.psql("SELECT saves FROM ddup_tick")[0][0])
+    counts = [sent(pgd) for _ in range(16 - saves)]
+    assert counts == [0] * (15 - saves) + [2]
+    assert pg_server.psql(samples) == [[e, str(int(n) + 1)] for e, n in before]
+    assert pg_server.psql("SELECT endpoint, checks FROM ddup_streak ORDER BY endpoint") == \
+        [["backup", "16"], ["primary", "16"]]
+    assert pg_server.psql("SELECT name, passes, failures FROM ddup_endpoint ORDER BY name") \
+        == [["backup", "16", "0"], ["primary", "16", "0"]]
+    # A failure is a change: sent in full, and the views count from it.
+    p.set(status=503)
+    assert sent(pgd) == 1
+    assert endpoint_row(pg_server, "primary") == [["1", "0", "f", "t", "HTTP 503"]]
+
+
 def test_schema_upgraded_from_version_2(pgd, bind_server, http_server, pg_server):
     """Version 2 with its rows (a run of this version, its views and the certificates
     table taken away): the next run adds them and keeps the rows."""
