@@ -305,21 +305,33 @@ pg_checker_index(const struct config *c, const char *s)
 	return (size_t)-1;
 }
 
-/* What votes_sink() fills in, as the votes' answer arrives. */
+/* What votes_sink() fills in as an answer of g's arrives. */
 struct votes_sink {
+	struct pg_group		 g;
 	const struct config	*c;
 	struct st_snapshot	*out;
 };
+
+/* pg_group_arg_fn: the group's copy of ctx, a votes_sink. */
+static void *
+votes_sink_of(void *ctx, const struct pg_group *g)
+{
+	struct votes_sink *a = xmalloc(sizeof(*a));
+
+	*a = *(const struct votes_sink *)ctx;
+	a->g = *g;
+	return a;
+}
 
 /* Each endpoint's last votes, from rows in byte order of their keys. */
 static void
 votes_sink(const PGresult *r, void *arg)
 {
 	const struct votes_sink	*a = arg;
-	size_t			 i, j, k = 0;
+	size_t			 i, j, k = a->g.k0;
 	int			 row;
 
-	for (i = 0; i < a->c->ndomains; i++) {
+	for (i = a->g.d0; i < a->g.d1; i++) {
 		const struct domain_cfg *d = &a->c->domains[i];
 
 		for (j = 0; j < d->neps; j++, k++) {
@@ -339,13 +351,14 @@ votes_sink(const PGresult *r, void *arg)
  * Appends the reads of the fleet: each checker's latest report (a
  * checker's latest is in the window exactly when any of its reports
  * is, slots only growing), each domain's last round and each endpoint's
- * last votes, those straight into out.  Returns the index of the first.
+ * last votes, those straight into out (PG_READ_CHUNK at a time).
+ * Returns the index of the first.
  */
 static size_t
 pg_fleet_queue(struct pgq *q, const struct config *c, const char *doms,
     struct st_snapshot *out)
 {
-	struct votes_sink	*sink = xcalloc(1, sizeof(*sink));
+	struct votes_sink	 sink;
 	const char		*p[1];
 	size_t			 first = pgq_count(q);
 
@@ -359,12 +372,13 @@ pg_fleet_queue(struct pgq *q, const struct config *c, const char *doms,
 	    "extract(epoch FROM at) * 1000)::bigint, checker, heard, void_all "
 	    "FROM ddup_round WHERE domain = ANY($1::text[]) ORDER BY domain "
 	    "COLLATE \"C\"", 1, p);
-	pgq_add(q, "cannot read the votes", "SELECT domain, endpoint, npass, "
-	    "nfail, verdict FROM ddup_vote WHERE domain = ANY($1::text[]) "
-	    "ORDER BY domain COLLATE \"C\", endpoint COLLATE \"C\"", 1, p);
-	sink->c = c;
-	sink->out = out;
-	pgq_sink(q, votes_sink, sink);
+	memset(&sink, 0, sizeof(sink));
+	sink.c = c;
+	sink.out = out;
+	(void)pg_queue_groups(q, c, "cannot read the votes", "SELECT domain, "
+	    "endpoint, npass, nfail, verdict FROM ddup_vote WHERE domain = "
+	    "ANY($1::text[]) ORDER BY domain COLLATE \"C\", endpoint COLLATE "
+	    "\"C\"", votes_sink, votes_sink_of, &sink);
 	return first;
 }
 

@@ -82,6 +82,7 @@ struct pg_state {
 	struct pg_ep_row *rows;
 	char		*reasons;	/* the rows' last results, each NUL-ended */
 	size_t		 reasons_len, reasons_cap;
+	size_t		 ep_reads;	/* statements of the last snapshot's read */
 };
 
 /*
@@ -151,6 +152,31 @@ void		 pga_lld(struct pg_arr *a, long long v);
 /* The array as text, valid until the next add or pga_free(). */
 const char	*pga_text(struct pg_arr *a);
 void		 pga_free(struct pg_arr *a);
+
+/*
+ * Reads of every endpoint go out in statements of at most this many
+ * (a domain's all in one): libpq holds an answer whole until it is
+ * parsed, 5 MB for the snapshot's endpoints at N = 10,000 in one.
+ */
+#define PG_READ_CHUNK	2048
+
+/*
+ * The domains of one such read: d0 to d1 (not included), the first
+ * endpoint of d0 k0 in config order (as st_snapshot's eps).
+ */
+struct pg_group {
+	size_t		 d0, d1, k0;
+};
+/*
+ * Appends sql once for each group of c's domains that such a read
+ * takes (one domain at least), $1 the group's names (text[]); each
+ * answer goes to fn (pgq_sink()) with the argument mk(ctx, group)
+ * returns, from malloc().  Returns the number of statements.
+ */
+typedef void	*pg_group_arg_fn(void *ctx, const struct pg_group *g);
+size_t		 pg_queue_groups(struct pgq *q, const struct config *c,
+		    const char *what, const char *sql, pgq_sink_fn *fn,
+		    pg_group_arg_fn *mk, void *ctx);
 
 /*
  * "state URI: what[: message]" into st->base.err, the URI without its

@@ -4,8 +4,8 @@
  * (state/pg_schema.c), as the SQLite backend keeps them (state.h).
  *
  * Both go out as a batch of the caller's: the snapshot is a handful of
- * SELECTs whatever the number of endpoints, their rows matched to the
- * configuration here; the save is a statement per decided domain and a
+ * SELECTs and one for each PG_READ_CHUNK endpoints, their rows matched
+ * to the configuration here as each answer arrives; the save is a statement per decided domain and a
  * handful for all the endpoints (columns of arrays through unnest()),
  * so a run costs the same few round trips at N = 10 as at N = 10,000.
  *
@@ -37,11 +37,11 @@ enum {
 	L_META,
 	L_DOMAINS,
 	L_PUBLISHED,
-	L_ENDPOINTS,
 	L_DRAINS,
 	L_FAILBACKS,
 	L_CONTROL,
 	L_CERTS,
+	L_ENDPOINTS,	/* last: one per pg_domain_group() */
 	L_MAX
 };
 
@@ -170,13 +170,55 @@ parse_domain(const PGresult *dr, const PGresult *pr, const char *name,
 	}
 }
 
-/* What parse_endpoints() fills in, as the endpoints' answer arrives. */
+size_t
+pg_queue_groups(struct pgq *q, const struct config *c, const char *what,
+    const char *sql, pgq_sink_fn *fn, pg_group_arg_fn *mk, void *ctx)
+{
+	struct pg_group g = { 0, 0, 0 };
+	struct pg_arr names;
+	const char *p[1];
+	size_t n = 0, k, nq = 0;
+
+	memset(&names, 0, sizeof(names));
+	while (g.d1 < c->ndomains) {
+		g.d0 = g.d1;
+		g.k0 = n;
+		pga_free(&names);
+		k = 0;
+		do {
+			pga_add(&names, c->domains[g.d1].name);
+			k += c->domains[g.d1++].neps;
+		} while (g.d1 < c->ndomains &&
+		    k + c->domains[g.d1].neps <= PG_READ_CHUNK);
+		n += k;
+		p[0] = pga_text(&names);
+		pgq_add(q, what, sql, 1, p);
+		pgq_sink(q, fn, mk(ctx, &g));
+		nq++;
+	}
+	pga_free(&names);
+	return nq;
+}
+
+/* What parse_endpoints() fills in as an answer of g's arrives. */
 struct ep_sink {
+	struct pg_group		 g;
 	struct pg_state		*st;
 	const struct config	*c;
 	int			 results;
 	struct st_snapshot	*out;
 };
+
+/* pg_group_arg_fn: the group's copy of ctx, an ep_sink. */
+static void *
+ep_sink_of(void *ctx, const struct pg_group *g)
+{
+	struct ep_sink *a = xmalloc(sizeof(*a));
+
+	*a = *(const struct ep_sink *)ctx;
+	a->g = *g;
+	return a;
+}
 
 /*
  * The offset of s among st's reasons: most are "ok", so one the same
@@ -224,11 +266,11 @@ parse_endpoints(const PGresult *er, void *arg)
 	const struct config *c = a->c;
 	struct st_snapshot *out = a->out;
 	int results = a->results;
-	size_t i, j, k = 0;
+	size_t i, j, k = a->g.k0;
 	unsigned int last = 0;
 	int r;
 
-	for (i = 0; i < c->ndomains; i++) {
+	for (i = a->g.d0; i < a->g.d1; i++) {
 		const struct domain_cfg *d = &c->domains[i];
 
 		for (j = 0; j < d->neps; j++, k++) {
@@ -261,9 +303,9 @@ size_t
 pgd_load_queue(struct pg_state *st, struct pgq *q, const struct config *c,
     int results, long long now, struct st_snapshot *out)
 {
-	struct ep_sink *sink = xcalloc(1, sizeof(*sink));
+	struct ep_sink sink;
 	struct pg_arr names;
-	const char *p[2];
+	const char *p[1];
 	char buf[32];
 	size_t first = pgq_count(q), i, n;
 
@@ -279,12 +321,6 @@ pgd_load_queue(struct pg_state *st, struct pgq *q, const struct config *c,
 	pgq_add(q, "cannot read the domains", load_sql[L_DOMAINS], 1, p);
 	pgq_add(q, "cannot read the published sets", load_sql[L_PUBLISHED], 1,
 	    p);
-	pgq_add(q, "cannot read the endpoints", load_sql[L_ENDPOINTS], 1, p);
-	sink->st = st;
-	sink->c = c;
-	sink->results = results;
-	sink->out = out;
-	pgq_sink(q, parse_endpoints, sink);
 	p[0] = pg_lld(buf, now);
 	pgq_add(q, "cannot read the drains", load_sql[L_DRAINS], 1, p);
 	pgq_add(q, "cannot read the failbacks", load_sql[L_FAILBACKS], 0,
@@ -294,6 +330,13 @@ pgd_load_queue(struct pg_state *st, struct pgq *q, const struct config *c,
 	    1, p);
 	p[0] = pga_text(&names);
 	pgq_add(q, "cannot read the certificates", load_sql[L_CERTS], 1, p);
+	memset(&sink, 0, sizeof(sink));
+	sink.st = st;
+	sink.c = c;
+	sink.results = results;
+	sink.out = out;
+	st->ep_reads = pg_queue_groups(q, c, "cannot read the endpoints",
+	    load_sql[L_ENDPOINTS], parse_endpoints, ep_sink_of, &sink);
 	pga_free(&names);
 	return first;
 }
@@ -345,17 +388,18 @@ int
 pgd_load_parse(struct pg_state *st, const struct pgq *q, size_t first,
     const struct config *c, struct st_snapshot *out)
 {
-	const PGresult *r[L_MAX];
+	const PGresult *r[L_ENDPOINTS];
 	size_t i;
 	int rc = 0;
 
-	for (i = 0; i < L_MAX; i++)
-		if (!pgq_ok(q, first + i) || ((r[i] = pgq_result(q,
-		    first + i)) != NULL &&
-		    PQresultStatus(r[i]) != PGRES_TUPLES_OK)) {
-			pg_set_err(st, "cannot read the state", "no answer");
-			return -1;
-		}
+	/* The endpoints' answers went to parse_endpoints(). */
+	for (i = 0; i < L_ENDPOINTS + st->ep_reads; i++)
+		if (!pgq_ok(q, first + i))
+			goto bad;
+	for (i = 0; i < L_ENDPOINTS; i++)
+		if ((r[i] = pgq_result(q, first + i)) == NULL ||
+		    PQresultStatus(r[i]) != PGRES_TUPLES_OK)
+			goto bad;
 	if (PQntuples(r[L_META]) == 1) {
 		st->runs = pg_getlld(r[L_META], 0, 0);
 		st->last_run = pg_getlld(r[L_META], 0, 1);
@@ -369,6 +413,9 @@ pgd_load_parse(struct pg_state *st, const struct pgq *q, size_t first,
 	parse_certs(r[L_CERTS], c, out);
 	parse_requests(r[L_DRAINS], r[L_FAILBACKS], r[L_CONTROL], out->req);
 	return rc;
+bad:
+	pg_set_err(st, "cannot read the state", "no answer");
+	return -1;
 }
 
 void

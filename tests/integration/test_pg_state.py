@@ -231,16 +231,23 @@ def round_trips(pgd):
     return int(m.group(1))
 
 
-@pytest.mark.parametrize("n", [3, 300, 2100])
-def test_round_trips_do_not_grow_with_endpoints(pgd, bind_server, http_server, pg_server, n):
+@pytest.mark.parametrize("n, ndomains", [(3, 1), (300, 1), (2100, 1), (2100, 3)])
+def test_round_trips_do_not_grow_with_endpoints(pgd, bind_server, http_server, pg_server, n,
+                                                ndomains):
     """A steady run costs the same round trips with 3 endpoints as with 300, and with
-    2,100, more than a save's statement takes (PG_EP_CHUNK, 2,048): every endpoint's
-    counters are still saved, in the same one batch."""
-    srv = http_server()
+    2,100, more than a save's statement or a read takes (PG_EP_CHUNK, PG_READ_CHUNK,
+    2,048): every endpoint's counters are still read and saved, in the same batches.
+    Three domains of 700 are read in two statements, the first two domains and the
+    third: each endpoint's counters are its own (its priority is its number)."""
+    srv, last = http_server(), http_server()
     text = "interval = 30s\n" + provider_section(bind_server)
-    text += f"\n[domain {NAME}]\nprovider = bind\nttl = 60\nattempts = 3\n"
+    per = n // ndomains
     for i in range(n):
-        text += (f"\n[endpoint e{i}]\nurl = {srv.url}?{i}\nip = 192.0.{2 + i // 250}."
+        if i % per == 0:
+            text += (f"\n[domain d{i // per}.{NAME}]\nprovider = bind\nttl = 60\n"
+                     "attempts = 3\n")
+        url = (last if i >= n - per else srv).url
+        text += (f"\n[endpoint e{i}]\nurl = {url}?{i}\nip = 192.0.{2 + i // 250}."
                  f"{1 + i % 250}\npriority = {i}\n")
     pgd.write(text)
     assert pgd.run().rc == 0
@@ -249,6 +256,14 @@ def test_round_trips_do_not_grow_with_endpoints(pgd, bind_server, http_server, p
     rows = pg_server.psql("SELECT count(*), sum(passes) FROM ddup_endpoint")
     assert rows == [[str(n), str(3 * n)]]
     assert pg_server.psql("SELECT count(*) FROM ddup_streak") == [[str(n)]]
+    # The last domain fails twice: its second failure counts from its own row.
+    last.set(status=503)
+    for _ in range(2):
+        assert pgd.run().rc == 0
+    st = pgd.status()["domains"]
+    assert [len(d["endpoints"]) for d in st] == [per] * ndomains
+    got = {e["name"]: (e["failures"], e["passes"]) for d in st for e in d["endpoints"]}
+    assert got == {f"e{i}": (2, 0) if i >= n - per else (0, 5) for i in range(n)}
 
 
 def test_deliveries_held_by_one_run_of_the_fleet(pgd, bind_server, http_server, pg_server,
