@@ -305,46 +305,23 @@ pg_checker_index(const struct config *c, const char *s)
 	return (size_t)-1;
 }
 
-/* What votes_sink() fills in as an answer of g's arrives. */
-struct votes_sink {
-	struct pg_group		 g;
-	const struct config	*c;
+/* What votes_row() fills in. */
+struct votes_ctx {
 	struct st_snapshot	*out;
 };
 
-/* pg_group_arg_fn: the group's copy of ctx, a votes_sink. */
-static void *
-votes_sink_of(void *ctx, const struct pg_group *g)
-{
-	struct votes_sink *a = xmalloc(sizeof(*a));
-
-	*a = *(const struct votes_sink *)ctx;
-	a->g = *g;
-	return a;
-}
-
-/* Each endpoint's last votes, from rows in byte order of their keys. */
+/* pg_row_fn: endpoint k's last votes into the snapshot. */
 static void
-votes_sink(const PGresult *r, void *arg)
+votes_row(const PGresult *r, int row, size_t k, const struct endpoint_cfg *e,
+    void *ctx)
 {
-	const struct votes_sink	*a = arg;
-	size_t			 i, j, k = a->g.k0;
-	int			 row;
+	struct st_ep_snap *o = &((struct votes_ctx *)ctx)->out->eps[k];
 
-	for (i = a->g.d0; i < a->g.d1; i++) {
-		const struct domain_cfg *d = &a->c->domains[i];
-
-		for (j = 0; j < d->neps; j++, k++) {
-			struct st_ep_snap *e = &a->out->eps[k];
-
-			if ((row = pg_row_find(r, d->name, d->eps[j].name)) < 0)
-				continue;
-			e->has_votes = 1;
-			e->votes_pass = (long)pg_getlld(r, row, 2);
-			e->votes_fail = (long)pg_getlld(r, row, 3);
-			e->verdict = (int)pg_getlld(r, row, 4);
-		}
-	}
+	(void)e;
+	o->has_votes = 1;
+	o->votes_pass = (long)pg_getlld(r, row, 2);
+	o->votes_fail = (long)pg_getlld(r, row, 3);
+	o->verdict = (int)pg_getlld(r, row, 4);
 }
 
 /*
@@ -355,10 +332,10 @@ votes_sink(const PGresult *r, void *arg)
  * Returns the index of the first.
  */
 static size_t
-pg_fleet_queue(struct pgq *q, const struct config *c, const char *doms,
-    struct st_snapshot *out)
+pg_fleet_queue(struct pg_state *pg, struct pgq *q, const struct config *c,
+    const char *doms, struct st_snapshot *out)
 {
-	struct votes_sink	 sink;
+	struct votes_ctx	 vc;
 	const char		*p[1];
 	size_t			 first = pgq_count(q);
 
@@ -372,13 +349,11 @@ pg_fleet_queue(struct pgq *q, const struct config *c, const char *doms,
 	    "extract(epoch FROM at) * 1000)::bigint, checker, heard, void_all "
 	    "FROM ddup_round WHERE domain = ANY($1::text[]) ORDER BY domain "
 	    "COLLATE \"C\"", 1, p);
-	memset(&sink, 0, sizeof(sink));
-	sink.c = c;
-	sink.out = out;
-	(void)pg_queue_groups(q, c, "cannot read the votes", "SELECT domain, "
-	    "endpoint, npass, nfail, verdict FROM ddup_vote WHERE domain = "
-	    "ANY($1::text[]) ORDER BY domain COLLATE \"C\", endpoint COLLATE "
-	    "\"C\"", votes_sink, votes_sink_of, &sink);
+	vc.out = out;
+	(void)pg_queue_rows(pg, q, c, "cannot read the votes", "ddup_votes",
+	    "SELECT domain, endpoint, npass, nfail, verdict FROM ddup_vote "
+	    "WHERE domain = ANY($1::text[]) ORDER BY domain COLLATE \"C\", "
+	    "endpoint COLLATE \"C\"", 1, p, votes_row, &vc, sizeof(vc));
 	return first;
 }
 
@@ -451,7 +426,7 @@ pg_load(struct state *st, const struct config *c, int results,
 	pgq_add(q, "cannot begin", "BEGIN ISOLATION LEVEL REPEATABLE READ "
 	    "READ ONLY", 0, NULL);
 	first = pgd_load_queue(pg, q, c, results, now, out);
-	fleet = pg_fleet_queue(q, c, doms, out);
+	fleet = pg_fleet_queue(pg, q, c, doms, out);
 	pgq_add(q, "cannot end", "COMMIT", 0, NULL);
 	if (pgq_run(q) == -1)
 		goto out;
@@ -589,7 +564,7 @@ pg_round_begin(struct state *st, const struct config *c,
 		pgq_add(q, "cannot lock the rounds", PG_LOCK_DOMAINS, 1, p);
 	/* Its read of the rounds, after the locks, says which are taken. */
 	first = pgd_load_queue(pg, q, c, in->dry_run, now_ms(), out);
-	fleet = pg_fleet_queue(q, c, doms, out);
+	fleet = pg_fleet_queue(pg, q, c, doms, out);
 	if (pgq_run(q) == -1)
 		goto out;
 	r = pgq_result(q, slotq);
@@ -907,6 +882,7 @@ pg_close(struct state *st)
 	free(pg->votes);
 	free(pg->rows);
 	free(pg->reasons);
+	pg_order_free(pg->order);
 	free(pg);
 }
 

@@ -27,6 +27,7 @@
 #include "state/backend.h"
 
 struct outcome;
+struct pg_order;
 struct st_snapshot;
 
 /* A PostgreSQL open: struct state first (state/backend.h). */
@@ -83,6 +84,7 @@ struct pg_state {
 	char		*reasons;	/* the rows' last results, each NUL-ended */
 	size_t		 reasons_len, reasons_cap;
 	size_t		 ep_reads;	/* statements of the last snapshot's read */
+	struct pg_order	*order;		/* of pg_queue_rows(), state/pg_read.c */
 };
 
 /*
@@ -154,29 +156,29 @@ const char	*pga_text(struct pg_arr *a);
 void		 pga_free(struct pg_arr *a);
 
 /*
- * Reads of every endpoint go out in statements of at most this many
- * (a domain's all in one): libpq holds an answer whole until it is
- * parsed, 5 MB for the snapshot's endpoints at N = 10,000 in one.
+ * Reads of every endpoint's row come in parts of this many rows: libpq
+ * holds an answer whole until it is parsed, 5 MB for the snapshot's
+ * endpoints at N = 10,000 in one.
  */
 #define PG_READ_CHUNK	2048
 
 /*
- * The domains of one such read: d0 to d1 (not included), the first
- * endpoint of d0 k0 in config order (as st_snapshot's eps).
+ * state/pg_read.c: sql, a query whose rows come in byte order of their
+ * first two columns (domain, endpoint), run once through a cursor of
+ * that name and fetched PG_READ_CHUNK rows at a time, inside the
+ * caller's transaction; for each row that is c's endpoint e, k-th in
+ * config order (as st_snapshot's eps), fn(r, row, k, e, ctx) as its
+ * part arrives, each part freed before the next is read.  ctx (ctxlen
+ * bytes) is copied.  Returns the number of statements added.
  */
-struct pg_group {
-	size_t		 d0, d1, k0;
-};
-/*
- * Appends sql once for each group of c's domains that such a read
- * takes (one domain at least), $1 the group's names (text[]); each
- * answer goes to fn (pgq_sink()) with the argument mk(ctx, group)
- * returns, from malloc().  Returns the number of statements.
- */
-typedef void	*pg_group_arg_fn(void *ctx, const struct pg_group *g);
-size_t		 pg_queue_groups(struct pgq *q, const struct config *c,
-		    const char *what, const char *sql, pgq_sink_fn *fn,
-		    pg_group_arg_fn *mk, void *ctx);
+typedef void	 pg_row_fn(const PGresult *r, int row, size_t k,
+		    const struct endpoint_cfg *e, void *ctx);
+size_t		 pg_queue_rows(struct pg_state *st, struct pgq *q,
+		    const struct config *c, const char *what,
+		    const char *cursor, const char *sql, int nparams,
+		    const char *const *params, pg_row_fn *fn, const void *ctx,
+		    size_t ctxlen);
+void		 pg_order_free(struct pg_order *o);
 
 /*
  * "state URI: what[: message]" into st->base.err, the URI without its

@@ -41,7 +41,7 @@ enum {
 	L_FAILBACKS,
 	L_CONTROL,
 	L_CERTS,
-	L_ENDPOINTS,	/* last: one per pg_domain_group() */
+	L_ENDPOINTS,	/* last: pg_queue_rows()'s statements */
 	L_MAX
 };
 
@@ -170,56 +170,6 @@ parse_domain(const PGresult *dr, const PGresult *pr, const char *name,
 	}
 }
 
-size_t
-pg_queue_groups(struct pgq *q, const struct config *c, const char *what,
-    const char *sql, pgq_sink_fn *fn, pg_group_arg_fn *mk, void *ctx)
-{
-	struct pg_group g = { 0, 0, 0 };
-	struct pg_arr names;
-	const char *p[1];
-	size_t n = 0, k, nq = 0;
-
-	memset(&names, 0, sizeof(names));
-	while (g.d1 < c->ndomains) {
-		g.d0 = g.d1;
-		g.k0 = n;
-		pga_free(&names);
-		k = 0;
-		do {
-			pga_add(&names, c->domains[g.d1].name);
-			k += c->domains[g.d1++].neps;
-		} while (g.d1 < c->ndomains &&
-		    k + c->domains[g.d1].neps <= PG_READ_CHUNK);
-		n += k;
-		p[0] = pga_text(&names);
-		pgq_add(q, what, sql, 1, p);
-		pgq_sink(q, fn, mk(ctx, &g));
-		nq++;
-	}
-	pga_free(&names);
-	return nq;
-}
-
-/* What parse_endpoints() fills in as an answer of g's arrives. */
-struct ep_sink {
-	struct pg_group		 g;
-	struct pg_state		*st;
-	const struct config	*c;
-	int			 results;
-	struct st_snapshot	*out;
-};
-
-/* pg_group_arg_fn: the group's copy of ctx, an ep_sink. */
-static void *
-ep_sink_of(void *ctx, const struct pg_group *g)
-{
-	struct ep_sink *a = xmalloc(sizeof(*a));
-
-	*a = *(const struct ep_sink *)ctx;
-	a->g = *g;
-	return a;
-}
-
 /*
  * The offset of s among st's reasons: most are "ok", so one the same
  * as the last added is not added again.
@@ -258,52 +208,47 @@ parse_row(struct pg_state *st, const PGresult *er, int r,
 	row->reason = add_reason(st, pg_getstr(er, r, 10), last);
 }
 
-/* The last round's votes are the fleet's (state/pg.c reads them). */
+/* What endpoint_row() fills in, as each part of the answer arrives. */
+struct ep_ctx {
+	struct pg_state		*st;
+	int			 results;
+	struct st_snapshot	*out;
+	unsigned int		 last;	/* of add_reason() */
+};
+
+/*
+ * pg_row_fn: row r of er, endpoint k's (e) if its address and URL are
+ * the configured ones, else someone else's counters.  The last round's
+ * votes are the fleet's (state/pg.c reads them).
+ */
 static void
-parse_endpoints(const PGresult *er, void *arg)
+endpoint_row(const PGresult *er, int r, size_t k,
+    const struct endpoint_cfg *e, void *arg)
 {
-	const struct ep_sink *a = arg;
-	const struct config *c = a->c;
-	struct st_snapshot *out = a->out;
-	int results = a->results;
-	size_t i, j, k = a->g.k0;
-	unsigned int last = 0;
-	int r;
+	struct ep_ctx *a = arg;
+	struct st_ep_snap *o = &a->out->eps[k];
 
-	for (i = a->g.d0; i < a->g.d1; i++) {
-		const struct domain_cfg *d = &c->domains[i];
-
-		for (j = 0; j < d->neps; j++, k++) {
-			const struct endpoint_cfg *e = &d->eps[j];
-			struct st_ep_snap *o = &out->eps[k];
-
-			/* Another address or URL: someone else's counters. */
-			if ((r = pg_row_find(er, d->name, e->name)) < 0 ||
-			    strcmp(PQgetvalue(er, r, 2), endpoint_target(e))
-			    != 0 || strcmp(PQgetvalue(er, r, 3),
-			    endpoint_check(e)) != 0)
-				continue;
-			o->found = 1;
-			o->failures = (long)pg_getlld(er, r, 4);
-			o->passes = (long)pg_getlld(er, r, 5);
-			o->removed = pg_getbool(er, r, 6);
-			o->last_ok = pg_getbool(er, r, 8);
-			if ((o->last_check = pg_getlld(er, r, 7)) != 0) {
-				o->latency_ms = (long)pg_getlld(er, r, 9);
-				if (results)
-					o->last_result = xstrdup(
-					    pg_getstr(er, r, 10));
-			}
-			parse_row(a->st, er, r, &a->st->rows[k], &last);
-		}
+	if (strcmp(PQgetvalue(er, r, 2), endpoint_target(e)) != 0 ||
+	    strcmp(PQgetvalue(er, r, 3), endpoint_check(e)) != 0)
+		return;
+	o->found = 1;
+	o->failures = (long)pg_getlld(er, r, 4);
+	o->passes = (long)pg_getlld(er, r, 5);
+	o->removed = pg_getbool(er, r, 6);
+	o->last_ok = pg_getbool(er, r, 8);
+	if ((o->last_check = pg_getlld(er, r, 7)) != 0) {
+		o->latency_ms = (long)pg_getlld(er, r, 9);
+		if (a->results)
+			o->last_result = xstrdup(pg_getstr(er, r, 10));
 	}
+	parse_row(a->st, er, r, &a->st->rows[k], &a->last);
 }
 
 size_t
 pgd_load_queue(struct pg_state *st, struct pgq *q, const struct config *c,
     int results, long long now, struct st_snapshot *out)
 {
-	struct ep_sink sink;
+	struct ep_ctx ctx;
 	struct pg_arr names;
 	const char *p[1];
 	char buf[32];
@@ -312,6 +257,8 @@ pgd_load_queue(struct pg_state *st, struct pgq *q, const struct config *c,
 	memset(&names, 0, sizeof(names));
 	for (i = 0, n = 0; i < c->ndomains; n += c->domains[i++].neps)
 		pga_add(&names, c->domains[i].name);
+	pg_order_free(st->order);	/* c's, built by the first read */
+	st->order = NULL;
 	free(st->rows);
 	st->rows = xcalloc(n + 1, sizeof(*st->rows));
 	st->rows_cfg = c;
@@ -330,13 +277,13 @@ pgd_load_queue(struct pg_state *st, struct pgq *q, const struct config *c,
 	    1, p);
 	p[0] = pga_text(&names);
 	pgq_add(q, "cannot read the certificates", load_sql[L_CERTS], 1, p);
-	memset(&sink, 0, sizeof(sink));
-	sink.st = st;
-	sink.c = c;
-	sink.results = results;
-	sink.out = out;
-	st->ep_reads = pg_queue_groups(q, c, "cannot read the endpoints",
-	    load_sql[L_ENDPOINTS], parse_endpoints, ep_sink_of, &sink);
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.st = st;
+	ctx.results = results;
+	ctx.out = out;
+	st->ep_reads = pg_queue_rows(st, q, c, "cannot read the endpoints",
+	    "ddup_endpoints", load_sql[L_ENDPOINTS], 1, p, endpoint_row, &ctx,
+	    sizeof(ctx));
 	pga_free(&names);
 	return first;
 }
@@ -392,7 +339,7 @@ pgd_load_parse(struct pg_state *st, const struct pgq *q, size_t first,
 	size_t i;
 	int rc = 0;
 
-	/* The endpoints' answers went to parse_endpoints(). */
+	/* The endpoints' answers went to endpoint_row(). */
 	for (i = 0; i < L_ENDPOINTS + st->ep_reads; i++)
 		if (!pgq_ok(q, first + i))
 			goto bad;

@@ -235,10 +235,10 @@ def round_trips(pgd):
 def test_round_trips_do_not_grow_with_endpoints(pgd, bind_server, http_server, pg_server, n,
                                                 ndomains):
     """A steady run costs the same round trips with 3 endpoints as with 300, and with
-    2,100, more than a save's statement or a read takes (PG_EP_CHUNK, PG_READ_CHUNK,
-    2,048): every endpoint's counters are still read and saved, in the same batches.
-    Three domains of 700 are read in two statements, the first two domains and the
-    third: each endpoint's counters are its own (its priority is its number)."""
+    2,100, more than a save's statement or a part of a read takes (PG_EP_CHUNK,
+    PG_READ_CHUNK, 2,048): every endpoint's counters are still read and saved, in the
+    same batches.  With three domains of 700 the bound between the two parts falls
+    inside the third: each endpoint's counters are still its own."""
     srv, last = http_server(), http_server()
     text = "interval = 30s\n" + provider_section(bind_server)
     per = n // ndomains
@@ -561,3 +561,4 @@ def test_ended_drains_are_pruned_with_history(pgd, bind_server, http_server, pg_
     time.sleep(1.5)
     assert pgd.run().rc == 0
     assert pg_server.psql("SELECT count(*) FROM ddup_drain_log") == [["0"]]
+
