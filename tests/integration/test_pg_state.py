@@ -562,3 +562,18 @@ def test_ended_drains_are_pruned_with_history(pgd, bind_server, http_server, pg_
     assert pgd.run().rc == 0
     assert pg_server.psql("SELECT count(*) FROM ddup_drain_log") == [["0"]]
 
+
+def test_gssapi_encryption_only_when_asked_for(pgd, bind_server, http_server, pg_server):
+    """ddup-check connects with gssencmode=disable unless the URI (or PGGSSENCMODE)
+    asks for GSSAPI encryption: the URI's value wins, and a server without GSSAPI then
+    refuses the run, which changes nothing."""
+    two(pgd, bind_server, http_server)
+    assert pgd.run().rc == 0
+    text = open(pgd.config).read()
+    uri = pg_server.uri()
+    with open(pgd.config, "w") as f:
+        f.write(text.replace(f"state = {uri}\n", f"state = {uri}?gssencmode=require\n"))
+    r = pgd.run()
+    assert r.rc == 4, r
+    assert "GSSAPI" in r.err and "cannot connect" in r.err, r.err
+    assert pg_server.psql("SELECT passes FROM ddup_endpoint ORDER BY name") == [["1"], ["1"]]
