@@ -16,7 +16,10 @@ other two only report.  Between slots the database's clock is stepped
 to the start of the next slot with pgfix's seam (`ddup_test.now()`,
 moved by PgServer.advance()), so no slot is skipped and none is waited
 for; the order of the checkers turns from slot to slot.  The floor
-(bench/floor.c, the same GETs) runs once per slot beside them.
+(bench/floor.c, the same GETs) runs once per slot beside them, and so
+does a SQLite run of the same endpoints (the same nginx, its own state
+file and INI): the deciding run's target is a ratio to that run, and
+runs minutes apart on a shared machine differ by more than the target.
 
 Figures: wall time, CPU and peak RSS per run (medians), for the deciding
 run and the reporting runs apart, and the database round trips of each
@@ -89,6 +92,11 @@ class PgCase:
             bench.write_ini(self.ini[c], srv.uri(), bind, nginx, ndomains, timeout_ms,
                             extra=[f"interval = {INTERVAL_S}s",
                                    "checkers = " + ", ".join(CHECKERS), f"checker = {c}"])
+        # The SQLite run beside the fleet: the same domains and endpoints, so once
+        # warm it publishes nothing either.
+        self.sqlite_ini = os.path.join(self.dir, "sqlite.ini")
+        bench.write_ini(self.sqlite_ini, os.path.join(self.dir, "sqlite", "ddup.db"), bind,
+                        nginx, ndomains, timeout_ms, extra=[f"interval = {INTERVAL_S}s"])
         self.urlfile = os.path.join(self.dir, "urls")
         with open(self.urlfile, "w") as f:
             f.write("".join(nginx.url(a) + "\n" for a in nginx.addrs))
@@ -103,6 +111,14 @@ class PgCase:
         if rc != 0 or (err.strip() and not warm and not verbose):
             raise RuntimeError(f"{self.name}: {c} exited {rc}:\n{err[-2000:]}")
         return wall, cpu, rss, err
+
+    def sqlite(self, warm=False):
+        argv = [self.ddup, "-c", self.sqlite_ini]
+        wall, cpu, rss, rc = self.b.spawn_measured(argv, self.out, self.err)
+        err = self.b.read(self.err)
+        if rc != 0 or (err.strip() and not warm):
+            raise RuntimeError(f"{self.name}: the SQLite run exited {rc}:\n{err[-2000:]}")
+        return wall, cpu, rss
 
     def floor(self):
         wall, cpu, rss, rc = self.b.spawn_measured(self.floor_argv, self.out, self.err)
@@ -187,13 +203,17 @@ def measure(case, runs, log):
     if published != case.ndomains:
         raise RuntimeError(f"{case.name}: warm-up sent {published} UPDATEs, "
                            f"expected {case.ndomains}")
+    # The SQLite run's warm-up, once DNS holds the fleet's sets (the same ones).
+    for _ in range(2):
+        case.sqlite(warm=True)
     before = case.bind.update_count()
     w0 = case.writes()
     t0 = case.table_writes()
-    decide, report, floor = [], [], []
+    decide, report, floor, sqlite = [], [], [], []
     for r in range(runs):
         order = CHECKERS[r % 3:] + CHECKERS[:r % 3]
         floor.append(case.floor())
+        sqlite.append(case.sqlite())
         got = case.slot(order)
         # The first run of the slot took every domain's round, the others none.
         if case.deciders() != {order[0]: case.ndomains}:
@@ -201,7 +221,8 @@ def measure(case, runs, log):
                                f"{case.deciders()}, not all by {order[0]}")
         decide.append(got[0][1][:3])
         report += [g[1][:3] for g in got[1:]]
-        log(f"[{case.name}] slot {r + 1}/{runs}: floor {floor[-1][0]:.3f}s  " + "  ".join(
+        log(f"[{case.name}] slot {r + 1}/{runs}: floor {floor[-1][0]:.3f}s  "
+            f"sqlite {sqlite[-1][0]:.3f}s  " + "  ".join(
             f"{c} {w[0]:.3f}s" for c, w in got))
     updates = case.bind.update_count() - before
     w1 = case.writes()
@@ -221,7 +242,8 @@ def measure(case, runs, log):
     trips = [round_trips(w[3]) for _, w in got]
     if None in trips:
         raise RuntimeError(f"{case.name}: no 'postgresql: N round trips' line with -v")
-    return {"decide": decide, "report": report, "floor": floor, "trips": trips,
+    return {"decide": decide, "report": report, "floor": floor, "sqlite": sqlite,
+            "trips": trips,
             "updates": updates, "load": (load0, os.getloadavg()[0]),
             "wal_per_slot": (w1[0] - w0[0]) / runs,
             "rows_per_slot": (w1[1] - w0[1]) / runs}
@@ -237,23 +259,28 @@ def summarize(case, res):
            "wall_report": med(res["report"], 0), "floor_wall": fw,
            "cpu_decide": med(res["decide"], 1), "cpu_report": med(res["report"], 1),
            "rss_kib": max(x[2] for x in allruns),
+           "wall_sqlite": med(res["sqlite"], 0),
+           "rss_sqlite_kib": max(x[2] for x in res["sqlite"]),
            "trips_decide": res["trips"][0], "trips_report": res["trips"][1:],
            "updates": res["updates"], "wal_per_slot": res["wal_per_slot"],
            "rows_per_slot": res["rows_per_slot"], "load": res["load"]}
     row["wall_ratio"] = row["wall"] / fw
+    row["decide_ratio"] = row["wall_decide"] / row["wall_sqlite"]
     return row
 
 
 def print_table(rows, out):
-    print("| case | wall per run (median) | deciding run | reporting run | floor | "
-          "CPU deciding / reporting | peak RSS | round trips deciding / reporting | "
-          "rows written per slot | WAL per slot | load average |", file=out)
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|", file=out)
+    print("| case | wall per run (median) | deciding run | SQLite run | ratio | reporting run "
+          "| floor | CPU deciding / reporting | peak RSS PostgreSQL / SQLite "
+          "| round trips deciding / reporting | rows written per slot | WAL per slot "
+          "| load average |", file=out)
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|", file=out)
     for r in rows:
         print(f"| {r['case']} | {r['wall']:.3f} s ({r['wall_ratio']:.2f} x floor) "
-              f"| {r['wall_decide']:.3f} s | {r['wall_report']:.3f} s | {r['floor_wall']:.3f} s "
+              f"| {r['wall_decide']:.3f} s | {r['wall_sqlite']:.3f} s | {r['decide_ratio']:.2f} "
+              f"| {r['wall_report']:.3f} s | {r['floor_wall']:.3f} s "
               f"| {r['cpu_decide']:.3f} s / {r['cpu_report']:.3f} s "
-              f"| {r['rss_kib'] / 1024:.1f} MB "
+              f"| {r['rss_kib'] / 1024:.1f} / {r['rss_sqlite_kib'] / 1024:.1f} MB "
               f"| {r['trips_decide']} / {', '.join(map(str, r['trips_report']))} "
               f"| {r['rows_per_slot']:,.0f} | {r['wal_per_slot'] / 1024:,.0f} KiB "
               f"| {r['load'][0]:.1f} to {r['load'][1]:.1f} |", file=out)
