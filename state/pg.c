@@ -541,9 +541,19 @@ pg_round_begin(struct state *st, const struct config *c,
 		p[1] = pg->checker;
 		p[2] = digest;
 		p[3] = in->results;
+		/*
+		 * Its commit does not wait for the WAL to reach the disk:
+		 * a report a crash loses is a checker missing from the
+		 * slot, which the quorum already allows for, and a later
+		 * commit that waits (the round's, a save's) takes it along.
+		 */
+		pgq_add(q, "cannot record the report", "BEGIN", 0, NULL);
+		pgq_add(q, "cannot record the report", PG_NO_FLUSH_WAIT, 0,
+		    NULL);
 		pgq_add(q, "cannot record the report", "INSERT INTO ddup_report "
 		    "(checker, at, slot, digest, results) VALUES ($2, now(), "
 		    PG_SLOT_NOW ", $3, $4)", 4, p);
+		pgq_add(q, "cannot record the report", "COMMIT", 0, NULL);
 		/*
 		 * On its own: in one batch with the BEGIN below it would be
 		 * part of the round's transaction, unseen by a round that
@@ -614,7 +624,7 @@ pg_round_commit(struct state *st, const struct config *c,
 			 rp = { 0 };
 	char		 slot[32];
 	size_t		 i, j, k;
-	int		 rc = -1;
+	int		 rc = -1, any_unsure = 0;
 
 	pg_lld(slot, rd->slot);
 	for (i = 0, k = 0; i < c->ndomains; k += c->domains[i++].neps) {
@@ -640,6 +650,7 @@ pg_round_commit(struct state *st, const struct config *c,
 			pgd_mark_unsure_queue(q, d->name, d->provider->name,
 			    d->pol.ttl);
 			pg->marked[i] = 1;
+			any_unsure = 1;
 		}
 		pg->decided[i] = 1;
 	}
@@ -689,6 +700,15 @@ pg_round_commit(struct state *st, const struct config *c,
 		    "excluded.slot, npass = excluded.npass, nfail = "
 		    "excluded.nfail, verdict = excluded.verdict", 6, p);
 	}
+	/*
+	 * A round that sends no update does not wait for the WAL either:
+	 * lost to a crash, the slot's round is taken again, and decided
+	 * the same from the same reports.  One that marks a domain unsure
+	 * does wait, since the provider is called next.
+	 */
+	if (!any_unsure)
+		pgq_add(q, "cannot commit the round", PG_NO_FLUSH_WAIT, 0,
+		    NULL);
 	p[0] = slot;
 	/* Each checker's latest stays, for --status: when was it heard. */
 	pgq_add(q, "cannot drop old reports", "DELETE FROM ddup_report AS r "

@@ -247,6 +247,11 @@ void		 pgd_save_endpoints(struct pg_state *st, struct pgq *q,
  */
 #define PG_UNPRUNED \
 	"WITH unpruned AS (DELETE FROM ddup_meta WHERE key = 'pruned') "
+/*
+ * SQL: the transaction's commit returns before its WAL reaches the
+ * disk (and any synchronous standby): for what a crash may lose.
+ */
+#define PG_NO_FLUSH_WAIT "SET LOCAL synchronous_commit = off"
 /* Appends "the domain is unsure: an update is about to go out". */
 void		 pgd_mark_unsure_queue(struct pgq *q, const char *domain,
 		    const char *provider, long ttl);

@@ -7,6 +7,7 @@ the database's clock moved a slot on before each run (conftest.Ddup).
 The tests of the SQLite file's rows (marked sqlite_file) are the models.
 """
 
+import os
 import re
 import subprocess
 import time
@@ -577,3 +578,26 @@ def test_gssapi_encryption_only_when_asked_for(pgd, bind_server, http_server, pg
     assert r.rc == 4, r
     assert "GSSAPI" in r.err and "cannot connect" in r.err, r.err
     assert pg_server.psql("SELECT passes FROM ddup_endpoint ORDER BY name") == [["1"], ["1"]]
+
+
+def test_commits_that_need_not_wait_for_the_disk(pgd, bind_server, http_server, pg_server):
+    """A report's commit, and a round's that sends no update, do not wait for the WAL to
+    reach the disk (what a crash may lose there is a checker missing from a slot, or a
+    steady round taken again); a round that marks a domain unsure before the provider is
+    called does, as every save does (its own SET is never sent)."""
+    two(pgd, bind_server, http_server)
+    pg_server.psql("ALTER DATABASE ddup SET log_statement = 'all'", db="postgres")
+
+    def no_wait():
+        start = os.path.getsize(pg_server.log)
+        assert pgd.run().rc == 0
+        with open(pg_server.log, errors="replace") as f:
+            f.seek(start)
+            text = f.read()
+        assert "INSERT INTO ddup_report" in text, text[-2000:]
+        return text.count("SET LOCAL synchronous_commit = off")
+
+    assert no_wait() == 1               # the first run publishes: the round waits
+    assert bind_server.query(NAME, "A") == ["192.0.2.1"]
+    assert no_wait() == 2               # steady: the report and the round
+    assert pg_server.psql("SELECT count(*) FROM ddup_report") != [["0"]]
