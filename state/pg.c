@@ -305,37 +305,16 @@ pg_checker_index(const struct config *c, const char *s)
 	return (size_t)-1;
 }
 
-/* What votes_row() fills in. */
-struct votes_ctx {
-	struct st_snapshot	*out;
-};
-
-/* pg_row_fn: endpoint k's last votes into the snapshot. */
-static void
-votes_row(const PGresult *r, int row, size_t k, const struct endpoint_cfg *e,
-    void *ctx)
-{
-	struct st_ep_snap *o = &((struct votes_ctx *)ctx)->out->eps[k];
-
-	(void)e;
-	o->has_votes = 1;
-	o->votes_pass = (long)pg_getlld(r, row, 2);
-	o->votes_fail = (long)pg_getlld(r, row, 3);
-	o->verdict = (int)pg_getlld(r, row, 4);
-}
-
 /*
  * Appends the reads of the fleet: each checker's latest report (a
  * checker's latest is in the window exactly when any of its reports
- * is, slots only growing), each domain's last round and each endpoint's
- * last votes, those straight into out (PG_READ_CHUNK at a time).
- * Returns the index of the first.
+ * is, slots only growing) and each domain's last round (each
+ * endpoint's last votes come with its row, state/pg_data.c).  Returns
+ * the index of the first.
  */
 static size_t
-pg_fleet_queue(struct pg_state *pg, struct pgq *q, const struct config *c,
-    const char *doms, struct st_snapshot *out)
+pg_fleet_queue(struct pgq *q, const char *doms)
 {
-	struct votes_ctx	 vc;
 	const char		*p[1];
 	size_t			 first = pgq_count(q);
 
@@ -349,11 +328,6 @@ pg_fleet_queue(struct pg_state *pg, struct pgq *q, const struct config *c,
 	    "extract(epoch FROM at) * 1000)::bigint, checker, heard, void_all "
 	    "FROM ddup_round WHERE domain = ANY($1::text[]) ORDER BY domain "
 	    "COLLATE \"C\"", 1, p);
-	vc.out = out;
-	(void)pg_queue_rows(pg, q, c, "cannot read the votes", "ddup_votes",
-	    "SELECT domain, endpoint, npass, nfail, verdict FROM ddup_vote "
-	    "WHERE domain = ANY($1::text[]) ORDER BY domain COLLATE \"C\", "
-	    "endpoint COLLATE \"C\"", 1, p, votes_row, &vc, sizeof(vc));
 	return first;
 }
 
@@ -426,7 +400,7 @@ pg_load(struct state *st, const struct config *c, int results,
 	pgq_add(q, "cannot begin", "BEGIN ISOLATION LEVEL REPEATABLE READ "
 	    "READ ONLY", 0, NULL);
 	first = pgd_load_queue(pg, q, c, results, now, out);
-	fleet = pg_fleet_queue(pg, q, c, doms, out);
+	fleet = pg_fleet_queue(q, doms);
 	pgq_add(q, "cannot end", "COMMIT", 0, NULL);
 	if (pgq_run(q) == -1)
 		goto out;
@@ -574,7 +548,7 @@ pg_round_begin(struct state *st, const struct config *c,
 		pgq_add(q, "cannot lock the rounds", PG_LOCK_DOMAINS, 1, p);
 	/* Its read of the rounds, after the locks, says which are taken. */
 	first = pgd_load_queue(pg, q, c, in->dry_run, now_ms(), out);
-	fleet = pg_fleet_queue(pg, q, c, doms, out);
+	fleet = pg_fleet_queue(q, doms);
 	if (pgq_run(q) == -1)
 		goto out;
 	r = pgq_result(q, slotq);

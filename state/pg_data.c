@@ -61,24 +61,40 @@ static const char *const load_sql[L_MAX] = {
 	    " FROM ddup_published WHERE domain = ANY ($1::text[])"
 	    " ORDER BY domain COLLATE \"C\", type COLLATE \"C\"",
 	/*
-	 * With what the save needs to tell a check that goes on (struct
-	 * pg_ep_row): the open streak as stored, and whether the next
-	 * save samples its latency (one save in 16, state/pg_save_ep.c).
+	 * Each endpoint's row with its counters as the view ddup_endpoint
+	 * derives them (schema 8), read from the tables themselves (the
+	 * view's join of ddup_tick, and a second read for the votes, cost
+	 * a query apiece), with its last votes, and with what the save
+	 * needs to tell a check that goes on (struct pg_ep_row): the open
+	 * streak as stored, and whether the next save samples its latency
+	 * (one save in 16, state/pg_save_ep.c).  A vote may come without
+	 * an endpoint row (a round whose save failed).
 	 */
-	[L_ENDPOINTS] = "SELECT e.domain, e.name, e.ip, e.url, e.failures,"
-	    " e.passes, e.removed, " PG_MS("e.last_check") ", e.last_ok,"
-	    " coalesce(round(s.latency_mean)::integer, e.latency_ms),"
+	[L_ENDPOINTS] = "SELECT coalesce(e.domain, v.domain),"
+	    " coalesce(e.name, v.endpoint), e.ip, e.url,"
+	    " e.failures + CASE WHEN e.streak IS NOT NULL AND NOT e.last_ok"
+	    " THEN coalesce(t.saves - e.upto, 0) ELSE 0 END,"
+	    " e.passes + CASE WHEN e.streak IS NOT NULL AND e.last_ok"
+	    " THEN coalesce(t.saves - e.upto, 0) ELSE 0 END,"
+	    " e.removed, " PG_MS("CASE WHEN e.streak IS NOT NULL"
+	    " AND t.saves > e.upto THEN t.saved ELSE e.last_check END") ","
+	    " e.last_ok, coalesce(round(s.latency_mean)::integer, e.latency_ms),"
 	    " e.last_result, e.priority, coalesce(e.last_status, 0),"
 	    " s.latency_min, s.latency_max, s.id,"
 	    " (s.upto IS NOT NULL AND s.ip = e.ip AND s.ok = e.last_ok"
 	    " AND s.status IS NOT DISTINCT FROM e.last_status"
 	    " AND s.reason = e.last_result) IS TRUE,"
-	    " (coalesce(t.saves, 0) + 1 + s.id / 64) % 16 = 0"
-	    " FROM ddup_endpoint e"
+	    " (coalesce(t.saves, 0) + 1 + s.id / 64) % 16 = 0,"
+	    " v.npass, v.nfail, v.verdict"
+	    " FROM (SELECT * FROM ddup_endpoint_base"
+	    " WHERE domain = ANY ($1::text[])) e"
 	    " LEFT JOIN ddup_streak_base s ON s.id = e.streak"
 	    " LEFT JOIN ddup_tick t ON t.domain = e.domain"
-	    " WHERE e.domain = ANY ($1::text[])"
-	    " ORDER BY e.domain COLLATE \"C\", e.name COLLATE \"C\"",
+	    " FULL JOIN (SELECT * FROM ddup_vote"
+	    " WHERE domain = ANY ($1::text[])) v"
+	    " ON v.domain = e.domain AND v.endpoint = e.name"
+	    " ORDER BY coalesce(e.domain, v.domain) COLLATE \"C\","
+	    " coalesce(e.name, v.endpoint) COLLATE \"C\"",
 	/* Those in force: one whose time ran out is back by itself. */
 	[L_DRAINS] = "SELECT domain, endpoint, " PG_MS("since") ", "
 	    PG_MS("until") " FROM ddup_drain WHERE until IS NULL OR until > "
@@ -217,9 +233,9 @@ struct ep_ctx {
 };
 
 /*
- * pg_row_fn: row r of er, endpoint k's (e) if its address and URL are
- * the configured ones, else someone else's counters.  The last round's
- * votes are the fleet's (state/pg.c reads them).
+ * pg_row_fn: row r of er, endpoint k's (e): its last votes (the
+ * fleet's, whoever counted them), and its counters if its address and
+ * URL are the configured ones, else they are someone else's.
  */
 static void
 endpoint_row(const PGresult *er, int r, size_t k,
@@ -228,7 +244,14 @@ endpoint_row(const PGresult *er, int r, size_t k,
 	struct ep_ctx *a = arg;
 	struct st_ep_snap *o = &a->out->eps[k];
 
-	if (strcmp(PQgetvalue(er, r, 2), endpoint_target(e)) != 0 ||
+	if (!PQgetisnull(er, r, 18)) {
+		o->has_votes = 1;
+		o->votes_pass = (long)pg_getlld(er, r, 18);
+		o->votes_fail = (long)pg_getlld(er, r, 19);
+		o->verdict = (int)pg_getlld(er, r, 20);
+	}
+	if (PQgetisnull(er, r, 2) ||
+	    strcmp(PQgetvalue(er, r, 2), endpoint_target(e)) != 0 ||
 	    strcmp(PQgetvalue(er, r, 3), endpoint_check(e)) != 0)
 		return;
 	o->found = 1;

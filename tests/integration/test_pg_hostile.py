@@ -102,7 +102,7 @@ GRANTS = [
     ("INSERT ON ddup_report", "cannot record the report", "table ddup_report"),
     ("USAGE, UPDATE ON SEQUENCE ddup_report_seq_seq", "cannot record the report",
      "sequence ddup_report_seq_seq"),
-    ("SELECT ON ddup_vote", "cannot read the votes", "table ddup_vote"),
+    ("SELECT ON ddup_vote", "cannot read the endpoints", "table ddup_vote"),
     ("UPDATE ON ddup_round", "cannot record the round", "table ddup_round"),
     ("DELETE ON ddup_report", "cannot drop old reports", "table ddup_report"),
 ]
