@@ -4,16 +4,17 @@
  * (state/pg_schema.c), as the SQLite backend keeps them (state.h).
  *
  * Both go out as a batch of the caller's: the snapshot is a handful of
- * SELECTs and one for each PG_READ_CHUNK endpoints, their rows matched
- * to the configuration here as each answer arrives; the save is a statement per decided domain and a
- * handful for all the endpoints (columns of arrays through unnest()),
+ * SELECTs and one cursor over the endpoints and their votes, fetched
+ * PG_READ_CHUNK rows at a time and matched to the configuration as
+ * each part arrives (state/pg_read.c); the save is a statement per
+ * decided domain and a handful for the endpoints whose checks changed
+ * something (columns of arrays through unnest()),
  * so a run costs the same few round trips at N = 10 as at N = 10,000.
  *
- * The endpoints and their streaks are read through the views of
- * schema 8, which derive a steady endpoint's counters and its open
- * streak's checks from its domain's saves (ddup_tick), as the SQLite
- * file derives them from its runs: a round's domain may be decided by
- * any checker of the fleet, so the count is the domain's.
+ * A steady endpoint's counters are derived from its domain's saves
+ * (ddup_tick), as the view ddup_endpoint of schema 8 derives them and
+ * as the SQLite file derives them from its runs: a round's domain may
+ * be decided by any checker of the fleet, so the count is the domain's.
  */
 
 #include <stdio.h>
